@@ -1,0 +1,34 @@
+"""Shared fixtures: x64, the `gpu` marker, and the device a test runs on."""
+
+from __future__ import annotations
+
+import os
+
+import jax
+import pytest
+
+jax.config.update("jax_enable_x64", True)
+
+REQUIRE_GPU = os.environ.get("JAXMATCH_REQUIRE_GPU") == "1"
+
+
+def gpu_devices():
+    try:
+        return jax.devices("gpu")
+    except RuntimeError:
+        return []
+
+
+def pytest_runtest_setup(item):
+    if "gpu" in item.keywords and not gpu_devices():
+        if REQUIRE_GPU:
+            pytest.fail("JAXMATCH_REQUIRE_GPU=1 but JAX sees no GPU")
+        pytest.skip("needs a GPU (set JAXMATCH_REQUIRE_GPU=1 to fail instead)")
+
+
+@pytest.fixture(params=["cpu", pytest.param("gpu", marks=pytest.mark.gpu)])
+def device(request):
+    """Runs the test with computations placed on the CPU, then on the GPU."""
+    dev = jax.devices("cpu")[0] if request.param == "cpu" else gpu_devices()[0]
+    with jax.default_device(dev):
+        yield dev
