@@ -68,7 +68,7 @@ JM_HD void lap_init_cols(const Team& team, LapView<T>& p) {
     T best = T(0);
     if (square) {
       best = Num<T>::inf();
-      if (!Team::kRowOuter) {
+      if constexpr (!Team::kRowOuter) {
         for (int i = 0; i < p.n; ++i) {
           // For integers `reduced` clamps at 0, exact since c_ij >= u_i.
           T r = Num<T>::reduced(p.c(i, j), p.u[i], T(0));
@@ -78,7 +78,7 @@ JM_HD void lap_init_cols(const Team& team, LapView<T>& p) {
     }
     p.v[j] = best;
   }
-  if (Team::kRowOuter && square) {
+  if constexpr (Team::kRowOuter) if (square) {
     for (int i = 0; i < p.n; ++i)
       for (int j = 0; j < p.m; ++j) {
         T r = Num<T>::reduced(p.c(i, j), p.u[i], T(0));
@@ -100,7 +100,7 @@ JM_HD void lap_init_cols(const Team& team, LapView<T>& p) {
 template <class T, class Team>
 JM_HD void lap_init_propose(const Team& team, LapView<T>& p) {
   if (p.sc[kFlagInfeas] || p.sc[kFlagOverflow]) return;
-  if (Team::kRowOuter) {
+  if constexpr (Team::kRowOuter) {
     for (int j = 0; j < p.m; ++j) p.pred[j] = -1;
     for (int i = 0; i < p.n; ++i)
       for (int j = 0; j < p.m; ++j)
@@ -152,7 +152,7 @@ JM_HD void lap_build_zero_lists(const Team& team, LapView<T>& p,
       p.zidx[static_cast<std::size_t>(i) * p.m + k] = j;
     }
   };
-  if (Team::kRowOuter) {
+  if constexpr (Team::kRowOuter) {
     for (int i = 0; i < p.n; ++i)
       for (int j = 0; j < p.m; ++j) visit(i, j);
   } else {
@@ -233,7 +233,7 @@ JM_HD void lap_s2_forward(const Team& team, LapView<T>& p, int variant) {
   if (variant == kLapTree) {
     const int* cur = p.list_cur();
     const int cnt = p.sc[kCntCur];
-    if (Team::kRowOuter) {
+    if constexpr (Team::kRowOuter) {
       for (int k = 0; k < cnt; ++k) {
         const int i = cur[k];
         const T ui = p.u[i];
@@ -249,31 +249,32 @@ JM_HD void lap_s2_forward(const Team& team, LapView<T>& p, int variant) {
           }
         }
       }
-      return;
-    }
-    for (int j = team.rank(); j < p.m; j += team.size()) {
-      if (p.col_flag[j]) continue;
-      T best = p.slack[j];
-      int arg = p.pred[j];
-      const T vj = p.v[j];
-      for (int k = 0; k < cnt; ++k) {
-        const int i = cur[k];
-        const T s = Num<T>::reduced(p.c(i, j), p.u[i], vj);
-        if (s < best || (s == best && s < Num<T>::inf() &&
-                         static_cast<unsigned>(i) < static_cast<unsigned>(arg))) {
-          best = s;
-          arg = i;
+    } else {
+      for (int j = team.rank(); j < p.m; j += team.size()) {
+        if (p.col_flag[j]) continue;
+        T best = p.slack[j];
+        int arg = p.pred[j];
+        const T vj = p.v[j];
+        for (int k = 0; k < cnt; ++k) {
+          const int i = cur[k];
+          const T s = Num<T>::reduced(p.c(i, j), p.u[i], vj);
+          if (s < best ||
+              (s == best && s < Num<T>::inf() &&
+               static_cast<unsigned>(i) < static_cast<unsigned>(arg))) {
+            best = s;
+            arg = i;
+          }
         }
+        p.slack[j] = best;
+        p.pred[j] = arg;
       }
-      p.slack[j] = best;
-      p.pred[j] = arg;
     }
     return;
   }
   if (phase == kPhaseDual) {
     const int ntree = p.sc[kNTree];
     for (int i = team.rank(); i < p.n; i += team.size()) p.zcnt[i] = 0;
-    if (Team::kRowOuter) {
+    if constexpr (Team::kRowOuter) {
       T best = Num<T>::inf();
       for (int k = 0; k < ntree; ++k) {
         const int i = p.tree_list[k];
@@ -284,17 +285,17 @@ JM_HD void lap_s2_forward(const Team& team, LapView<T>& p, int variant) {
         }
       }
       if (best < Num<T>::inf()) atomic_min_nonneg(&p.delta[0], best);
-      return;
-    }
-    for (int j = team.rank(); j < p.m; j += team.size()) {
-      if (p.col_flag[j]) continue;
-      T best = Num<T>::inf();
-      for (int k = 0; k < ntree; ++k) {
-        const int i = p.tree_list[k];
-        const T s = Num<T>::reduced(p.c(i, j), p.u[i], p.v[j]);
-        if (s < best) best = s;
+    } else {
+      for (int j = team.rank(); j < p.m; j += team.size()) {
+        if (p.col_flag[j]) continue;
+        T best = Num<T>::inf();
+        for (int k = 0; k < ntree; ++k) {
+          const int i = p.tree_list[k];
+          const T s = Num<T>::reduced(p.c(i, j), p.u[i], p.v[j]);
+          if (s < best) best = s;
+        }
+        if (best < Num<T>::inf()) atomic_min_nonneg(&p.delta[0], best);
       }
-      if (best < Num<T>::inf()) atomic_min_nonneg(&p.delta[0], best);
     }
     return;
   }

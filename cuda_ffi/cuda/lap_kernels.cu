@@ -15,6 +15,11 @@ namespace {
 
 constexpr int kStepThreads = 256;
 constexpr int kMaxGridY = 65535;
+// The fused kernel keeps ~100-160 registers per thread live; 512 threads fit.
+constexpr int kFusedMaxThreads = 512;
+// A fused solve keeps its state in shared memory when it fits in the default
+// 48 KiB (no opt-in attribute, which would be a non-stream call in a graph).
+constexpr size_t kFusedSharedBytes = 48 * 1024;
 
 // The threads of one block work on one problem.
 struct BlockTeam {
@@ -78,12 +83,38 @@ __global__ void lap_ctrl_kernel(LapProblemShape s, const T* C, int* is, T* ts,
   else lap_ctrl_iteration(p, s.variant);
 }
 
+// Bytes of the state a fused solve keeps in shared memory: the cost-dtype
+// state, then every int32 array before the classical zero lists (zidx).
 template <class T>
-__global__ void lap_solve_kernel(LapProblemShape s, const T* C, int* is,
-                                 T* ts, int max_iters) {
+size_t FusedSharedBytes(const LapProblemShape& s) {
+  LapLayout L(s.n, s.m, s.variant);
+  const size_t t_bytes = (L.tlen * sizeof(T) + 15) / 16 * 16;
+  return t_bytes + L.zidx * sizeof(int);
+}
+
+template <class T>
+__global__ void __launch_bounds__(kFusedMaxThreads)
+    lap_solve_kernel(LapProblemShape s, const T* C, int* is, T* ts,
+                     int max_iters, int use_shared) {
+  extern __shared__ __align__(16) unsigned char smem[];
   BlockTeam team;
+  const LapLayout L(s.n, s.m, s.variant);
+  const size_t t_bytes = (L.tlen * sizeof(T) + 15) / 16 * 16;
   for (int64_t b = blockIdx.x; b < s.batch; b += gridDim.x) {
-    LapView<T> p = ViewOf(s, C, is, ts, b);
+    int* g_is = is + static_cast<size_t>(b) * s.ilen;
+    T* g_ts = ts + static_cast<size_t>(b) * s.tlen;
+    int* w_is = g_is;
+    T* w_ts = g_ts;
+    if (use_shared) {  // work on a zeroed copy in shared memory
+      w_ts = reinterpret_cast<T*>(smem);
+      w_is = reinterpret_cast<int*>(smem + t_bytes);
+      for (size_t k = threadIdx.x; k < L.tlen; k += blockDim.x) w_ts[k] = T(0);
+      for (size_t k = threadIdx.x; k < L.zidx; k += blockDim.x) w_is[k] = 0;
+      __syncthreads();
+    }
+    LapView<T> p(s.n, s.m, s.variant, C + static_cast<size_t>(b) * s.n * s.m,
+                 w_is, w_ts);
+    p.zidx = g_is + L.zidx;  // zero lists (classical) always live in global
     const int v = s.variant;
     RunStep<kInitRows>(team, p, v);
     __syncthreads();
@@ -110,6 +141,10 @@ __global__ void lap_solve_kernel(LapProblemShape s, const T* C, int* is,
       __syncthreads();
       if (threadIdx.x == 0) lap_ctrl_iteration(p, v);
       __syncthreads();
+    }
+    if (use_shared) {
+      for (size_t k = threadIdx.x; k < L.tlen; k += blockDim.x) g_ts[k] = w_ts[k];
+      for (size_t k = threadIdx.x; k < L.zidx; k += blockDim.x) g_is[k] = w_is[k];
     }
     __syncthreads();
   }
@@ -181,10 +216,14 @@ cudaError_t LaunchLapSolve(cudaStream_t stream, const LapProblemShape& s,
   const int work = s.m > s.n ? s.m : s.n;
   int threads = ((work + 31) / 32) * 32;
   if (threads < 32) threads = 32;
-  if (threads > 1024) threads = 1024;
-  const int64_t blocks64 = s.batch < (int64_t{1} << 30) ? s.batch : (int64_t{1} << 30);
-  lap_solve_kernel<T><<<static_cast<int>(blocks64), threads, 0, stream>>>(
-      s, C, is, ts, lap_default_max_iters(s.n, s.m));
+  if (threads > kFusedMaxThreads) threads = kFusedMaxThreads;
+  const int64_t blocks64 =
+      s.batch < (int64_t{1} << 30) ? s.batch : (int64_t{1} << 30);
+  const size_t smem = FusedSharedBytes<T>(s);
+  const int use_shared = smem <= kFusedSharedBytes;
+  lap_solve_kernel<T><<<static_cast<int>(blocks64), threads,
+                        use_shared ? smem : 0, stream>>>(
+      s, C, is, ts, lap_default_max_iters(s.n, s.m), use_shared);
   return cudaGetLastError();
 }
 
