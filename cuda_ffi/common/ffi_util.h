@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 
 #include "xla/ffi/api/ffi.h"
 #include "lap_state.h"
@@ -99,6 +100,43 @@ inline ffi::Error CheckLapState(const LapShape& s, ffi::DataType cost_dtype,
                                       ffi::DataType::S32, "istate"));
   JM_RETURN_IF_ERROR(
       CheckStateBuffer(tstate, s, s.layout.tlen, cost_dtype, "tstate"));
+  return ffi::Error::Success();
+}
+
+// The two handler signatures, shared by the CPU and CUDA bindings (a CUDA
+// binding first adds the stream context):
+//   from scratch:  C -> (istate, tstate)                     attr variant
+//   step:          (C, istate, tstate) -> (istate, tstate)   attrs variant, iterations
+template <class Binding>
+auto BindLapFromScratch(Binding b) {
+  return std::move(b).template Arg<ffi::AnyBuffer>()
+      .template Ret<ffi::AnyBuffer>()
+      .template Ret<ffi::AnyBuffer>()
+      .template Attr<int32_t>("variant");
+}
+
+template <class Binding>
+auto BindLapStep(Binding b) {
+  return std::move(b).template Arg<ffi::AnyBuffer>()
+      .template Arg<ffi::AnyBuffer>()
+      .template Arg<ffi::AnyBuffer>()
+      .template Ret<ffi::AnyBuffer>()
+      .template Ret<ffi::AnyBuffer>()
+      .template Attr<int32_t>("variant")
+      .template Attr<int32_t>("iterations");
+}
+
+// Checks the operands of a step call (state in and out).
+inline ffi::Error CheckLapStep(const ffi::AnyBuffer& C, int32_t variant,
+                               const ffi::AnyBuffer& istate_in,
+                               const ffi::AnyBuffer& tstate_in,
+                               const ffi::AnyBuffer& istate,
+                               const ffi::AnyBuffer& tstate,
+                               int32_t iterations, LapShape* s) {
+  JM_RETURN_IF_ERROR(GetLapShape(C, variant, s));
+  JM_RETURN_IF_ERROR(CheckLapState(*s, C.element_type(), istate_in, tstate_in));
+  JM_RETURN_IF_ERROR(CheckLapState(*s, C.element_type(), istate, tstate));
+  if (iterations < 1) return InvalidArgument("iterations must be >= 1");
   return ffi::Error::Success();
 }
 

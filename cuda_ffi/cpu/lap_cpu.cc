@@ -49,8 +49,11 @@ void ZeroState(const LapShape& s, void* is, void* ts, std::size_t tbytes) {
   std::memset(ts, 0, tbytes * s.layout.tlen * s.batch);
 }
 
-ffi::Error LapInitCpu(ffi::AnyBuffer C, ffi::Result<ffi::AnyBuffer> istate,
-                      ffi::Result<ffi::AnyBuffer> tstate, int32_t variant) {
+// Initialises the state of every batch member and, when `solve`, runs the
+// main loop to the end.
+ffi::Error LapFromScratchCpu(ffi::AnyBuffer C, ffi::Result<ffi::AnyBuffer> istate,
+                             ffi::Result<ffi::AnyBuffer> tstate,
+                             int32_t variant, bool solve) {
   LapShape s;
   JM_RETURN_IF_ERROR(GetLapShape(C, variant, &s));
   JM_RETURN_IF_ERROR(CheckLapState(s, C.element_type(), *istate, *tstate));
@@ -62,9 +65,20 @@ ffi::Error LapInitCpu(ffi::AnyBuffer C, ffi::Result<ffi::AnyBuffer> istate,
                          static_cast<int*>(istate->untyped_data()),
                          static_cast<T*>(tstate->untyped_data()), b);
       InitOne(p, variant);
+      while (solve && p.sc[kStatus] == kLapRunning) IterateOne(p, variant);
     }
     return ffi::Error::Success();
   });
+}
+
+ffi::Error LapInitCpu(ffi::AnyBuffer C, ffi::Result<ffi::AnyBuffer> istate,
+                      ffi::Result<ffi::AnyBuffer> tstate, int32_t variant) {
+  return LapFromScratchCpu(C, istate, tstate, variant, /*solve=*/false);
+}
+
+ffi::Error LapSolveCpu(ffi::AnyBuffer C, ffi::Result<ffi::AnyBuffer> istate,
+                       ffi::Result<ffi::AnyBuffer> tstate, int32_t variant) {
+  return LapFromScratchCpu(C, istate, tstate, variant, /*solve=*/true);
 }
 
 ffi::Error LapStepCpu(ffi::AnyBuffer C, ffi::AnyBuffer istate_in,
@@ -73,10 +87,8 @@ ffi::Error LapStepCpu(ffi::AnyBuffer C, ffi::AnyBuffer istate_in,
                       ffi::Result<ffi::AnyBuffer> tstate, int32_t variant,
                       int32_t iterations) {
   LapShape s;
-  JM_RETURN_IF_ERROR(GetLapShape(C, variant, &s));
-  JM_RETURN_IF_ERROR(CheckLapState(s, C.element_type(), istate_in, tstate_in));
-  JM_RETURN_IF_ERROR(CheckLapState(s, C.element_type(), *istate, *tstate));
-  if (iterations < 1) return InvalidArgument("iterations must be >= 1");
+  JM_RETURN_IF_ERROR(CheckLapStep(C, variant, istate_in, tstate_in, *istate,
+                                  *tstate, iterations, &s));
   if (istate->untyped_data() != istate_in.untyped_data())
     std::memcpy(istate->untyped_data(), istate_in.untyped_data(),
                 istate_in.size_bytes());
@@ -96,50 +108,14 @@ ffi::Error LapStepCpu(ffi::AnyBuffer C, ffi::AnyBuffer istate_in,
   });
 }
 
-ffi::Error LapSolveCpu(ffi::AnyBuffer C, ffi::Result<ffi::AnyBuffer> istate,
-                       ffi::Result<ffi::AnyBuffer> tstate, int32_t variant) {
-  LapShape s;
-  JM_RETURN_IF_ERROR(GetLapShape(C, variant, &s));
-  JM_RETURN_IF_ERROR(CheckLapState(s, C.element_type(), *istate, *tstate));
-  return DispatchCost(C.element_type(), [&](auto zero) -> ffi::Error {
-    using T = decltype(zero);
-    ZeroState(s, istate->untyped_data(), tstate->untyped_data(), sizeof(T));
-    for (int64_t b = 0; b < s.batch; ++b) {
-      auto p = ViewOf<T>(s, variant, static_cast<const T*>(C.untyped_data()),
-                         static_cast<int*>(istate->untyped_data()),
-                         static_cast<T*>(tstate->untyped_data()), b);
-      InitOne(p, variant);
-      while (p.sc[kStatus] == kLapRunning) IterateOne(p, variant);
-    }
-    return ffi::Error::Success();
-  });
-}
-
 }  // namespace
 }  // namespace jaxmatch
 
 namespace ffi = xla::ffi;
 
 JM_EXPORT_HANDLER(jaxmatch_lap_init_cpu, jaxmatch::LapInitCpu,
-                              ffi::Ffi::Bind()
-                                  .Arg<ffi::AnyBuffer>()
-                                  .Ret<ffi::AnyBuffer>()
-                                  .Ret<ffi::AnyBuffer>()
-                                  .Attr<int32_t>("variant"));
-
+                  jaxmatch::BindLapFromScratch(ffi::Ffi::Bind()));
 JM_EXPORT_HANDLER(jaxmatch_lap_step_cpu, jaxmatch::LapStepCpu,
-                              ffi::Ffi::Bind()
-                                  .Arg<ffi::AnyBuffer>()
-                                  .Arg<ffi::AnyBuffer>()
-                                  .Arg<ffi::AnyBuffer>()
-                                  .Ret<ffi::AnyBuffer>()
-                                  .Ret<ffi::AnyBuffer>()
-                                  .Attr<int32_t>("variant")
-                                  .Attr<int32_t>("iterations"));
-
+                  jaxmatch::BindLapStep(ffi::Ffi::Bind()));
 JM_EXPORT_HANDLER(jaxmatch_lap_solve_cpu, jaxmatch::LapSolveCpu,
-                              ffi::Ffi::Bind()
-                                  .Arg<ffi::AnyBuffer>()
-                                  .Ret<ffi::AnyBuffer>()
-                                  .Ret<ffi::AnyBuffer>()
-                                  .Attr<int32_t>("variant"));
+                  jaxmatch::BindLapFromScratch(ffi::Ffi::Bind()));

@@ -20,23 +20,6 @@ LapProblemShape ToProblem(const LapShape& s, int variant) {
                          static_cast<int64_t>(s.layout.tlen)};
 }
 
-ffi::Error LapInitCuda(cudaStream_t stream, ffi::AnyBuffer C,
-                       ffi::Result<ffi::AnyBuffer> istate,
-                       ffi::Result<ffi::AnyBuffer> tstate, int32_t variant) {
-  LapShape s;
-  JM_RETURN_IF_ERROR(GetLapShape(C, variant, &s));
-  JM_RETURN_IF_ERROR(CheckLapState(s, C.element_type(), *istate, *tstate));
-  return DispatchCost(C.element_type(), [&](auto zero) -> ffi::Error {
-    using T = decltype(zero);
-    cudaError_t err = LaunchLapInit<T>(
-        stream, ToProblem(s, variant), static_cast<const T*>(C.untyped_data()),
-        static_cast<int*>(istate->untyped_data()),
-        static_cast<T*>(tstate->untyped_data()));
-    if (err != cudaSuccess) return CudaError(err, "LAP init launch failed");
-    return ffi::Error::Success();
-  });
-}
-
 ffi::Error CopyIfNotAliased(cudaStream_t stream, const ffi::AnyBuffer& in,
                             ffi::AnyBuffer* out) {
   if (in.untyped_data() == out->untyped_data()) return ffi::Error::Success();
@@ -47,44 +30,72 @@ ffi::Error CopyIfNotAliased(cudaStream_t stream, const ffi::AnyBuffer& in,
   return ffi::Error::Success();
 }
 
+// Calls launch(T{}, problem, C, istate, tstate) for the cost dtype of C.
+template <class Launch>
+ffi::Error DispatchLaunch(const ffi::AnyBuffer& C, const LapShape& s,
+                          int32_t variant, ffi::AnyBuffer& istate,
+                          ffi::AnyBuffer& tstate, const char* what,
+                          Launch&& launch) {
+  return DispatchCost(C.element_type(), [&](auto zero) -> ffi::Error {
+    using T = decltype(zero);
+    cudaError_t err = launch(zero, ToProblem(s, variant),
+                             static_cast<const T*>(C.untyped_data()),
+                             static_cast<int*>(istate.untyped_data()),
+                             static_cast<T*>(tstate.untyped_data()));
+    if (err != cudaSuccess) return CudaError(err, what);
+    return ffi::Error::Success();
+  });
+}
+
+// Initialises the state of every batch member and, when `solve`, runs the
+// whole solve (fused kernel).
+ffi::Error LapFromScratchCuda(cudaStream_t stream, ffi::AnyBuffer C,
+                              ffi::Result<ffi::AnyBuffer> istate,
+                              ffi::Result<ffi::AnyBuffer> tstate,
+                              int32_t variant, bool solve) {
+  LapShape s;
+  JM_RETURN_IF_ERROR(GetLapShape(C, variant, &s));
+  JM_RETURN_IF_ERROR(CheckLapState(s, C.element_type(), *istate, *tstate));
+  return DispatchLaunch(
+      C, s, variant, *istate, *tstate,
+      solve ? "LAP solve launch failed" : "LAP init launch failed",
+      [&](auto zero, const LapProblemShape& p, const auto* c, int* is,
+          auto* ts) {
+        using T = decltype(zero);
+        return solve ? LaunchLapSolve<T>(stream, p, c, is, ts)
+                     : LaunchLapInit<T>(stream, p, c, is, ts);
+      });
+}
+
+ffi::Error LapInitCuda(cudaStream_t stream, ffi::AnyBuffer C,
+                       ffi::Result<ffi::AnyBuffer> istate,
+                       ffi::Result<ffi::AnyBuffer> tstate, int32_t variant) {
+  return LapFromScratchCuda(stream, C, istate, tstate, variant, false);
+}
+
+ffi::Error LapSolveCuda(cudaStream_t stream, ffi::AnyBuffer C,
+                        ffi::Result<ffi::AnyBuffer> istate,
+                        ffi::Result<ffi::AnyBuffer> tstate, int32_t variant) {
+  return LapFromScratchCuda(stream, C, istate, tstate, variant, true);
+}
+
 ffi::Error LapStepCuda(cudaStream_t stream, ffi::AnyBuffer C,
                        ffi::AnyBuffer istate_in, ffi::AnyBuffer tstate_in,
                        ffi::Result<ffi::AnyBuffer> istate,
                        ffi::Result<ffi::AnyBuffer> tstate, int32_t variant,
                        int32_t iterations) {
   LapShape s;
-  JM_RETURN_IF_ERROR(GetLapShape(C, variant, &s));
-  JM_RETURN_IF_ERROR(CheckLapState(s, C.element_type(), istate_in, tstate_in));
-  JM_RETURN_IF_ERROR(CheckLapState(s, C.element_type(), *istate, *tstate));
-  if (iterations < 1) return InvalidArgument("iterations must be >= 1");
+  JM_RETURN_IF_ERROR(CheckLapStep(C, variant, istate_in, tstate_in, *istate,
+                                  *tstate, iterations, &s));
   JM_RETURN_IF_ERROR(CopyIfNotAliased(stream, istate_in, &*istate));
   JM_RETURN_IF_ERROR(CopyIfNotAliased(stream, tstate_in, &*tstate));
-  return DispatchCost(C.element_type(), [&](auto zero) -> ffi::Error {
-    using T = decltype(zero);
-    cudaError_t err = LaunchLapStep<T>(
-        stream, ToProblem(s, variant), static_cast<const T*>(C.untyped_data()),
-        static_cast<int*>(istate->untyped_data()),
-        static_cast<T*>(tstate->untyped_data()), iterations);
-    if (err != cudaSuccess) return CudaError(err, "LAP step launch failed");
-    return ffi::Error::Success();
-  });
-}
-
-ffi::Error LapSolveCuda(cudaStream_t stream, ffi::AnyBuffer C,
-                        ffi::Result<ffi::AnyBuffer> istate,
-                        ffi::Result<ffi::AnyBuffer> tstate, int32_t variant) {
-  LapShape s;
-  JM_RETURN_IF_ERROR(GetLapShape(C, variant, &s));
-  JM_RETURN_IF_ERROR(CheckLapState(s, C.element_type(), *istate, *tstate));
-  return DispatchCost(C.element_type(), [&](auto zero) -> ffi::Error {
-    using T = decltype(zero);
-    cudaError_t err = LaunchLapSolve<T>(
-        stream, ToProblem(s, variant), static_cast<const T*>(C.untyped_data()),
-        static_cast<int*>(istate->untyped_data()),
-        static_cast<T*>(tstate->untyped_data()));
-    if (err != cudaSuccess) return CudaError(err, "LAP solve launch failed");
-    return ffi::Error::Success();
-  });
+  return DispatchLaunch(
+      C, s, variant, *istate, *tstate, "LAP step launch failed",
+      [&](auto zero, const LapProblemShape& p, const auto* c, int* is,
+          auto* ts) {
+        using T = decltype(zero);
+        return LaunchLapStep<T>(stream, p, c, is, ts, iterations);
+      });
 }
 
 }  // namespace
@@ -95,31 +106,14 @@ namespace ffi = xla::ffi;
 // Every handler enqueues the same work for the same shapes, with no host
 // synchronisation: safe to record in a command buffer (CUDA graph).
 JM_EXPORT_HANDLER(jaxmatch_lap_init_cuda, jaxmatch::LapInitCuda,
-                              ffi::Ffi::Bind()
-                                  .Ctx<ffi::PlatformStream<cudaStream_t>>()
-                                  .Arg<ffi::AnyBuffer>()
-                                  .Ret<ffi::AnyBuffer>()
-                                  .Ret<ffi::AnyBuffer>()
-                                  .Attr<int32_t>("variant"),
-                              {ffi::Traits::kCmdBufferCompatible});
-
+                  jaxmatch::BindLapFromScratch(
+                      ffi::Ffi::Bind().Ctx<ffi::PlatformStream<cudaStream_t>>()),
+                  {ffi::Traits::kCmdBufferCompatible});
 JM_EXPORT_HANDLER(jaxmatch_lap_step_cuda, jaxmatch::LapStepCuda,
-                              ffi::Ffi::Bind()
-                                  .Ctx<ffi::PlatformStream<cudaStream_t>>()
-                                  .Arg<ffi::AnyBuffer>()
-                                  .Arg<ffi::AnyBuffer>()
-                                  .Arg<ffi::AnyBuffer>()
-                                  .Ret<ffi::AnyBuffer>()
-                                  .Ret<ffi::AnyBuffer>()
-                                  .Attr<int32_t>("variant")
-                                  .Attr<int32_t>("iterations"),
-                              {ffi::Traits::kCmdBufferCompatible});
-
+                  jaxmatch::BindLapStep(
+                      ffi::Ffi::Bind().Ctx<ffi::PlatformStream<cudaStream_t>>()),
+                  {ffi::Traits::kCmdBufferCompatible});
 JM_EXPORT_HANDLER(jaxmatch_lap_solve_cuda, jaxmatch::LapSolveCuda,
-                              ffi::Ffi::Bind()
-                                  .Ctx<ffi::PlatformStream<cudaStream_t>>()
-                                  .Arg<ffi::AnyBuffer>()
-                                  .Ret<ffi::AnyBuffer>()
-                                  .Ret<ffi::AnyBuffer>()
-                                  .Attr<int32_t>("variant"),
-                              {ffi::Traits::kCmdBufferCompatible});
+                  jaxmatch::BindLapFromScratch(
+                      ffi::Ffi::Bind().Ctx<ffi::PlatformStream<cudaStream_t>>()),
+                  {ffi::Traits::kCmdBufferCompatible});

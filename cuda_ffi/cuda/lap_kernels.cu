@@ -169,16 +169,22 @@ void LaunchStep(cudaStream_t stream, const LapProblemShape& s, const T* C,
                                                                      ts);
 }
 
+template <class T>
+cudaError_t ZeroStateAsync(cudaStream_t stream, const LapProblemShape& s,
+                           int* is, T* ts) {
+  cudaError_t err =
+      cudaMemsetAsync(is, 0, sizeof(int) * s.ilen * s.batch, stream);
+  if (err != cudaSuccess) return err;
+  return cudaMemsetAsync(ts, 0, sizeof(T) * s.tlen * s.batch, stream);
+}
+
 }  // namespace
 
 template <class T>
 cudaError_t LaunchLapInit(cudaStream_t stream, const LapProblemShape& s,
                           const T* C, int* is, T* ts) {
   if (s.batch == 0) return cudaSuccess;
-  cudaError_t err =
-      cudaMemsetAsync(is, 0, sizeof(int) * s.ilen * s.batch, stream);
-  if (err != cudaSuccess) return err;
-  err = cudaMemsetAsync(ts, 0, sizeof(T) * s.tlen * s.batch, stream);
+  cudaError_t err = ZeroStateAsync(stream, s, is, ts);
   if (err != cudaSuccess) return err;
   LaunchStep<kInitRows>(stream, s, C, is, ts);
   LaunchStep<kInitCols>(stream, s, C, is, ts);
@@ -208,10 +214,7 @@ template <class T>
 cudaError_t LaunchLapSolve(cudaStream_t stream, const LapProblemShape& s,
                            const T* C, int* is, T* ts) {
   if (s.batch == 0) return cudaSuccess;
-  cudaError_t err =
-      cudaMemsetAsync(is, 0, sizeof(int) * s.ilen * s.batch, stream);
-  if (err != cudaSuccess) return err;
-  err = cudaMemsetAsync(ts, 0, sizeof(T) * s.tlen * s.batch, stream);
+  cudaError_t err = ZeroStateAsync(stream, s, is, ts);
   if (err != cudaSuccess) return err;
   const int work = s.m > s.n ? s.m : s.n;
   int threads = ((work + 31) / 32) * 32;
