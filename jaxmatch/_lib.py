@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ctypes
 import functools
+import importlib.metadata
 import os
 from pathlib import Path
 
@@ -23,12 +24,34 @@ class JaxmatchLibraryError(RuntimeError):
     """A compiled jaxmatch library is missing or cannot be loaded."""
 
 
+def _installed_package_dir() -> Path | None:
+    """The installed distribution's package folder, when its version matches.
+
+    Running from a source checkout (``python -m jaxmatch.demo`` in the repo
+    root) imports the source tree, which holds no compiled library; the
+    libraries of an installed jaxmatch of the same version serve it.
+    """
+    try:
+        dist = importlib.metadata.distribution("jaxmatch")
+    except importlib.metadata.PackageNotFoundError:
+        return None
+    from . import __version__
+
+    if dist.version != __version__:
+        return None
+    return Path(dist.locate_file("jaxmatch"))
+
+
 def _find_library(stem: str) -> Path | None:
-    """Finds ``lib<stem>.so`` next to the package, or in ``$JAXMATCH_LIB_DIR``."""
+    """Finds ``lib<stem>.so``: ``$JAXMATCH_LIB_DIR``, next to the package, or
+    in the installed distribution of the same version."""
     names = [f"lib{stem}.so", f"lib{stem}.dylib"]
     dirs = [_PKG_DIR]
     if os.environ.get("JAXMATCH_LIB_DIR"):
         dirs.insert(0, Path(os.environ["JAXMATCH_LIB_DIR"]))
+    installed = _installed_package_dir()
+    if installed is not None:
+        dirs.append(installed)
     for d in dirs:
         for name in names:
             if (d / name).exists():
