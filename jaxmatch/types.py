@@ -6,6 +6,7 @@ import enum
 from typing import NamedTuple
 
 import jax
+import numpy as np
 
 
 class LAPStatus(enum.IntEnum):
@@ -86,3 +87,29 @@ class LAPCertificate(NamedTuple):
     duality_gap: float
     max_violation: float
     optimal: bool
+
+
+class MatchingCertificate(NamedTuple):
+    """Outcome of :func:`jaxmatch.verify_matching`.
+
+    Attributes:
+      valid: every matched pair is an edge, no vertex is used twice and
+        ``row_match``/``col_match`` agree.
+      cardinality: number of matched pairs.
+      cover_rows: bool ``[n_rows]``, rows in the Koenig vertex cover.
+      cover_cols: bool ``[n_cols]``, columns in the Koenig vertex cover.
+      cover_size: number of vertices in the cover.
+      is_cover: the cover touches every edge.
+      maximum: ``valid and is_cover and cover_size == cardinality`` -- a
+        vertex cover as small as the matching proves it maximum (Koenig).
+      reason: why the check failed (empty when ``maximum``).
+    """
+
+    valid: bool
+    cardinality: int
+    cover_rows: "np.ndarray"
+    cover_cols: "np.ndarray"
+    cover_size: int
+    is_cover: bool
+    maximum: bool
+    reason: str
