@@ -66,8 +66,20 @@ def _canonical_costs(C) -> jax.Array:
     elif _compat.x64_enabled():
         # int64 / uint32 / uint64: exact in float64 up to 2**53.
         target = jnp.float64
-    else:
+    elif isinstance(C, np.ndarray):
+        # Concrete wide integers without x64: int32 if every value fits.
+        info = np.iinfo(np.int32)
+        if C.size and (C.min() < info.min + 1 or C.max() > info.max):
+            raise OverflowError(
+                "integer costs outside the int32 range need jax_enable_x64 "
+                "(they are then solved in float64)"
+            )
         target = jnp.int32
+    else:
+        raise TypeError(
+            f"{dtype} costs need jax_enable_x64 (solved in float64); cast to "
+            "int32 or float32 first"
+        )
     return jnp.asarray(C, dtype=target)
 
 
@@ -264,8 +276,10 @@ def solve_lap(
       matrix (the envelope theorem).
 
     Raises:
-      TypeError: non-numeric or complex costs.
+      TypeError: non-numeric or complex costs; uint32 costs without x64.
       ValueError: rank below 2, or an unknown ``method``/``execution``.
+      OverflowError: concrete 64-bit integer costs outside the int32 range
+        without x64 (never wrapped).
     """
     C = _canonical_costs(C)
     _resolve_method(method)

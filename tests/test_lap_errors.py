@@ -122,3 +122,17 @@ def test_int64_outside_int32_range_with_x64(device):
     C = np.array([[2**40, 1], [1, 2**40]], dtype=np.int64)
     r, c = jaxmatch.linear_sum_assignment(C)
     np.testing.assert_array_equal(c, [1, 0])
+
+
+def test_wide_integers_without_x64_never_wrap():
+    with jax.enable_x64(False):
+        big = np.array([[2**40, 1], [1, 2**40]], dtype=np.int64)
+        with pytest.raises(OverflowError, match="jax_enable_x64"):
+            jaxmatch.solve_lap(big)
+        with pytest.raises(OverflowError, match="jax_enable_x64"):
+            jaxmatch.linear_sum_assignment(big)
+        small = np.array([[3, 1], [1, 3]], dtype=np.int64)
+        res = jaxmatch.solve_lap(small)
+        assert res.cost.dtype == np.int32 and int(res.cost) == 2
+        with pytest.raises(TypeError, match="jax_enable_x64"):
+            jax.jit(jaxmatch.solve_lap)(jax.numpy.ones((2, 2), jax.numpy.uint32))
