@@ -60,7 +60,8 @@ def _canonical_costs(C) -> jax.Array:
             f"got a {C.ndim} array"
         )
     if dtype.kind == "f":
-        target = jnp.float64 if dtype == np.float64 else jnp.float32
+        wide = dtype == np.float64 and _compat.x64_enabled()
+        target = jnp.float64 if wide else jnp.float32
     elif dtype.itemsize <= 4 and not (dtype.kind == "u" and dtype.itemsize == 4):
         target = jnp.int32
     elif _compat.x64_enabled():
@@ -204,8 +205,6 @@ def _solve(C: jax.Array, maximize: bool, method: str, execution: str) -> LAPResu
         cfr, rfc, u, v = rfc, cfr, v, u
 
     ok = status == LAPStatus.OPTIMAL
-    cfr = jnp.where(ok[..., None], cfr, -1)
-    rfc = jnp.where(ok[..., None], rfc, -1)
     cost, fits = _assignment_cost(C, cfr, ok)
     status = jnp.where(ok & ~fits, LAPStatus.OVERFLOW, status)
     ok = status == LAPStatus.OPTIMAL
@@ -344,22 +343,13 @@ def linear_sum_assignment(cost_matrix, maximize: bool = False):
         invalid = np.isnan(a) | (a == (np.inf if maximize else -np.inf))
         if invalid.any():
             raise ValueError("matrix contains invalid numeric entries")
-        if a.dtype not in (np.float32, np.float64):
-            a = a.astype(np.float32)
-        if a.dtype == np.float64 and not _compat.x64_enabled():
-            a = a.astype(np.float32)
     else:
         info = np.iinfo(np.int32)
         if a.min() >= info.min + 1 and a.max() <= info.max:
-            a = a.astype(np.int32)
-        elif _compat.x64_enabled():
-            a = a.astype(np.float64)
-        else:
-            raise OverflowError(
-                "integer costs outside the int32 range need jax_enable_x64 "
-                "(they are then solved in float64)"
-            )
-    res = jax.device_get(_solve_jit(jnp.asarray(a), bool(maximize)))
+            a = a.astype(np.int32)  # exact int32 arithmetic whenever it fits
+    # Canonicalise eagerly, on the NumPy array: inside jit, wide integers
+    # would already have been narrowed.
+    res = jax.device_get(_solve_jit(_canonical_costs(a), bool(maximize)))
     status = int(res.status)
     if status == LAPStatus.OVERFLOW:
         raise OverflowError(

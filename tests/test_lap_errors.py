@@ -136,3 +136,16 @@ def test_wide_integers_without_x64_never_wrap():
         assert res.cost.dtype == np.int32 and int(res.cost) == 2
         with pytest.raises(TypeError, match="jax_enable_x64"):
             jax.jit(jaxmatch.solve_lap)(jax.numpy.ones((2, 2), jax.numpy.uint32))
+
+
+def test_float64_input_without_x64_solves_in_float32_silently():
+    import warnings
+
+    C = np.random.default_rng(1).random((5, 5))  # NumPy's default float64
+    with jax.enable_x64(False), warnings.catch_warnings():
+        warnings.simplefilter("error")
+        res = jaxmatch.solve_lap(C)
+        r, c = jaxmatch.linear_sum_assignment(C)
+    assert res.cost.dtype == np.float32
+    rs, cs = scipy_lsa(C)
+    np.testing.assert_allclose(C[r, c].sum(), C[rs, cs].sum(), rtol=1e-5)
