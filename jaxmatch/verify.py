@@ -122,6 +122,10 @@ def _matching_arrays(matching):
     return np.asarray(matching.row_match), np.asarray(matching.col_match)
 
 
+def _edge_keys(G: BipartiteGraph, rows, cols) -> np.ndarray:
+    return np.asarray(rows, np.int64) * max(G.n_cols, 1) + np.asarray(cols, np.int64)
+
+
 def _matching_validity(G: BipartiteGraph, rm: np.ndarray, cm: np.ndarray) -> str:
     """Empty string when the matching is valid, else the first problem."""
     if rm.shape != (G.n_rows,) or cm.shape != (G.n_cols,):
@@ -133,11 +137,19 @@ def _matching_validity(G: BipartiteGraph, rm: np.ndarray, cm: np.ndarray) -> str
         return "row_match and col_match disagree"
     if np.count_nonzero(cm >= 0) != rows.size:
         return "col_match has matches that row_match lacks"
-    rp, radj = np.asarray(G.rxadj), np.asarray(G.radj)
-    for i in rows:
-        if rm[i] not in radj[rp[i]:rp[i + 1]]:
-            return f"matched pair ({i}, {rm[i]}) is not an edge"
+    is_edge = np.isin(_edge_keys(G, rows, rm[rows]), _edge_keys(G, *G.edges()))
+    if not np.all(is_edge):
+        i = rows[np.flatnonzero(~is_edge)[0]]
+        return f"matched pair ({i}, {rm[i]}) is not an edge"
     return ""
+
+
+def _row_neighbours(G: BipartiteGraph, rows: np.ndarray) -> np.ndarray:
+    """Every column adjacent to any of ``rows`` (with repeats)."""
+    rp, radj = np.asarray(G.rxadj, np.int64), np.asarray(G.radj)
+    starts, counts = rp[rows], rp[rows + 1] - rp[rows]
+    offsets = np.repeat(starts - np.concatenate([[0], np.cumsum(counts)[:-1]]), counts)
+    return radj[np.arange(counts.sum()) + offsets]
 
 
 def verify_matching(G: BipartiteGraph, matching) -> MatchingCertificate:
@@ -167,21 +179,20 @@ def verify_matching(G: BipartiteGraph, matching) -> MatchingCertificate:
     if reason:
         return MatchingCertificate(False, 0, empty_r, empty_c, 0, False, False, reason)
     cardinality = int(np.count_nonzero(rm >= 0))
-    rp, radj = np.asarray(G.rxadj), np.asarray(G.radj)
+    # Alternating BFS, a level at a time: unmatched rows, their columns, the
+    # rows those columns are matched to, ...
     seen_r = rm < 0
     seen_c = np.zeros(G.n_cols, bool)
     frontier = np.flatnonzero(seen_r)
     while frontier.size:
-        nxt = []
-        for i in frontier:
-            for j in radj[rp[i]:rp[i + 1]]:
-                if not seen_c[j]:
-                    seen_c[j] = True
-                    r = cm[j]
-                    if r >= 0 and not seen_r[r]:
-                        seen_r[r] = True
-                        nxt.append(r)
-        frontier = np.asarray(nxt, dtype=np.int64)
+        cols = np.unique(_row_neighbours(G, frontier))
+        cols = cols[~seen_c[cols]]
+        seen_c[cols] = True
+        rows = cm[cols]
+        rows = rows[rows >= 0]
+        rows = rows[~seen_r[rows]]
+        seen_r[rows] = True
+        frontier = rows
     cover_rows, cover_cols = ~seen_r, seen_c
     rows, cols = G.edges()
     is_cover = bool(np.all(cover_rows[rows] | cover_cols[cols]))
