@@ -25,7 +25,8 @@ is skipped for a case when a single run is predicted (from its largest case so
 far, if its n is at least a quarter of this one; scaling as n^2.5 and, for
 CPU loops, linearly in the batch) to exceed
 ``--max-seconds-per-run``; a warm-up that itself exceeds that bound ends the
-case with status ``too-slow`` and the warm-up time.
+case with status ``too-slow`` and the warm-up time (the parent kills a
+warm-up still running 1 s past the bound, so a hopeless case costs no more).
 
 Checking: every solver's assignment must be a permutation; its objective,
 recomputed in float64 from the original matrix, is compared with scipy's
@@ -385,6 +386,9 @@ def worker_main(args) -> int:
                 h = adapter.prepare(C)
                 # warm-up
                 if adapter.real_warmup:
+                    # The parent ends a warm-up that outruns --max-seconds-per-run
+                    # (the case would be 'too-slow' anyway) instead of waiting.
+                    _emit(fh, dict(event="warmup", solver=solver, case=c["name"], t=time.time()))
                     t0 = time.perf_counter()
                     out = adapter.run(h)
                     warm = time.perf_counter() - t0
@@ -441,6 +445,11 @@ def worker_main(args) -> int:
 # --------------------------------------------------------------------------
 # Parent: drive the workers, check, write JSON, print the table
 # --------------------------------------------------------------------------
+
+
+# A real warm-up (compile + one run) running this much past --max-seconds-per-run
+# is ended by the parent and recorded as 'too-slow'.
+WARMUP_GRACE_S = 1.0
 
 
 def _read_events(path: Path, pos: int) -> tuple[list[dict], int]:
@@ -502,12 +511,16 @@ def run_solver(solver: str, cases: list[dict], spec: dict, workdir: Path, opts: 
             proc = subprocess.Popen(cmd, stdout=errf, stderr=subprocess.STDOUT, env=env,
                                     start_new_session=True, cwd=str(ROOT))
         pos, current, started = 0, None, time.time()
+        warm_since = None  # parent clock when the current case's real warm-up began
         killed_reason = None
         while True:
             events, pos = _read_events(res_path, pos)
             for ev in events:
                 if ev["event"] == "start":
                     current, started = ev["case"], time.time()
+                    warm_since = None
+                elif ev["event"] == "warmup":
+                    warm_since = time.time()
                 elif ev["event"] == "info":
                     info = ev["info"]
                 elif ev["event"] == "result":
@@ -519,7 +532,7 @@ def run_solver(solver: str, cases: list[dict], spec: dict, workdir: Path, opts: 
                         t = ev.get("median_s") or ev.get("warmup_s")
                         last = dict(t=t, n=ev["n"], batch=ev["batch"], case=ev["case"])
                     _log_result(log, ev)
-                    current = None
+                    current = warm_since = None
             if proc.poll() is not None:
                 events, pos = _read_events(res_path, pos)
                 for ev in events:  # late lines
@@ -532,7 +545,10 @@ def run_solver(solver: str, cases: list[dict], spec: dict, workdir: Path, opts: 
                         current = None
                 break
             now = time.time()
-            if current and now - started > opts["case_timeout"]:
+            if current and warm_since is not None and \
+                    now - warm_since > opts["max_seconds_per_run"] + WARMUP_GRACE_S:
+                killed_reason = "warm-up too slow"
+            elif current and now - started > opts["case_timeout"]:
                 killed_reason = f"case timeout ({opts['case_timeout']:.0f} s) exceeded"
             elif now > opts["deadline_abs"]:
                 killed_reason = "run deadline reached"
@@ -549,6 +565,22 @@ def run_solver(solver: str, cases: list[dict], spec: dict, workdir: Path, opts: 
         except OSError:
             pass
         victim = current or remaining[0]
+        if killed_reason == "warm-up too slow":
+            # What the worker would have recorded had the warm-up finished: the
+            # warm-up time (here a lower bound) says what larger cases can skip.
+            waited = time.time() - warm_since
+            results[victim] = dict(
+                solver=solver, case=victim, status="too-slow", warmup_s=waited,
+                warmup_is_real=True, warmup_killed=True,
+                note=(f"warm-up (incl. compile) still running after {waited:.1f} s "
+                      f"> --max-seconds-per-run {opts['max_seconds_per_run']:g}; worker killed, "
+                      "no timed runs"),
+                n=by_name[victim]["n"], batch=by_name[victim]["batch"])
+            _log_result(log, results[victim])
+            remaining.remove(victim)
+            last = dict(t=waited, n=by_name[victim]["n"], batch=by_name[victim]["batch"],
+                        case=victim)
+            continue
         if killed_reason:
             status = "timeout" if "case timeout" in killed_reason else "deadline"
             note = f"worker killed: {killed_reason}"
@@ -668,14 +700,17 @@ def main(argv=None) -> int:
     p.add_argument("--solvers", default=None,
                    help="comma-separated subset of solver names (overrides --peers); "
                         "'jaxmatch' stands for all four variants")
+    p.add_argument("--jaxmatch-only", action="store_true",
+                   help="drop every peer from the solver list (also from --solvers): the "
+                        "command-buffer run of run_gpu.sh")
     p.add_argument("--cases", default=None, help="comma-separated subset of case names")
     p.add_argument("--repeats", type=int, default=5, help="timed runs per (solver, case)")
     p.add_argument("--budget", type=float, default=None,
                    help="stop repeating once this many seconds of timed runs are spent "
                         "(default 20; 10 with --cpu)")
     p.add_argument("--max-seconds-per-run", type=float, default=None,
-                   help="skip a solver where one run is predicted above this "
-                        "(default 60; 20 with --cpu)")
+                   help="skip a solver where one run is predicted above this, and end "
+                        "a warm-up that runs past it as too-slow (default 60; 20 with --cpu)")
     p.add_argument("--case-timeout", type=float, default=None,
                    help="kill a worker stuck in one case this long (default "
                         "2*max-seconds-per-run + budget + 60)")
@@ -726,7 +761,11 @@ def main(argv=None) -> int:
         names = [s for s in names if not SOLVERS[s].get("gpu_only")]
         if dropped:
             print(f"--cpu: not running GPU-only solvers {dropped}")
+    if args.jaxmatch_only:
+        names = [s for s in names if SOLVERS[s]["family"] == "jaxmatch"]
     names = list(dict.fromkeys(names))
+    if not names:
+        p.error("no solver left to run")
 
     budget = args.budget if args.budget is not None else (10.0 if args.cpu else 20.0)
     max_run = (args.max_seconds_per_run if args.max_seconds_per_run is not None

@@ -8,7 +8,8 @@
 #            torch-linear-assignment, and a build of torch-lap-cuda), and build
 #            jaxmatch (CUDA library) into $SITE unless it already imports with it.
 # 2. plain : benchmarks/lap.py --peers --tag plain        (jaxmatch + every peer)
-# 3. cmdbuf: the same for jaxmatch alone, with XLA command buffers (CUDA graphs)
+# 3. cmdbuf: the same for jaxmatch alone (--jaxmatch-only drops any peer that
+#            LAP_ARGS' --solvers names), with XLA command buffers (CUDA graphs)
 #            for fusions, custom calls, while and conditional:
 #            XLA_FLAGS="--xla_gpu_enable_command_buffer=FUSION,CUSTOM_CALL,WHILE,CONDITIONAL
 #                       --xla_gpu_graph_min_graph_size=1"
@@ -90,7 +91,7 @@ if has cmdbuf; then
   echo "== cmdbuf run, jaxmatch only (t=$((SECONDS - T0))s, deadline ${dl}s)"
   XLA_FLAGS="${XLA_FLAGS:+$XLA_FLAGS }$CMDBUF_FLAGS" \
     "$PY" benchmarks/lap.py --tag cmdbuf --out "$OUTDIR/lap_cmdbuf.json" \
-      --deadline "$dl" $LAP_ARGS || echo "cmdbuf run exited with $?"
+      --deadline "$dl" $LAP_ARGS --jaxmatch-only || echo "cmdbuf run exited with $?"
 fi
 
 if has report; then
