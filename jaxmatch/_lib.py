@@ -17,7 +17,9 @@ import jax
 _PKG_DIR = Path(__file__).resolve().parent
 
 #: Handlers exported by each library (symbol jaxmatch_<name>_<platform>).
-_HANDLERS = ("lap_init", "lap_step", "lap_solve")
+_HANDLERS = (
+    "lap_init", "lap_step", "lap_solve", "mcm_init", "mcm_step", "mcm_solve"
+)
 
 
 class JaxmatchLibraryError(RuntimeError):

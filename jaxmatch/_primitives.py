@@ -13,6 +13,7 @@ import jax.numpy as jnp
 
 from . import _compat, _lib
 from . import _lap_layout as layout
+from . import _mcm_layout as mcm_layout
 
 
 def _state_shapes(C: jax.Array, variant: int):
@@ -68,3 +69,69 @@ def lap_solve(C: jax.Array, *, variant: int):
         "jaxmatch_lap_solve", _state_shapes(C, variant), vmap_method="broadcast_all"
     )
     return call(C, variant=np.int32(variant))
+
+
+# ---------------------------------------------------------------- matching
+# Graph operands: cxadj int32 [..., n_cols + 1], cadj int32 [..., nnz_cap];
+# the state is int32 [..., state_len(n_rows, n_cols)].
+
+
+def _mcm_state_shape(cxadj: jax.Array, n_rows: int):
+    *batch, ncp1 = cxadj.shape
+    return jax.ShapeDtypeStruct(
+        (*batch, mcm_layout.state_len(n_rows, ncp1 - 1)), jnp.int32
+    )
+
+
+def mcm_init(cxadj, cadj, rm0, cm0, *, init: int):
+    """Initial matching (none, cheap or the warm start rm0/cm0) and BFS array."""
+    _ensure_registered()
+    call = _compat.ffi_call(
+        "jaxmatch_mcm_init",
+        _mcm_state_shape(cxadj, rm0.shape[-1]),
+        vmap_method="broadcast_all",
+    )
+    return call(cxadj, cadj, rm0, cm0, init=np.int32(init))
+
+
+def mcm_step(cxadj, cadj, state, *, n_rows: int, driver: int, bfs: int,
+             max_phases: int, levels: int, mapping: int):
+    """Up to ``levels`` BFS levels, then Alternate + FixMatching if due."""
+    _ensure_registered()
+    call = _compat.ffi_call(
+        "jaxmatch_mcm_step",
+        _mcm_state_shape(cxadj, n_rows),
+        vmap_method="broadcast_all",
+        input_output_aliases={2: 0},
+    )
+    return call(
+        cxadj,
+        cadj,
+        state,
+        driver=np.int32(driver),
+        bfs=np.int32(bfs),
+        max_phases=np.int32(max_phases),
+        levels=np.int32(levels),
+        mapping=np.int32(mapping),
+    )
+
+
+def mcm_solve(cxadj, cadj, rm0, cm0, *, init: int, driver: int, bfs: int,
+              max_phases: int):
+    """Initialisation and the whole solve in one call (fused)."""
+    _ensure_registered()
+    call = _compat.ffi_call(
+        "jaxmatch_mcm_solve",
+        _mcm_state_shape(cxadj, rm0.shape[-1]),
+        vmap_method="broadcast_all",
+    )
+    return call(
+        cxadj,
+        cadj,
+        rm0,
+        cm0,
+        init=np.int32(init),
+        driver=np.int32(driver),
+        bfs=np.int32(bfs),
+        max_phases=np.int32(max_phases),
+    )

@@ -89,6 +89,41 @@ class LAPCertificate(NamedTuple):
     optimal: bool
 
 
+class MatchingStatus(enum.IntEnum):
+    """Why a matching solve stopped (the ``status`` of :class:`MatchingResult`)."""
+
+    RUNNING = 0  #: never returned
+    MAXIMUM = 1  #: no augmenting path is left: the matching is maximum
+    PHASE_LIMIT = 2  #: stopped by ``max_phases`` (maximal, maybe not maximum)
+    INVALID_GRAPH = 3  #: malformed CSR (only possible for unvalidated arrays)
+
+
+class MatchingResult(NamedTuple):
+    """A bipartite matching (of a batch of graphs).
+
+    Leading dimensions ``...`` are batch dimensions (from ``jax.vmap`` over
+    graphs of the same padded shapes).
+
+    Attributes:
+      row_match: int32 ``[..., n_rows]``. The column matched to each row, -1
+        when unmatched.
+      col_match: int32 ``[..., n_cols]``. The row matched to each column, -1
+        when unmatched.
+      cardinality: int32 ``[...]``. Number of matched pairs.
+      n_phases: int32 ``[...]``. Augmentation phases run (BFS + Alternate +
+        FixMatching), 0 for an initial matching.
+      n_levels: int32 ``[...]``. BFS level kernels run, over all phases.
+      status: int32 ``[...]``, a :class:`MatchingStatus`.
+    """
+
+    row_match: jax.Array
+    col_match: jax.Array
+    cardinality: jax.Array
+    n_phases: jax.Array
+    n_levels: jax.Array
+    status: jax.Array
+
+
 class MatchingCertificate(NamedTuple):
     """Outcome of :func:`jaxmatch.verify_matching`.
 

@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
 # One GPU session: build, GPU test suite, sanitizers, tuning timings.
+# Knobs: TEST_TIMEOUT, TEST_ARGS, SAN_TIMEOUT, SANITIZERS (memcheck ...),
+# WORKLOADS (lap matching), TUNE (matching; add lap), TUNE_TIMEOUT, TUNE_ARGS.
 # Run from the repo root on the device machine; logs go to $OUT.
 set -uo pipefail
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
@@ -19,16 +21,20 @@ for tool in memcheck racecheck synccheck initcheck; do
   timeout ${SAN_TIMEOUT:-150} compute-sanitizer --tool $tool --error-exitcode 9 /tmp/lap_harness > "$OUT/harness_$tool.log" 2>&1
   echo "harness $tool exit $? : $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|lap_harness' "$OUT/harness_$tool.log" | tr '\n' ' ')"
 done
-echo "== sanitizers on the JAX workload"
+echo "== sanitizers on the JAX workloads"
 export XLA_PYTHON_CLIENT_ALLOCATOR=platform
-for tool in ${SANITIZERS:-memcheck}; do
-  timeout ${SAN_TIMEOUT:-150} compute-sanitizer --tool $tool --error-exitcode 9 \
-    python3 tools/sanitize_lap.py > "$OUT/sanitizer_$tool.log" 2>&1
-  echo "$tool exit $? : $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|failed certificates' "$OUT/sanitizer_$tool.log" | tr '\n' ' ')"
+for workload in ${WORKLOADS:-lap matching}; do
+  for tool in ${SANITIZERS:-memcheck}; do
+    timeout ${SAN_TIMEOUT:-150} compute-sanitizer --tool $tool --error-exitcode 9 \
+      python3 tools/sanitize_$workload.py > "$OUT/sanitizer_${workload}_$tool.log" 2>&1
+    echo "$workload $tool exit $? : $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|failed' "$OUT/sanitizer_${workload}_$tool.log" | tr '\n' ' ')"
+  done
 done
 unset XLA_PYTHON_CLIENT_ALLOCATOR
-echo "== tuning (default flags)"
-timeout ${TUNE_TIMEOUT:-150} python3 tools/tune_lap.py ${TUNE_ARGS:-} 2>&1 | tee "$OUT/tune_default.log"
-echo "== tuning (command-buffer flags)"
-XLA_FLAGS="--xla_gpu_enable_command_buffer=FUSION,CUSTOM_CALL,WHILE,CONDITIONAL --xla_gpu_graph_min_graph_size=1" \
-  timeout ${TUNE_TIMEOUT:-150} python3 tools/tune_lap.py ${TUNE_ARGS:-} 2>&1 | tee "$OUT/tune_cmdbuf.log"
+for tune in ${TUNE:-matching}; do
+  echo "== tuning $tune (default flags)"
+  timeout ${TUNE_TIMEOUT:-150} python3 tools/tune_$tune.py ${TUNE_ARGS:-} 2>&1 | tee "$OUT/tune_${tune}_default.log"
+  echo "== tuning $tune (command-buffer flags)"
+  XLA_FLAGS="--xla_gpu_enable_command_buffer=FUSION,CUSTOM_CALL,WHILE,CONDITIONAL --xla_gpu_graph_min_graph_size=1" \
+    timeout ${TUNE_TIMEOUT:-150} python3 tools/tune_$tune.py ${TUNE_ARGS:-} 2>&1 | tee "$OUT/tune_${tune}_cmdbuf.log"
+done

@@ -8,6 +8,7 @@
 // where a team has exactly one worker.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <climits>
 #include <cmath>
@@ -30,6 +31,17 @@ JM_HD int atomic_add_int(int* p, int x) {
 #else
   int old = *p;
   *p = old + x;
+  return old;
+#endif
+}
+
+// Compare-and-swap: stores `val` when *p == cmp; returns the old value.
+JM_HD int atomic_cas_int(int* p, int cmp, int val) {
+#if defined(__CUDA_ARCH__)
+  return atomicCAS(p, cmp, val);
+#else
+  int old = *p;
+  if (old == cmp) *p = val;
   return old;
 #endif
 }
@@ -71,6 +83,19 @@ template <class T>
 JM_HD T load_shared_value(const T* p) {
   return *static_cast<const volatile T*>(p);
 }
+
+// ---------------------------------------------------------------- teams
+// A team of one worker (the CPU back end).  kRowOuter: the LAP's O(nm) scans
+// loop rows outermost (cache-friendly on a CPU); a CUDA team loops columns
+// outermost, a thread per column, for coalesced reads.  Every such scan is an
+// order-independent reduction, so both orders give the same result.
+struct SerialTeam {
+  static constexpr bool kRowOuter = true;
+  JM_HD int rank() const { return 0; }
+  JM_HD int size() const { return 1; }
+  JM_HD void sync() const {}
+  JM_HD int sync_or(int bits) const { return bits; }
+};
 
 // ---------------------------------------------------------------- numerics
 // Num<T>: the arithmetic of reduced costs for one cost dtype.

@@ -25,16 +25,6 @@
 
 namespace jaxmatch {
 
-// A team of one worker.  kRowOuter: the O(nm) scans loop rows outermost
-// (cache-friendly on a CPU); a CUDA team loops columns outermost, a thread
-// per column, for coalesced reads.  Every scan is an order-independent
-// reduction, so both orders give the same result.
-struct SerialTeam {
-  static constexpr bool kRowOuter = true;
-  JM_HD int rank() const { return 0; }
-  JM_HD int size() const { return 1; }
-};
-
 template <class P>
 JM_HD bool lap_running(const P& p) {
   return load_shared_scalar(p.sc + kStatus) == kLapRunning;

@@ -3,31 +3,16 @@
 #include <cuda_runtime_api.h>
 
 #include "../common/ffi_util.h"
+#include "cuda_util.h"
 #include "lap_kernels.h"
 
 namespace jaxmatch {
 namespace {
 
-ffi::Error CudaError(cudaError_t err, const char* what) {
-  return ffi::Error(ffi::ErrorCode::kInternal,
-                    std::string("jaxmatch: ") + what + ": " +
-                        cudaGetErrorName(err) + ": " + cudaGetErrorString(err));
-}
-
 LapProblemShape ToProblem(const LapShape& s, int variant) {
   return LapProblemShape{s.batch, s.n, s.m, variant,
                          static_cast<int64_t>(s.layout.ilen),
                          static_cast<int64_t>(s.layout.tlen)};
-}
-
-ffi::Error CopyIfNotAliased(cudaStream_t stream, const ffi::AnyBuffer& in,
-                            ffi::AnyBuffer* out) {
-  if (in.untyped_data() == out->untyped_data()) return ffi::Error::Success();
-  cudaError_t err =
-      cudaMemcpyAsync(out->untyped_data(), in.untyped_data(), in.size_bytes(),
-                      cudaMemcpyDeviceToDevice, stream);
-  if (err != cudaSuccess) return CudaError(err, "state copy failed");
-  return ffi::Error::Success();
 }
 
 // Calls launch(T{}, problem, C, istate, tstate) for the cost dtype of C.

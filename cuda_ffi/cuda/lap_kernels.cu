@@ -9,6 +9,7 @@
 #include "lap_kernels.h"
 
 #include "../common/lap_steps.h"
+#include "teams.cuh"
 
 namespace jaxmatch {
 namespace {
@@ -20,20 +21,6 @@ constexpr int kFusedMaxThreads = 512;
 // A fused solve keeps its state in shared memory when it fits in the default
 // 48 KiB (no opt-in attribute, which would be a non-stream call in a graph).
 constexpr size_t kFusedSharedBytes = 48 * 1024;
-
-// The threads of one block work on one problem.
-struct BlockTeam {
-  static constexpr bool kRowOuter = false;
-  __device__ int rank() const { return threadIdx.x; }
-  __device__ int size() const { return blockDim.x; }
-};
-
-// The threads of one grid row (all blocks with the same blockIdx.y).
-struct GridRowTeam {
-  static constexpr bool kRowOuter = false;
-  __device__ int rank() const { return blockIdx.x * blockDim.x + threadIdx.x; }
-  __device__ int size() const { return gridDim.x * blockDim.x; }
-};
 
 template <class T>
 __device__ LapView<T> ViewOf(const LapProblemShape& s, const T* C, int* is,

@@ -1,0 +1,272 @@
+"""Maximum-cardinality bipartite matching by parallel BFS augmenting paths.
+
+The GPU algorithms of Deveci, Kaya, Ucar and Catalyurek ("GPU accelerated
+maximum cardinality matching algorithms for bipartite graphs", Euro-Par
+2013): a BFS from every free column at once, one level per kernel, finds
+augmenting paths; ``Alternate`` flips many of them in parallel and
+``FixMatching`` repairs the conflicts the races leave.
+
+* drivers: ``"apfb"`` runs each phase's BFS to its end, ``"apsb"`` stops it
+  at the first level that reaches a free row (shortest paths);
+* level kernels: ``"wr"`` (GPUBFS-WR) tracks each tree's root and stops
+  growing trees whose root already found a path; ``"plain"`` (GPUBFS) does
+  not;
+* initial matching: the papers' cheap (greedy) matching, none, or a warm
+  start.
+
+Two execution shapes, as for the LAP solver:
+
+* ``"stepped"`` -- ``lax.while_loop`` over a step call that runs up to
+  ``levels_per_call`` BFS level kernels and then, once the phase's BFS has
+  ended, Alternate and FixMatching; for large graphs on the GPU;
+* ``"fused"`` -- one call per solve (a thread block per graph on the GPU,
+  the whole loop in C++ on the CPU); for the CPU and for batches of small
+  graphs.
+
+``"auto"`` picks per platform when the computation is lowered: fused on the
+CPU; on the GPU fused up to :data:`FUSED_MAX_VERTICES` vertices per side and
+stepped above.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+from . import _mcm_layout as layout
+from . import _primitives
+from .graph import BipartiteGraph
+from .types import MatchingResult, MatchingStatus
+
+#: On the GPU, ``execution="auto"`` runs graphs with at most this many rows
+#: and columns fused (a block per graph), larger ones stepped.
+FUSED_MAX_VERTICES = 4096
+
+#: BFS level kernels per stepped call, by driver.
+LEVELS_PER_CALL = {"apfb": 16, "apsb": 8}
+
+_METHODS = ("auto", "apfb", "apsb")
+_EXECUTIONS = ("auto", "fused", "stepped")
+_MAPPINGS = ("auto", "ct", "mt")
+
+
+def _check_graph(G: Any) -> BipartiteGraph:
+    if not isinstance(G, BipartiteGraph):
+        raise TypeError(
+            "expected a jaxmatch.BipartiteGraph (build one with "
+            f"BipartiteGraph.from_scipy / from_edges / from_dense), got {type(G).__name__}"
+        )
+    for name in ("cxadj", "cadj"):
+        a = getattr(G, name)
+        if jnp.result_type(a) != jnp.int32:
+            raise TypeError(f"graph.{name} must be int32, got {jnp.result_type(a)}")
+    if jnp.shape(G.cxadj)[-1] != G.n_cols + 1:
+        raise ValueError(
+            f"graph.cxadj has {jnp.shape(G.cxadj)[-1]} entries; expected n_cols + 1 = {G.n_cols + 1}"
+        )
+    if jnp.shape(G.cxadj)[:-1] != jnp.shape(G.cadj)[:-1]:
+        raise ValueError("graph.cxadj and graph.cadj have different batch shapes")
+    return G
+
+
+def _choice(value: Any, allowed: tuple[str, ...], what: str) -> str:
+    if value not in allowed:
+        raise ValueError(f"{what} must be one of {allowed}, got {value!r}")
+    return value
+
+
+def _warm_start(init: Any, G: BipartiteGraph, batch: tuple[int, ...]):
+    """``(mode, rm0, cm0)`` from the ``init`` argument."""
+    empty_r = jnp.full((*batch, G.n_rows), -1, jnp.int32)
+    empty_c = jnp.full((*batch, G.n_cols), -1, jnp.int32)
+    if init is None:
+        return layout.INIT_NONE, empty_r, empty_c
+    if isinstance(init, str):
+        if init != "cheap":
+            raise ValueError(f"init must be 'cheap', None or (row_match, col_match), got {init!r}")
+        return layout.INIT_CHEAP, empty_r, empty_c
+    if isinstance(init, MatchingResult):
+        rm, cm = init.row_match, init.col_match
+    elif isinstance(init, (tuple, list)) and len(init) == 2:
+        rm, cm = init
+    else:
+        raise TypeError("init must be 'cheap', None, a MatchingResult or (row_match, col_match)")
+    rm, cm = jnp.asarray(rm), jnp.asarray(cm)
+    for name, a, n in (("row_match", rm, G.n_rows), ("col_match", cm, G.n_cols)):
+        if not jnp.issubdtype(a.dtype, jnp.integer):
+            raise TypeError(f"warm start {name} must be integer, got {a.dtype}")
+        if a.ndim < 1 or a.shape[-1] != n:
+            raise ValueError(f"warm start {name} must have shape [..., {n}], got {a.shape}")
+    rm = jnp.broadcast_to(rm.astype(jnp.int32), (*batch, G.n_rows))
+    cm = jnp.broadcast_to(cm.astype(jnp.int32), (*batch, G.n_cols))
+    return layout.INIT_GIVEN, rm, cm
+
+
+def _result(state: jax.Array, G: BipartiteGraph) -> MatchingResult:
+    nr, nc = G.n_rows, G.n_cols
+    status = state[..., layout.STATUS]
+    valid = status != layout.BAD_GRAPH
+    rm = jnp.where(valid[..., None], state[..., layout.row_match_slice(nr, nc)], -1)
+    cm = jnp.where(valid[..., None], state[..., layout.col_match_slice(nr, nc)], -1)
+    return MatchingResult(
+        row_match=rm,
+        col_match=cm,
+        cardinality=jnp.sum(cm >= 0, axis=-1, dtype=jnp.int32),
+        n_phases=state[..., layout.N_PHASES],
+        n_levels=state[..., layout.N_LEVELS],
+        status=status,
+    )
+
+
+def _stepped(G, mode, rm0, cm0, *, driver, bfs, max_phases, levels, mapping):
+    state = _primitives.mcm_init(G.cxadj, G.cadj, rm0, cm0, init=mode)
+
+    def running(state):
+        return jnp.any(state[..., layout.STATUS] == layout.RUNNING)
+
+    def step(state):
+        return _primitives.mcm_step(
+            G.cxadj, G.cadj, state, n_rows=G.n_rows, driver=driver, bfs=bfs,
+            max_phases=max_phases, levels=levels, mapping=mapping,
+        )
+
+    return lax.while_loop(running, step, state)
+
+
+def _fused(G, mode, rm0, cm0, *, driver, bfs, max_phases):
+    return _primitives.mcm_solve(
+        G.cxadj, G.cadj, rm0, cm0, init=mode, driver=driver, bfs=bfs,
+        max_phases=max_phases,
+    )
+
+
+def max_cardinality_matching(
+    G: BipartiteGraph,
+    *,
+    method: str = "auto",
+    bfs: str = "wr",
+    init: Any = "cheap",
+    mapping: str = "auto",
+    execution: str = "auto",
+    levels_per_call: int | None = None,
+    max_phases: int | None = None,
+) -> MatchingResult:
+    """A maximum-cardinality matching of a bipartite graph.
+
+    Jittable; ``jax.vmap`` over graphs of the same padded shapes (see
+    :meth:`BipartiteGraph.pad_to`) runs them as one batched kernel.
+
+    Args:
+      G: the graph (its column CSR ``cxadj``/``cadj`` is what the kernels
+        read). Graphs from the ``BipartiteGraph`` constructors are validated;
+        a malformed CSR passed in some other way is detected by the kernels
+        and reported as ``status == MatchingStatus.INVALID_GRAPH``.
+      method: ``"apfb"`` (full BFS per phase, the papers' best), ``"apsb"``
+        (BFS stops at the first level that finds a path) or ``"auto"``
+        (apfb).
+      bfs: ``"wr"`` (GPUBFS-WR, root tracking) or ``"plain"`` (GPUBFS).
+      init: ``"cheap"`` (greedy initial matching), ``None`` (start empty), or
+        a warm start ``(row_match, col_match)`` / :class:`MatchingResult`
+        (int ``[..., n_rows]`` / ``[..., n_cols]``, -1 unmatched); pairs that
+        are not edges or whose two sides do not name each other are dropped.
+      mapping: CUDA thread mapping of the stepped kernels: ``"ct"`` (a
+        constant 256 x 256 grid, threads stride over vertices), ``"mt"``
+        (about a thread per vertex) or ``"auto"`` (ct). Ignored on the CPU.
+      execution: ``"fused"``, ``"stepped"`` or ``"auto"`` (module docstring).
+      levels_per_call: BFS levels per stepped call (default
+        :data:`LEVELS_PER_CALL` of the driver).
+      max_phases: safety bound on phases (default ``min(n_rows, n_cols) + 1``,
+        which the theory never reaches: each phase adds a pair).
+
+    Returns:
+      A :class:`MatchingResult`; ``status`` is ``MatchingStatus.MAXIMUM``.
+    """
+    G = _check_graph(G)
+    method = _choice(method, _METHODS, "method")
+    driver = layout.DRIVERS["apfb" if method == "auto" else method]
+    bfs_id = layout.BFS_KERNELS[_choice(bfs, tuple(layout.BFS_KERNELS), "bfs")]
+    mapping = _choice(mapping, _MAPPINGS, "mapping")
+    mapping_id = layout.MAPPINGS["ct" if mapping == "auto" else mapping]
+    execution = _choice(execution, _EXECUTIONS, "execution")
+    if levels_per_call is None:
+        levels_per_call = LEVELS_PER_CALL["apfb" if method == "auto" else method]
+    if int(levels_per_call) < 1:
+        raise ValueError("levels_per_call must be >= 1")
+    if max_phases is None:
+        max_phases = min(G.n_rows, G.n_cols) + 1
+    max_phases = int(max(1, min(int(max_phases), 2**31 - 1)))
+
+    batch = tuple(jnp.shape(G.cxadj)[:-1])
+    mode, rm0, cm0 = _warm_start(init, G, batch)
+    opts = dict(driver=driver, bfs=bfs_id, max_phases=max_phases)
+
+    def stepped(G, rm0, cm0):
+        return _stepped(G, mode, rm0, cm0, levels=int(levels_per_call),
+                        mapping=mapping_id, **opts)
+
+    def fused(G, rm0, cm0):
+        return _fused(G, mode, rm0, cm0, **opts)
+
+    if execution == "fused":
+        state = fused(G, rm0, cm0)
+    elif execution == "stepped":
+        state = stepped(G, rm0, cm0)
+    else:
+        big = max(G.n_rows, G.n_cols) > FUSED_MAX_VERTICES
+        state = lax.platform_dependent(
+            G, rm0, cm0, cpu=fused, cuda=stepped if big else fused
+        )
+    return _result(state, G)
+
+
+def cheap_matching(G: BipartiteGraph) -> MatchingResult:
+    """The papers' cheap matching: each column, in turn, takes its first free
+    neighbouring row (on the GPU the columns race for rows with
+    compare-and-swap, so the result may differ from the sequential greedy).
+
+    Jittable and vmappable like :func:`max_cardinality_matching`.
+    """
+    G = _check_graph(G)
+    batch = tuple(jnp.shape(G.cxadj)[:-1])
+    _, rm0, cm0 = _warm_start(None, G, batch)
+    state = _primitives.mcm_init(G.cxadj, G.cadj, rm0, cm0, init=layout.INIT_CHEAP)
+    return _result(state, G)
+
+
+def maximum_bipartite_matching(graph, perm_type: str = "row") -> np.ndarray:
+    """Drop-in for ``scipy.sparse.csgraph.maximum_bipartite_matching``.
+
+    Args:
+      graph: a scipy sparse matrix or array in CSR, CSC or COO format; rows
+        are one side, columns the other, stored entries (explicit zeros
+        included) are edges.
+      perm_type: ``"row"`` returns, for each column, the row matched to it;
+        ``"column"`` returns, for each row, the column matched to it.
+
+    Returns:
+      int32 NumPy array, -1 for unmatched vertices (length ``n_cols`` for
+      ``"row"``, ``n_rows`` for ``"column"``).
+
+    Raises:
+      TypeError: with scipy's messages, for non-sparse input or other formats.
+    """
+    import scipy.sparse as sp
+
+    if not sp.issparse(graph):
+        raise TypeError("graph must be sparse")
+    if graph.format not in ("csr", "csc", "coo"):
+        raise TypeError("graph must be in CSC, CSR, or COO format.")
+    G = BipartiteGraph.from_scipy(graph)
+    res = _maximum_matching_jit(G)
+    status = int(res.status)
+    if status != MatchingStatus.MAXIMUM:  # pragma: no cover - a bug if reached
+        raise RuntimeError(f"jaxmatch matching stopped with status {MatchingStatus(status).name}")
+    out = res.row_match if perm_type == "column" else res.col_match
+    return np.asarray(out, dtype=np.int32)
+
+
+_maximum_matching_jit = jax.jit(max_cardinality_matching)
