@@ -23,7 +23,7 @@ MAPPINGS = {"ct": 0, "mt": 1}
 
 def state_len(n_rows: int, n_cols: int) -> int:
     """Length of one problem's int32 state."""
-    return NUM_SCALARS + 2 * n_rows + 3 * n_cols
+    return NUM_SCALARS + 2 * n_rows + 4 * n_cols
 
 
 def row_match_slice(n_rows: int, n_cols: int) -> slice:
