@@ -14,6 +14,7 @@ RUNNING = 0
 DONE = 1
 PHASE_LIMIT = 2
 BAD_GRAPH = 3
+INITIAL = 4  # set in Python for cheap_matching
 
 DRIVERS = {"apfb": 0, "apsb": 1}
 BFS_KERNELS = {"plain": 0, "wr": 1}

@@ -47,10 +47,11 @@ constexpr int kMcmFlagFound = 2;
 
 // ------------------------------------------------------------ initialisation
 
-// Whether column c's adjacency is a valid slice of cadj with rows in range.
+// Whether column c's adjacency is a valid slice of cadj with rows in range
+// (and the pointers start at 0).
 JM_HD bool mcm_column_ok(const McmView& p, int c) {
   const int lo = p.cxadj[c], hi = p.cxadj[c + 1];
-  if (lo < 0 || hi < lo || hi > p.nnz_cap) return false;
+  if (lo < 0 || hi < lo || hi > p.nnz_cap || (c == 0 && lo != 0)) return false;
   for (int k = lo; k < hi; ++k) {
     const int r = p.cadj[k];
     if (r < 0 || r >= p.nr) return false;
