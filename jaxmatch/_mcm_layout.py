@@ -14,6 +14,7 @@ RUNNING = 0
 DONE = 1
 PHASE_LIMIT = 2
 BAD_GRAPH = 3
+INITIAL = 4  # set in Python for cheap_matching
 
 DRIVERS = {"apfb": 0, "apsb": 1}
 BFS_KERNELS = {"plain": 0, "wr": 1}
@@ -23,7 +24,7 @@ MAPPINGS = {"ct": 0, "mt": 1}
 
 def state_len(n_rows: int, n_cols: int) -> int:
     """Length of one problem's int32 state."""
-    return NUM_SCALARS + 2 * n_rows + 3 * n_cols
+    return NUM_SCALARS + 2 * n_rows + 4 * n_cols
 
 
 def row_match_slice(n_rows: int, n_cols: int) -> slice:

@@ -196,6 +196,7 @@ def max_cardinality_matching(
         levels_per_call = LEVELS_PER_CALL["apfb" if method == "auto" else method]
     if int(levels_per_call) < 1:
         raise ValueError("levels_per_call must be >= 1")
+    levels_per_call = min(int(levels_per_call), 1 << 20)  # no phase has more levels
     if max_phases is None:
         max_phases = min(G.n_rows, G.n_cols) + 1
     max_phases = int(max(1, min(int(max_phases), 2**31 - 1)))
@@ -228,13 +229,16 @@ def cheap_matching(G: BipartiteGraph) -> MatchingResult:
     neighbouring row (on the GPU the columns race for rows with
     compare-and-swap, so the result may differ from the sequential greedy).
 
-    Jittable and vmappable like :func:`max_cardinality_matching`.
+    Jittable and vmappable like :func:`max_cardinality_matching`; ``status``
+    is ``MatchingStatus.INITIAL`` (``INVALID_GRAPH`` for a malformed CSR).
     """
     G = _check_graph(G)
     batch = tuple(jnp.shape(G.cxadj)[:-1])
     _, rm0, cm0 = _warm_start(None, G, batch)
     state = _primitives.mcm_init(G.cxadj, G.cadj, rm0, cm0, init=layout.INIT_CHEAP)
-    return _result(state, G)
+    res = _result(state, G)
+    initial = res.status == layout.RUNNING
+    return res._replace(status=jnp.where(initial, layout.INITIAL, res.status))
 
 
 def maximum_bipartite_matching(graph, perm_type: str = "row") -> np.ndarray:
@@ -261,6 +265,9 @@ def maximum_bipartite_matching(graph, perm_type: str = "row") -> np.ndarray:
     if graph.format not in ("csr", "csc", "coo"):
         raise TypeError("graph must be in CSC, CSR, or COO format.")
     G = BipartiteGraph.from_scipy(graph)
+    # Edge capacities rounded up to a power of two: one compilation serves
+    # every graph of the same shape and bucket.
+    G = G.pad_to(1 << max(int(G.nnz) - 1, 0).bit_length())
     res = _maximum_matching_jit(G)
     status = int(res.status)
     if status != MatchingStatus.MAXIMUM:  # pragma: no cover - a bug if reached

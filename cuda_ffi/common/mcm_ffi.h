@@ -53,7 +53,7 @@ inline ffi::Error GetMcmShape(const ffi::AnyBuffer& cxadj,
   JM_RETURN_IF_ERROR(CheckIndexBuffer(state, "state", s->batch, &len));
   if (ncp1 < 1) return InvalidArgument("cxadj must have n_cols + 1 >= 1 entries");
   const int64_t nc = ncp1 - 1;
-  const int64_t twice_nr = len - kMcmScalars - 3 * nc;
+  const int64_t twice_nr = len - kMcmScalars - 4 * nc;
   if (twice_nr < 0 || twice_nr % 2 != 0)
     return InvalidArgument("state length does not fit the graph");
   s->nc = static_cast<int>(nc);

@@ -12,6 +12,10 @@
 //                      the free row r chosen as its path's end (<= 0)
 //   root    [n_cols]   the root a column's tree grew from (-1 unvisited)
 //   pred    [n_rows]   the column from which the BFS reached a row
+//   queue   [n_cols]   the columns in BFS order (each enters once per phase:
+//                      the roots first, then every column as its level is
+//                      claimed); level k is queue[head, end), the next level
+//                      is appended at tail
 //
 // jaxmatch/_mcm_layout.py mirrors this layout.
 #pragma once
@@ -38,11 +42,14 @@ enum McmScalar : int {
   kMcmStatus = 0,
   kMcmPhaseSlot = 1,   // McmPhase
   kMcmLevel = 2,       // BFS level being expanded
-  kMcmInserted = 3,    // a column joined the next level (this level)
+  kMcmInserted = 3,    // OR of the level kernel's blocks' flags (stepped)
   kMcmFound = 4,       // an augmenting path was found (this phase)
   kMcmNPhases = 5,     // completed BFS + Alternate + FixMatching phases
   kMcmNLevels = 6,     // BFS level kernels run, over all phases
   kMcmTicket = 7,      // blocks done with the current kernel (stepped solver)
+  kMcmQHead = 8,       // the current level is queue[head, end)
+  kMcmQEnd = 9,
+  kMcmQTail = 10,      // the next level is appended at queue[tail]
   kMcmScalars = 16,
 };
 
@@ -58,14 +65,15 @@ struct McmOptions {
 
 struct McmLayout {
   int n_rows, n_cols;
-  std::size_t rmatch, cmatch, bfs, root, pred, len;
+  std::size_t rmatch, cmatch, bfs, root, pred, queue, len;
   JM_HD McmLayout(int nr, int nc) : n_rows(nr), n_cols(nc) {
     rmatch = kMcmScalars;
     cmatch = rmatch + nr;
     bfs = cmatch + nc;
     root = bfs + nc;
     pred = root + nc;
-    len = pred + nr;
+    queue = pred + nr;
+    len = queue + nc;
   }
 };
 
@@ -81,6 +89,7 @@ struct McmView {
   int* bfs;
   int* root;
   int* pred;
+  int* queue;
   JM_HD McmView(int n_rows, int n_cols, int cap, const int* cx, const int* ca,
                 int* s)
       : nr(n_rows), nc(n_cols), nnz_cap(cap), cxadj(cx), cadj(ca), sc(s) {
@@ -90,6 +99,7 @@ struct McmView {
     bfs = s + L.bfs;
     root = s + L.root;
     pred = s + L.pred;
+    queue = s + L.queue;
   }
 };
 

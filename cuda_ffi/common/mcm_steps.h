@@ -47,10 +47,11 @@ constexpr int kMcmFlagFound = 2;
 
 // ------------------------------------------------------------ initialisation
 
-// Whether column c's adjacency is a valid slice of cadj with rows in range.
+// Whether column c's adjacency is a valid slice of cadj with rows in range
+// (and the pointers start at 0).
 JM_HD bool mcm_column_ok(const McmView& p, int c) {
   const int lo = p.cxadj[c], hi = p.cxadj[c + 1];
-  if (lo < 0 || hi < lo || hi > p.nnz_cap) return false;
+  if (lo < 0 || hi < lo || hi > p.nnz_cap || (c == 0 && lo != 0)) return false;
   for (int k = lo; k < hi; ++k) {
     const int r = p.cadj[k];
     if (r < 0 || r >= p.nr) return false;
@@ -118,24 +119,33 @@ JM_HD void mcm_init_match(const Team& team, McmView& p, int init,
   }
 }
 
-// InitBfsArray (and the root array): free columns are the roots, at level L0.
+// InitBfsArray (and the root array): free columns are the roots, at level L0,
+// and form the queue's first level.  Expects sc[kMcmQTail] == 0.
 template <class Team>
 JM_HD void mcm_init_bfs(const Team& team, McmView& p) {
   for (int c = team.rank(); c < p.nc; c += team.size()) {
     const bool free_col = p.cmatch[c] == -1;
     p.bfs[c] = free_col ? kMcmL0 : kMcmL0 - 1;
     p.root[c] = free_col ? c : -1;
+    if (free_col) p.queue[atomic_add_int(p.sc + kMcmQTail, 1)] = c;
   }
 }
 
 // ------------------------------------------------------------ one BFS level
-// GPUBFS (wr = false) and GPUBFS-WR (wr = true): expand the columns at
-// `level`.  Returns this worker's kMcmFlag* bits.
+// GPUBFS (wr = false) and GPUBFS-WR (wr = true): expand the columns of the
+// current level, queue[head, end).  A matched row brings its column into the
+// next level; the column is claimed with compare-and-swap on its BFS level,
+// so it is queued once and its row's pred has one writer.  A free row ends an
+// augmenting path: it is marked -2 (racing writers of its pred all hold a
+// column of this level).  Returns this worker's kMcmFlag* bits.
 template <class Team>
-JM_HD int mcm_level(const Team& team, McmView& p, int level, bool wr) {
+JM_HD int mcm_level(const Team& team, McmView& p, bool wr) {
+  const int level = load_shared_scalar(p.sc + kMcmLevel);
+  const int head = load_shared_scalar(p.sc + kMcmQHead);
+  const int end = load_shared_scalar(p.sc + kMcmQEnd);
   int flags = 0;
-  for (int c = team.rank(); c < p.nc; c += team.size()) {
-    if (p.bfs[c] != level) continue;
+  for (int i = head + team.rank(); i < end; i += team.size()) {
+    const int c = p.queue[i];
     int my_root = -1;
     if (wr) {
       my_root = p.root[c];
@@ -145,10 +155,12 @@ JM_HD int mcm_level(const Team& team, McmView& p, int level, bool wr) {
       const int r = p.cadj[k];
       const int col_match = p.rmatch[r];
       if (col_match >= 0) {
-        if (p.bfs[col_match] == kMcmL0 - 1) {
-          p.bfs[col_match] = level + 1;
+        if (p.bfs[col_match] == kMcmL0 - 1 &&
+            atomic_cas_int(p.bfs + col_match, kMcmL0 - 1, level + 1) ==
+                kMcmL0 - 1) {
           if (wr) p.root[col_match] = my_root;
           p.pred[r] = c;
+          p.queue[atomic_add_int(p.sc + kMcmQTail, 1)] = col_match;
           flags |= kMcmFlagInserted;
         }
       } else if (col_match == -1) {
@@ -171,6 +183,7 @@ JM_HD int mcm_level(const Team& team, McmView& p, int level, bool wr) {
 // the column (cmatch[c] is a row whose pred is c) or at its root.
 template <class Team>
 JM_HD void mcm_alternate(const Team& team, McmView& p, bool wr) {
+  if (team.rank() == 0) p.sc[kMcmQTail] = 0;  // the next phase's queue
   for (int r = team.rank(); r < p.nr; r += team.size()) {
     if (p.rmatch[r] != -2) continue;
     if (wr && p.bfs[p.root[p.pred[r]]] != -r) continue;
@@ -191,7 +204,8 @@ JM_HD void mcm_alternate(const Team& team, McmView& p, bool wr) {
 // ------------------------------------------------------------ FixMatching
 // Rows whose column does not name them back become free, path ends that
 // were not flipped too; then InitBfsArray for the next phase (it reads only
-// cmatch, which FixMatching does not write).
+// cmatch, which FixMatching does not write; the queue's tail was reset by
+// mcm_alternate).
 template <class Team>
 JM_HD void mcm_fix_and_restart(const Team& team, McmView& p) {
   for (int r = team.rank(); r < p.nr; r += team.size()) {
@@ -202,13 +216,25 @@ JM_HD void mcm_fix_and_restart(const Team& team, McmView& p) {
 }
 
 // ------------------------------------------------------------ control
+// The first level of a phase: the roots queued by mcm_init_bfs.
+JM_HD void mcm_ctrl_start_phase(McmView& p) {
+  int* sc = p.sc;
+  sc[kMcmPhaseSlot] = kMcmBfsPhase;
+  sc[kMcmLevel] = kMcmL0;
+  sc[kMcmFound] = 0;
+  sc[kMcmInserted] = 0;
+  sc[kMcmQHead] = 0;
+  sc[kMcmQEnd] = load_shared_scalar(sc + kMcmQTail);
+}
+
 // After a level step; `flags` is the team's OR of mcm_level's results.
 JM_HD void mcm_ctrl_level(McmView& p, const McmOptions& o, int flags) {
   int* sc = p.sc;
   sc[kMcmNLevels] += 1;
   if (flags & kMcmFlagFound) sc[kMcmFound] = 1;
   const bool found = sc[kMcmFound] != 0;
-  const bool inserted = (flags & kMcmFlagInserted) != 0;
+  const int tail = load_shared_scalar(sc + kMcmQTail);
+  const bool inserted = tail > sc[kMcmQEnd];
   if (!inserted) {
     if (found) sc[kMcmPhaseSlot] = kMcmAlternatePhase;
     else sc[kMcmStatus] = kMcmDone;  // the BFS from every free column ended
@@ -216,6 +242,8 @@ JM_HD void mcm_ctrl_level(McmView& p, const McmOptions& o, int flags) {
     sc[kMcmPhaseSlot] = kMcmAlternatePhase;
   } else {
     sc[kMcmLevel] += 1;
+    sc[kMcmQHead] = sc[kMcmQEnd];
+    sc[kMcmQEnd] = tail;
   }
 }
 
@@ -223,10 +251,7 @@ JM_HD void mcm_ctrl_level(McmView& p, const McmOptions& o, int flags) {
 JM_HD void mcm_ctrl_restart(McmView& p, const McmOptions& o) {
   int* sc = p.sc;
   sc[kMcmNPhases] += 1;
-  sc[kMcmPhaseSlot] = kMcmBfsPhase;
-  sc[kMcmLevel] = kMcmL0;
-  sc[kMcmFound] = 0;
-  sc[kMcmInserted] = 0;
+  mcm_ctrl_start_phase(p);
   if (sc[kMcmNPhases] >= o.max_phases) sc[kMcmStatus] = kMcmPhaseLimit;
 }
 
@@ -242,6 +267,8 @@ JM_HD void mcm_init(const Team& team, McmView& p, int init, const int* rm0,
   team.sync();
   mcm_init_bfs(team, p);
   team.sync();
+  if (team.rank() == 0) mcm_ctrl_start_phase(p);
+  team.sync();
 }
 
 template <class Team>
@@ -249,8 +276,7 @@ JM_HD void mcm_solve_loop(const Team& team, McmView& p, const McmOptions& o) {
   const bool wr = o.bfs == kMcmBfsWr;
   while (mcm_running(p)) {
     if (mcm_phase(p) == kMcmBfsPhase) {
-      const int level = load_shared_scalar(p.sc + kMcmLevel);
-      const int flags = team.sync_or(mcm_level(team, p, level, wr));
+      const int flags = team.sync_or(mcm_level(team, p, wr));
       if (team.rank() == 0) mcm_ctrl_level(p, o, flags);
       team.sync();
     } else {
@@ -273,7 +299,7 @@ inline void mcm_stepped_call_serial(McmView& p, const McmOptions& o,
   const bool wr = o.bfs == kMcmBfsWr;
   for (int k = 0; k < levels; ++k) {
     if (!mcm_running(p) || mcm_phase(p) != kMcmBfsPhase) break;
-    const int flags = mcm_level(team, p, p.sc[kMcmLevel], wr);
+    const int flags = mcm_level(team, p, wr);
     mcm_ctrl_level(p, o, flags);
   }
   if (mcm_running(p) && mcm_phase(p) == kMcmAlternatePhase) {

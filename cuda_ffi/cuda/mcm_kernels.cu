@@ -18,7 +18,6 @@ namespace {
 
 constexpr int kThreads = 256;
 constexpr int kCtBlocks = 256;  // CT: 256 blocks x 256 threads
-constexpr int kMtMaxBlocks = 1 << 20;
 constexpr int kMaxGridY = 65535;
 constexpr int kFusedMaxThreads = 512;
 
@@ -68,6 +67,11 @@ __global__ void mcm_init_bfs_kernel(McmProblem s) {
   for (int64_t b = blockIdx.y; b < s.batch; b += gridDim.y) {
     McmView p = ViewOf(s, b);
     mcm_init_bfs(team, p);
+    if (LastBlockOfRow(p.sc + kMcmTicket, p.sc + kMcmInserted, 0) &&
+        threadIdx.x == 0) {
+      p.sc[kMcmTicket] = 0;
+      mcm_ctrl_start_phase(p);
+    }
   }
 }
 
@@ -76,8 +80,7 @@ __global__ void mcm_level_kernel(McmProblem s, McmOptions o) {
   for (int64_t b = blockIdx.y; b < s.batch; b += gridDim.y) {
     McmView p = ViewOf(s, b);
     if (!StepActive(p, kMcmBfsPhase)) continue;  // uniform over the row
-    const int level = load_shared_scalar(p.sc + kMcmLevel);
-    int bits = mcm_level(team, p, level, o.bfs == kMcmBfsWr);
+    int bits = mcm_level(team, p, o.bfs == kMcmBfsWr);
     bits = BlockTeam().sync_or(bits);
     if (LastBlockOfRow(p.sc + kMcmTicket, p.sc + kMcmInserted, bits) &&
         threadIdx.x == 0) {
@@ -123,6 +126,22 @@ __global__ void __launch_bounds__(kFusedMaxThreads)
   }
 }
 
+// MT: one thread per vertex, up to the threads the GPU holds at once
+// (Deveci et al.: MT = min(n, #threads of the architecture)).
+int MtMaxBlocks() {
+  int dev = 0, sms = 0, threads_per_sm = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess ||
+      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) !=
+          cudaSuccess ||
+      cudaDeviceGetAttribute(&threads_per_sm,
+                             cudaDevAttrMaxThreadsPerMultiProcessor,
+                             dev) != cudaSuccess) {
+    cudaGetLastError();  // clear; fall back to an H100-sized grid
+    return 132 * 2048 / kThreads;
+  }
+  return sms * (threads_per_sm / kThreads);
+}
+
 int Blocks(int64_t work, int cap) {
   int64_t bx = (work + kThreads - 1) / kThreads;
   if (bx < 1) bx = 1;
@@ -132,7 +151,7 @@ int Blocks(int64_t work, int cap) {
 
 dim3 Grid(const McmProblem& s, int mapping) {
   const int64_t work = s.nr > s.nc ? s.nr : s.nc;
-  const int bx = mapping == kMcmMappingCt ? kCtBlocks : Blocks(work, kMtMaxBlocks);
+  const int bx = mapping == kMcmMappingCt ? kCtBlocks : Blocks(work, MtMaxBlocks());
   const int by = s.batch < kMaxGridY ? static_cast<int>(s.batch) : kMaxGridY;
   return dim3(bx, by);
 }
