@@ -34,13 +34,13 @@ __device__ bool StepActive(const McmView& p, int phase) {
 // thread).  Thread 0 of each block first ORs `bits` into `slot`.
 __device__ bool LastBlockOfRow(int* ticket, int* slot, int bits) {
   __shared__ int s_last;
-  __syncthreads();
+  BlockTeam().sync();
   if (threadIdx.x == 0) {
     if (bits) atomicOr(slot, bits);
     __threadfence();
     s_last = atomicAdd(ticket, 1) == static_cast<int>(gridDim.x) - 1;
   }
-  __syncthreads();
+  BlockTeam().sync();
   if (s_last) __threadfence();
   return s_last;
 }

@@ -9,9 +9,18 @@ struct BlockTeam {
   static constexpr bool kRowOuter = false;
   __device__ int rank() const { return threadIdx.x; }
   __device__ int size() const { return blockDim.x; }
-  __device__ void sync() const { __syncthreads(); }
+  // Barriers come after loops whose trip counts differ between the threads
+  // of a warp; __syncwarp() first reconverges the warp, so the block-wide
+  // barrier (an .aligned PTX barrier) is reached by whole warps.  Without it
+  // the H200 livelocked the fused matching solver: the 31 threads of a warp
+  // with no work cycled through the barriers while the 32nd never ran.
+  __device__ void sync() const {
+    __syncwarp();
+    __syncthreads();
+  }
   // OR of every thread's bits (each bit reduced separately); a barrier.
   __device__ int sync_or(int bits) const {
+    __syncwarp();
     int out = 0;
     for (int bit = 1; bit <= 2; bit <<= 1)
       if (__syncthreads_or(bits & bit)) out |= bit;
