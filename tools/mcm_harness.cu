@@ -30,6 +30,10 @@ static void dump(const std::vector<int>& st, int nr, int nc) {
   for (int c = 0; c < nc && c < 16; ++c) printf(" %d", st[L.bfs + c]);
   printf("\n  pred:");
   for (int r = 0; r < nr && r < 16; ++r) printf(" %d", st[L.pred + r]);
+  printf("\n  root:");
+  for (int c = 0; c < nc && c < 16; ++c) printf(" %d", st[L.root + c]);
+  printf("\n  queue:");
+  for (int c = 0; c < nc && c < 16; ++c) printf(" %d", st[L.queue + c]);
   printf("\n");
 }
 
