@@ -666,26 +666,8 @@ def check(case: dict, res: dict, ref: list[float], ref_src: str) -> dict:
 
 
 def environment() -> dict:
-    env = {"python": sys.version.split()[0], "platform": platform.platform(),
-           "machine": platform.machine(), "cpu_count": os.cpu_count(),
-           "XLA_FLAGS": os.environ.get("XLA_FLAGS", ""),
-           "JAX_PLATFORMS": os.environ.get("JAX_PLATFORMS", ""),
-           "PYTHONPATH": os.environ.get("PYTHONPATH", "")}
-    try:
-        out = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version,memory.total",
-                              "--format=csv,noheader"], capture_output=True, text=True, timeout=20)
-        if out.returncode == 0:
-            env["gpu"] = out.stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        pass
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    env["cpu"] = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
+    env = _load_report()._common().machine_environment()
+    env["PYTHONPATH"] = os.environ.get("PYTHONPATH", "")
     return env
 
 

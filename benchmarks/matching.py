@@ -80,6 +80,7 @@ import traceback  # noqa: E402
 
 import numpy as np  # noqa: E402
 
+import bench_common  # noqa: E402
 import matching_graphs as mg  # noqa: E402
 
 # --------------------------------------------------------------------------
@@ -853,14 +854,7 @@ class Worker:
         self.kill()
 
 
-def _fmt_t(t) -> str:
-    if t is None:
-        return "-"
-    if t < 1e-3:
-        return f"{t * 1e6:.0f} us"
-    if t < 1:
-        return f"{t * 1e3:.3g} ms"
-    return f"{t:.3g} s"
+_fmt_t = bench_common.fmt_time
 
 
 def _log_result(r: dict) -> None:
@@ -1244,29 +1238,12 @@ class Runner:
 
 
 def environment() -> dict:
-    env = {"python": sys.version.split()[0], "platform": platform.platform(),
-           "machine": platform.machine(), "cpu_count": os.cpu_count(), "numpy": np.__version__,
-           "XLA_FLAGS": os.environ.get("XLA_FLAGS", ""),
-           "JAX_PLATFORMS": os.environ.get("JAX_PLATFORMS", "")}
+    env = bench_common.machine_environment()
+    env["numpy"] = np.__version__
     try:
         import scipy
         env["scipy"] = scipy.__version__
     except ImportError:
-        pass
-    try:
-        out = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version,memory.total",
-                              "--format=csv,noheader"], capture_output=True, text=True, timeout=20)
-        if out.returncode == 0:
-            env["gpu"] = out.stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        pass
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    env["cpu"] = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
         pass
     try:
         with open("/proc/meminfo") as f:

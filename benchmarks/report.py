@@ -19,14 +19,18 @@ import sys
 from pathlib import Path
 
 
-def _fmt_t(t):
-    if t is None:
-        return "-"
-    if t < 1e-3:
-        return f"{t * 1e6:.0f} us"
-    if t < 1:
-        return f"{t * 1e3:.3g} ms"
-    return f"{t:.3g} s"
+def _common():
+    """bench_common.py, loaded by path (lap.py keeps this folder off sys.path)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "bench_common", Path(__file__).resolve().with_name("bench_common.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+_fmt_t = _common().fmt_time
 
 
 def _label(solver: str, tag: str, multi_tag: set[str]) -> str:

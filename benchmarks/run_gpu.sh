@@ -24,6 +24,7 @@
 # Never exits non-zero because of a failing solver.
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1
+source benchmarks/build_jaxmatch.sh
 ROOT="$(pwd)"
 OUTDIR="${OUT:-/tmp/lapbench}"
 mkdir -p "$OUTDIR"
@@ -61,18 +62,7 @@ if has setup; then
   echo "== setup (t=$((SECONDS - T0))s)"
   {
     bash benchmarks/install_peers.sh
-    if [ "${SKIP_JAXMATCH_BUILD:-0}" != 1 ] && ! jaxmatch_ok; then
-      echo "jaxmatch: building the CUDA library (pip install --no-build-isolation --target $SITE .)"
-      t=$SECONDS
-      if "$PY" -m pip install -q --no-build-isolation --no-deps --no-index --no-cache-dir \
-            --upgrade --target "$SITE" . > "$OUTDIR/jaxmatch_build.log" 2>&1; then
-        echo "jaxmatch: built in $((SECONDS - t)) s"
-      else
-        echo "jaxmatch: BUILD FAILED ($((SECONDS - t)) s); tail:"
-        tail -n 40 "$OUTDIR/jaxmatch_build.log"
-      fi
-    fi
-    jaxmatch_ok || echo "jaxmatch: NOT usable on the GPU (the runs will record the error)"
+    build_jaxmatch_if_needed
   } 2>&1 | tee "$OUTDIR/setup.log"
 fi
 

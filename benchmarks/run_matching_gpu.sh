@@ -29,6 +29,7 @@
 # Never exits non-zero because of a failing solver.
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1
+source benchmarks/build_jaxmatch.sh
 ROOT="$(pwd)"
 OUTDIR="${OUT:-/tmp/matchbench}"
 mkdir -p "$OUTDIR"
@@ -83,18 +84,7 @@ if has setup; then
     fi
     (cd /tmp && "$PY" -c "import igraph, scipy, numpy; print('igraph', igraph.__version__, '| scipy', scipy.__version__, '| numpy', numpy.__version__)") \
       || echo "igraph: NOT importable"
-    if [ "${SKIP_JAXMATCH_BUILD:-0}" != 1 ] && ! jaxmatch_ok; then
-      echo "jaxmatch: building the CUDA library (pip install --no-build-isolation --target $SITE .)"
-      t=$SECONDS
-      if "$PY" -m pip install -q --no-build-isolation --no-deps --no-index --no-cache-dir \
-            --upgrade --target "$SITE" . > "$OUTDIR/jaxmatch_build.log" 2>&1; then
-        echo "jaxmatch: built in $((SECONDS - t)) s"
-      else
-        echo "jaxmatch: BUILD FAILED ($((SECONDS - t)) s); tail:"
-        tail -n 40 "$OUTDIR/jaxmatch_build.log"
-      fi
-    fi
-    jaxmatch_ok || echo "jaxmatch: NOT usable on the GPU (the runs will record the error)"
+    build_jaxmatch_if_needed
   } 2>&1 | tee "$OUTDIR/setup.log"
 fi
 

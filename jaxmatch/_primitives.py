@@ -83,15 +83,17 @@ def _mcm_state_shape(cxadj: jax.Array, n_rows: int):
     )
 
 
-def mcm_init(cxadj, cadj, rm0, cm0, *, init: int):
-    """Initial matching (none, cheap or the warm start rm0/cm0) and BFS array."""
+def _mcm_from_scratch(target: str, cxadj, cadj, rm0, cm0, **attrs):
     _ensure_registered()
     call = _compat.ffi_call(
-        "jaxmatch_mcm_init",
-        _mcm_state_shape(cxadj, rm0.shape[-1]),
-        vmap_method="broadcast_all",
+        target, _mcm_state_shape(cxadj, rm0.shape[-1]), vmap_method="broadcast_all"
     )
-    return call(cxadj, cadj, rm0, cm0, init=np.int32(init))
+    return call(cxadj, cadj, rm0, cm0, **{k: np.int32(v) for k, v in attrs.items()})
+
+
+def mcm_init(cxadj, cadj, rm0, cm0, *, init: int):
+    """Initial matching (none, cheap or the warm start rm0/cm0) and BFS array."""
+    return _mcm_from_scratch("jaxmatch_mcm_init", cxadj, cadj, rm0, cm0, init=init)
 
 
 def mcm_step(cxadj, cadj, state, *, n_rows: int, driver: int, bfs: int,
@@ -119,19 +121,7 @@ def mcm_step(cxadj, cadj, state, *, n_rows: int, driver: int, bfs: int,
 def mcm_solve(cxadj, cadj, rm0, cm0, *, init: int, driver: int, bfs: int,
               max_phases: int):
     """Initialisation and the whole solve in one call (fused)."""
-    _ensure_registered()
-    call = _compat.ffi_call(
-        "jaxmatch_mcm_solve",
-        _mcm_state_shape(cxadj, rm0.shape[-1]),
-        vmap_method="broadcast_all",
-    )
-    return call(
-        cxadj,
-        cadj,
-        rm0,
-        cm0,
-        init=np.int32(init),
-        driver=np.int32(driver),
-        bfs=np.int32(bfs),
-        max_phases=np.int32(max_phases),
+    return _mcm_from_scratch(
+        "jaxmatch_mcm_solve", cxadj, cadj, rm0, cm0,
+        init=init, driver=driver, bfs=bfs, max_phases=max_phases,
     )
