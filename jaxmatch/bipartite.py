@@ -49,6 +49,9 @@ FUSED_MAX_VERTICES = 4096
 #: BFS level kernels per stepped call, by driver.
 LEVELS_PER_CALL = {"apfb": 16, "apsb": 8}
 
+#: Upper bound on ``levels_per_call`` (larger values are clamped).
+MAX_LEVELS_PER_CALL = 1024
+
 _METHODS = ("auto", "apfb", "apsb")
 _EXECUTIONS = ("auto", "fused", "stepped")
 _MAPPINGS = ("auto", "ct", "mt")
@@ -178,7 +181,8 @@ def max_cardinality_matching(
         (about a thread per vertex) or ``"auto"`` (ct). Ignored on the CPU.
       execution: ``"fused"``, ``"stepped"`` or ``"auto"`` (module docstring).
       levels_per_call: BFS levels per stepped call (default
-        :data:`LEVELS_PER_CALL` of the driver).
+        :data:`LEVELS_PER_CALL` of the driver; at most
+        :data:`MAX_LEVELS_PER_CALL`).
       max_phases: safety bound on phases (default ``min(n_rows, n_cols) + 1``,
         which the theory never reaches: each phase adds a pair).
 
@@ -196,7 +200,8 @@ def max_cardinality_matching(
         levels_per_call = LEVELS_PER_CALL["apfb" if method == "auto" else method]
     if int(levels_per_call) < 1:
         raise ValueError("levels_per_call must be >= 1")
-    levels_per_call = min(int(levels_per_call), 1 << 20)  # no phase has more levels
+    # The GPU launches this many level kernels per call: keep it bounded.
+    levels_per_call = min(int(levels_per_call), MAX_LEVELS_PER_CALL)
     if max_phases is None:
         max_phases = min(G.n_rows, G.n_cols) + 1
     max_phases = int(max(1, min(int(max_phases), 2**31 - 1)))
