@@ -24,6 +24,18 @@ class GraphValidationError(ValueError):
     """A malformed CSR structure or edge list."""
 
 
+def sorted_unique(a: np.ndarray) -> np.ndarray:
+    """``np.unique`` of a 1-D integer array by sorting (NumPy 2.4's hash-based
+    ``np.unique`` took 21 s on 16.7M keys, a sort 0.14 s)."""
+    a = np.sort(a)
+    if a.size < 2:
+        return a
+    keep = np.empty(a.size, bool)
+    keep[0] = True
+    np.not_equal(a[1:], a[:-1], out=keep[1:])
+    return a[keep]
+
+
 def _as_index_array(x, name: str) -> np.ndarray:
     a = np.asarray(x)
     if a.ndim != 1:
@@ -70,9 +82,11 @@ def validate_csr(indptr, indices, n_major: int, n_minor: int, *, what: str = "CS
         raise GraphValidationError(f"{what}: index {bad} out of range [0, {n_minor})")
 
 
-def _csr_from_pairs(major: np.ndarray, minor: np.ndarray, n_major: int):
-    order = np.lexsort((minor, major))
-    major, minor = major[order], minor[order]
+def _csr_from_pairs(major: np.ndarray, minor: np.ndarray, n_major: int, n_minor: int):
+    # Sort one int64 key (several times faster than lexsort on two arrays).
+    width = max(n_minor, 1)
+    key = np.sort(np.asarray(major, np.int64) * width + np.asarray(minor, np.int64))
+    major, minor = key // width, key % width
     counts = np.bincount(major, minlength=n_major)
     indptr = np.concatenate([[0], np.cumsum(counts)])
     return indptr.astype(np.int32), minor.astype(np.int32)
@@ -138,10 +152,10 @@ class BipartiteGraph:
                 bad = a[(a < 0) | (a >= bound)][0]
                 raise GraphValidationError(f"{name} index {bad} out of range [0, {bound})")
         if r.size:
-            key = np.unique(r * max(n_cols, 1) + c)
+            key = sorted_unique(r * max(n_cols, 1) + c)
             r, c = key // max(n_cols, 1), key % max(n_cols, 1)
-        cxadj, cadj = _csr_from_pairs(c, r, n_cols)
-        rxadj, radj = _csr_from_pairs(r, c, n_rows)
+        cxadj, cadj = _csr_from_pairs(c, r, n_cols, n_rows)
+        rxadj, radj = _csr_from_pairs(r, c, n_rows, n_cols)
         return cls(jnp.asarray(cxadj), jnp.asarray(cadj), jnp.asarray(rxadj),
                    jnp.asarray(radj), n_rows, n_cols)
 

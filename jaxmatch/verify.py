@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .graph import BipartiteGraph
+from .graph import BipartiteGraph, sorted_unique
 from .types import LAPCertificate, LAPResult, MatchingCertificate
 
 
@@ -122,10 +122,6 @@ def _matching_arrays(matching):
     return np.asarray(matching.row_match), np.asarray(matching.col_match)
 
 
-def _edge_keys(G: BipartiteGraph, rows, cols) -> np.ndarray:
-    return np.asarray(rows, np.int64) * max(G.n_cols, 1) + np.asarray(cols, np.int64)
-
-
 def _matching_validity(G: BipartiteGraph, rm: np.ndarray, cm: np.ndarray) -> str:
     """Empty string when the matching is valid, else the first problem."""
     if rm.shape != (G.n_rows,) or cm.shape != (G.n_cols,):
@@ -137,10 +133,15 @@ def _matching_validity(G: BipartiteGraph, rm: np.ndarray, cm: np.ndarray) -> str
         return "row_match and col_match disagree"
     if np.count_nonzero(cm >= 0) != rows.size:
         return "col_match has matches that row_match lacks"
-    is_edge = np.isin(_edge_keys(G, rows, rm[rows]), _edge_keys(G, *G.edges()))
-    if not np.all(is_edge):
-        i = rows[np.flatnonzero(~is_edge)[0]]
-        return f"matched pair ({i}, {rm[i]}) is not an edge"
+    # Each matched column must list its row: one pass over the column CSR.
+    cx = np.asarray(G.cxadj, np.int64)
+    col_of_edge = np.repeat(np.arange(G.n_cols), np.diff(cx))
+    hit = np.asarray(G.cadj)[: cx[-1]] == cm[col_of_edge]
+    listed = np.bincount(col_of_edge[hit], minlength=G.n_cols) > 0
+    missing = np.flatnonzero((cm >= 0) & ~listed)
+    if missing.size:
+        j = missing[0]
+        return f"matched pair ({cm[j]}, {j}) is not an edge"
     return ""
 
 
@@ -185,7 +186,7 @@ def verify_matching(G: BipartiteGraph, matching) -> MatchingCertificate:
     seen_c = np.zeros(G.n_cols, bool)
     frontier = np.flatnonzero(seen_r)
     while frontier.size:
-        cols = np.unique(_row_neighbours(G, frontier))
+        cols = sorted_unique(_row_neighbours(G, frontier))
         cols = cols[~seen_c[cols]]
         seen_c[cols] = True
         rows = cm[cols]
