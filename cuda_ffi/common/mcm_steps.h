@@ -132,26 +132,44 @@ JM_HD void mcm_init_bfs(const Team& team, McmView& p) {
 }
 
 // ------------------------------------------------------------ one BFS level
-// GPUBFS (wr = false) and GPUBFS-WR (wr = true): expand the columns of the
-// current level, queue[head, end).  A matched row brings its column into the
-// next level; the column is claimed with compare-and-swap on its BFS level,
-// so it is queued once and its row's pred has one writer.  A free row ends an
-// augmenting path: it is marked -2 (racing writers of its pred all hold a
-// column of this level).  Returns this worker's kMcmFlag* bits.
+// Workers per column in a level: the power of two at or above the average
+// column degree (nnz capacity / columns), at most 32 (a warp) and at most the
+// team.  A column's edges are then read by `lanes` workers side by side
+// instead of one after another: a level's latency is a few dependent loads,
+// not a few per edge.
 template <class Team>
-JM_HD int mcm_level(const Team& team, McmView& p, bool wr) {
+JM_HD int mcm_lanes(const Team& team, const McmView& p) {
+  const int avg = p.nc > 0 ? (p.nnz_cap + p.nc - 1) / p.nc : 1;
+  int lanes = 1;
+  while (lanes < avg && lanes < 32) lanes *= 2;
+  while (lanes > team.size()) lanes /= 2;
+  return lanes;
+}
+
+// GPUBFS (wr = false) and GPUBFS-WR (wr = true): expand the columns of the
+// current level, queue[head, end), each by `lanes` consecutive workers (a
+// power of two dividing the team size).  A matched row brings its column into
+// the next level; the column is claimed with compare-and-swap on its BFS
+// level, so it is queued once and its row's pred has one writer.  A free row
+// ends an augmenting path: it is marked -2 (racing writers of its pred all
+// hold a column of this level; with root tracking each lane stops at its
+// first).  Returns this worker's kMcmFlag* bits.
+template <class Team>
+JM_HD int mcm_level(const Team& team, McmView& p, bool wr, int lanes) {
   const int level = load_shared_scalar(p.sc + kMcmLevel);
   const int head = load_shared_scalar(p.sc + kMcmQHead);
   const int end = load_shared_scalar(p.sc + kMcmQEnd);
+  const int lane = team.rank() & (lanes - 1);
+  const int groups = team.size() / lanes;
   int flags = 0;
-  for (int i = head + team.rank(); i < end; i += team.size()) {
+  for (int i = head + team.rank() / lanes; i < end; i += groups) {
     const int c = p.queue[i];
     int my_root = -1;
     if (wr) {
       my_root = p.root[c];
       if (p.bfs[my_root] < kMcmL0 - 1) continue;  // its tree found a path
     }
-    for (int k = p.cxadj[c]; k < p.cxadj[c + 1]; ++k) {
+    for (int k = p.cxadj[c] + lane; k < p.cxadj[c + 1]; k += lanes) {
       const int r = p.cadj[k];
       const int col_match = p.rmatch[r];
       if (col_match >= 0) {
@@ -274,9 +292,10 @@ JM_HD void mcm_init(const Team& team, McmView& p, int init, const int* rm0,
 template <class Team>
 JM_HD void mcm_solve_loop(const Team& team, McmView& p, const McmOptions& o) {
   const bool wr = o.bfs == kMcmBfsWr;
+  const int lanes = mcm_lanes(team, p);
   while (mcm_running(p)) {
     if (mcm_phase(p) == kMcmBfsPhase) {
-      const int flags = team.sync_or(mcm_level(team, p, wr));
+      const int flags = team.sync_or(mcm_level(team, p, wr, lanes));
       if (team.rank() == 0) mcm_ctrl_level(p, o, flags);
       team.sync();
     } else {
@@ -299,7 +318,7 @@ inline void mcm_stepped_call_serial(McmView& p, const McmOptions& o,
   const bool wr = o.bfs == kMcmBfsWr;
   for (int k = 0; k < levels; ++k) {
     if (!mcm_running(p) || mcm_phase(p) != kMcmBfsPhase) break;
-    const int flags = mcm_level(team, p, wr);
+    const int flags = mcm_level(team, p, wr, 1);
     mcm_ctrl_level(p, o, flags);
   }
   if (mcm_running(p) && mcm_phase(p) == kMcmAlternatePhase) {

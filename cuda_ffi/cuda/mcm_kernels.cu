@@ -80,7 +80,7 @@ __global__ void mcm_level_kernel(McmProblem s, McmOptions o) {
   for (int64_t b = blockIdx.y; b < s.batch; b += gridDim.y) {
     McmView p = ViewOf(s, b);
     if (!StepActive(p, kMcmBfsPhase)) continue;  // uniform over the row
-    int bits = mcm_level(team, p, o.bfs == kMcmBfsWr);
+    int bits = mcm_level(team, p, o.bfs == kMcmBfsWr, mcm_lanes(team, p));
     bits = BlockTeam().sync_or(bits);
     if (LastBlockOfRow(p.sc + kMcmTicket, p.sc + kMcmInserted, bits) &&
         threadIdx.x == 0) {
