@@ -139,7 +139,8 @@ JM_HD void mcm_init_bfs(const Team& team, McmView& p) {
 // not a few per edge.
 template <class Team>
 JM_HD int mcm_lanes(const Team& team, const McmView& p) {
-  const int avg = p.nc > 0 ? (p.nnz_cap + p.nc - 1) / p.nc : 1;
+  const int avg =  // ceil(nnz_cap / nc), without overflow near 2^31
+      p.nc > 0 ? p.nnz_cap / p.nc + (p.nnz_cap % p.nc != 0) : 1;
   int lanes = 1;
   while (lanes < avg && lanes < 32) lanes *= 2;
   while (lanes > team.size()) lanes /= 2;
