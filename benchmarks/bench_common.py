@@ -24,6 +24,31 @@ def fmt_time(t) -> str:
     return f"{t:.3g} s"
 
 
+def result_cell(r: dict | None) -> str:
+    """One solver's table cell from its result record: the median (with the
+    number of runs when fewer than ``_repeats``, and MISMATCH / unchecked),
+    or why there is none (too slow, timeout, skip, error, not run)."""
+    if r is None:
+        return ""
+    st = r.get("status")
+    chk = (r.get("check") or {}).get("ok")
+    if st == "ok":
+        s = fmt_time(r.get("median_s"))
+        if r.get("n_runs", 0) < r.get("_repeats", 0):
+            s += f" ({r['n_runs']}x)"
+        if chk is False:
+            s += " MISMATCH"
+        elif chk is None:
+            s += " (unchecked)"
+        return s
+    if st == "too-slow":
+        return f">{fmt_time(r.get('warmup_s'))}"
+    if st == "timeout":
+        t = r.get("timeout_s")
+        return f"timeout (>{t:.0f} s)" if t else "timeout"
+    return {"skipped": "skip", "error": "error", "deadline": "not run"}.get(st, str(st))
+
+
 def machine_environment() -> dict:
     """Python, platform, XLA flags, and the GPU and CPU as the OS names them."""
     env = {"python": sys.version.split()[0], "platform": platform.platform(),

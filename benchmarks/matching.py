@@ -855,6 +855,7 @@ class Worker:
 
 
 _fmt_t = bench_common.fmt_time
+_cell = bench_common.result_cell
 
 
 def _log_result(r: dict) -> None:
@@ -1261,26 +1262,6 @@ def environment() -> dict:
 def _short(label: str) -> str:
     return (label.replace("jaxmatch-gpu-cmdbuf/", "gpu+cb ").replace("jaxmatch-gpu/", "gpu ")
             .replace("jaxmatch-cpu/", "cpu "))
-
-
-def _cell(r: dict | None) -> str:
-    if r is None:
-        return ""
-    st = r.get("status")
-    chk = (r.get("check") or {}).get("ok")
-    if st == "ok":
-        s = _fmt_t(r.get("median_s"))
-        if chk is False:
-            s += " MISMATCH"
-        elif chk is None:
-            s += " (unchecked)"
-        return s
-    if st == "too-slow":
-        return f">{_fmt_t(r.get('warmup_s'))}"
-    if st == "timeout":
-        t = r.get("timeout_s")
-        return f"timeout (>{t:.0f} s)" if t else "timeout"
-    return {"skipped": "skip", "error": "error", "deadline": "not run"}.get(st, str(st))
 
 
 def _ok(r: dict | None) -> bool:

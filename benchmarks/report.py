@@ -30,29 +30,13 @@ def _common():
     return module
 
 
-_fmt_t = _common().fmt_time
+_bench_common = _common()
+_fmt_t = _bench_common.fmt_time
+_cell = _bench_common.result_cell
 
 
 def _label(solver: str, tag: str, multi_tag: set[str]) -> str:
     return f"{solver} [{tag}]" if solver in multi_tag else solver
-
-
-def _cell(r: dict) -> str:
-    st = r.get("status")
-    chk = (r.get("check") or {}).get("ok")
-    if st == "ok":
-        s = _fmt_t(r.get("median_s"))
-        if r.get("n_runs", 0) < r.get("_repeats", 0):
-            s += f" ({r['n_runs']}x)"
-        if chk is False:
-            s += " MISMATCH"
-        elif chk is None:
-            s += " (unchecked)"
-        return s
-    if st == "too-slow":
-        return f">{_fmt_t(r.get('warmup_s'))}"
-    return {"skipped": "skip", "error": "error", "timeout": "timeout",
-            "deadline": "not run"}.get(st, str(st))
 
 
 def render(docs: list[dict]) -> str:
