@@ -20,13 +20,13 @@ Solvers, each group in its own worker process (one process per group,
 kept across graphs; a crash, a hang or the run's ``--deadline`` kills only
 that worker, and a fresh one continues with what is left):
 
-* ``jaxmatch-gpu/{apfb,apsb}/{wr,plain}/{ct,mt}``: ``jax.jit(lambda G, rm, cm:
+* ``jaxmatch-gpu/{apfb,apsb,hybrid}/{wr,plain}/{ct,mt}``: ``jax.jit(lambda G, rm, cm:
   jaxmatch.max_cardinality_matching(G, method, bfs, mapping, init=(rm, cm)))``
   on the GPU, warm-started from the cheap matching;
 * ``jaxmatch-gpu-cmdbuf/...``: the same, in a worker started with
   ``XLA_FLAGS=--xla_gpu_enable_command_buffer=FUSION,CUSTOM_CALL,WHILE,CONDITIONAL
   --xla_gpu_graph_min_graph_size=1``;
-* ``jaxmatch-cpu/{apfb,apsb}/wr``: the same on the CPU;
+* ``jaxmatch-cpu/{apfb,apsb,hybrid}/wr``: the same on the CPU;
 * ``igraph``: ``Graph.maximum_bipartite_matching`` (push-relabel, no warm
   start: the whole call is timed, building the igraph Graph is not);
 * ``scipy``: ``scipy.sparse.csgraph.maximum_bipartite_matching(A,
@@ -121,12 +121,12 @@ GROUPS = ["jaxmatch-gpu", "jaxmatch-gpu-cmdbuf", "jaxmatch-cpu", "igraph", "scip
 
 SOLVERS: dict[str, dict] = {}
 for _g in ("jaxmatch-gpu", "jaxmatch-gpu-cmdbuf"):
-    for _m in ("apfb", "apsb"):
+    for _m in ("apfb", "apsb", "hybrid"):
         for _b in ("wr", "plain"):
             for _mp in ("ct", "mt"):
                 SOLVERS[f"{_g}/{_m}/{_b}/{_mp}"] = dict(group=_g, kind="jaxmatch", device="gpu",
                                                         method=_m, bfs=_b, mapping=_mp)
-for _m in ("apfb", "apsb"):
+for _m in ("apfb", "apsb", "hybrid"):
     SOLVERS[f"jaxmatch-cpu/{_m}/wr"] = dict(group="jaxmatch-cpu", kind="jaxmatch", device="cpu",
                                             method=_m, bfs="wr", mapping=None)
 SOLVERS["igraph"] = dict(group="igraph", kind="igraph", device="cpu")

@@ -7,7 +7,9 @@ augmenting paths; ``Alternate`` flips many of them in parallel and
 ``FixMatching`` repairs the conflicts the races leave.
 
 * drivers: ``"apfb"`` runs each phase's BFS to its end, ``"apsb"`` stops it
-  at the first level that reaches a free row (shortest paths);
+  at the first level that reaches a free row (shortest paths), ``"hybrid"``
+  (ours, the default) at :data:`HYBRID_DEPTH_FACTOR` times that level's
+  depth;
 * level kernels: ``"wr"`` (GPUBFS-WR) tracks each tree's root and stops
   growing trees whose root already found a path; ``"plain"`` (GPUBFS) does
   not;
@@ -47,12 +49,18 @@ from .types import MatchingResult, MatchingStatus
 FUSED_MAX_VERTICES = 4096
 
 #: BFS level kernels per stepped call, by driver.
-LEVELS_PER_CALL = {"apfb": 16, "apsb": 8}
+LEVELS_PER_CALL = {"apfb": 16, "apsb": 8, "hybrid": 16}
+
+#: The hybrid driver stops a phase's BFS once it is this many times as deep
+#: as the level that found the phase's first augmenting path (mirrors
+#: ``kMcmHybridDepthFactor`` in cuda_ffi/common/mcm_state.h).
+HYBRID_DEPTH_FACTOR = 4
 
 #: Upper bound on ``levels_per_call`` (larger values are clamped).
 MAX_LEVELS_PER_CALL = 1024
 
-_METHODS = ("auto", "apfb", "apsb")
+_METHODS = ("auto", "apfb", "apsb", "hybrid")
+_AUTO_METHOD = "hybrid"
 _EXECUTIONS = ("auto", "fused", "stepped")
 _MAPPINGS = ("auto", "ct", "mt")
 
@@ -169,8 +177,9 @@ def max_cardinality_matching(
         a malformed CSR passed in some other way is detected by the kernels
         and reported as ``status == MatchingStatus.INVALID_GRAPH``.
       method: ``"apfb"`` (full BFS per phase, the papers' best), ``"apsb"``
-        (BFS stops at the first level that finds a path) or ``"auto"``
-        (apfb).
+        (BFS stops at the first level that finds a path), ``"hybrid"`` (BFS
+        stops at :data:`HYBRID_DEPTH_FACTOR` times the depth of that level)
+        or ``"auto"`` (hybrid).
       bfs: ``"wr"`` (GPUBFS-WR, root tracking) or ``"plain"`` (GPUBFS).
       init: ``"cheap"`` (greedy initial matching), ``None`` (start empty), or
         a warm start ``(row_match, col_match)`` / :class:`MatchingResult`
@@ -191,13 +200,15 @@ def max_cardinality_matching(
     """
     G = _check_graph(G)
     method = _choice(method, _METHODS, "method")
-    driver = layout.DRIVERS["apfb" if method == "auto" else method]
+    if method == "auto":
+        method = _AUTO_METHOD
+    driver = layout.DRIVERS[method]
     bfs_id = layout.BFS_KERNELS[_choice(bfs, tuple(layout.BFS_KERNELS), "bfs")]
     mapping = _choice(mapping, _MAPPINGS, "mapping")
     mapping_id = layout.MAPPINGS["ct" if mapping == "auto" else mapping]
     execution = _choice(execution, _EXECUTIONS, "execution")
     if levels_per_call is None:
-        levels_per_call = LEVELS_PER_CALL["apfb" if method == "auto" else method]
+        levels_per_call = LEVELS_PER_CALL[method]
     if int(levels_per_call) < 1:
         raise ValueError("levels_per_call must be >= 1")
     # The GPU launches this many level kernels per call: keep it bounded.

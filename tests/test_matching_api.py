@@ -27,7 +27,7 @@ from matching_cases import (
     scipy_cardinality,
 )
 
-METHODS = ("apfb", "apsb")
+METHODS = ("apfb", "apsb", "hybrid")
 BFS = ("wr", "plain")
 EXECUTIONS = ("fused", "stepped")
 
@@ -214,6 +214,50 @@ def test_warm_start_forms(device):
         check_result(b.graphs[i], member(res, i), int(b.oracle[i]), f"broadcast {i}")
 
 
+# ------------------------------------------------------------- drivers
+
+
+def _two_paths(k):
+    """A free column c0 next to a free row (an augmenting path found at BFS
+    depth 1), and a free column c1 whose only augmenting path runs through a
+    chain of k matched pairs (found at depth k + 1); with the warm start."""
+    # columns: c0 = 0, c1 = 1, x_1..x_k = 2..k+1; rows: r0 = 0, y_1..y_k =
+    # 1..k, the free row k + 1.  x_i is matched to y_i and also sees y_{i+1}.
+    rows, cols = [0, 1], [0, 1]
+    for i in range(1, k + 1):
+        rows += [i, i + 1]
+        cols += [i + 1, i + 1]
+    G = BipartiteGraph.from_edges(np.array(rows), np.array(cols), k + 2, k + 2)
+    rm, cm = np.full(k + 2, -1), np.full(k + 2, -1)
+    rm[1:k + 1] = np.arange(2, k + 2)
+    cm[2:k + 2] = np.arange(1, k + 1)
+    return G, (rm, cm)
+
+
+@pytest.mark.parametrize("execution", EXECUTIONS)
+def test_where_each_driver_stops_the_bfs(device, execution):
+    """APFB takes both paths in one phase of k + 1 levels; APsB stops at depth
+    1 (c0's path), the hybrid at depth HYBRID_DEPTH_FACTOR, and a second
+    phase takes c1's path. Each solve ends with a phase of one level that
+    finds no free column. The level counts pin the rule (and the C++
+    constant that Python mirrors)."""
+    k = 3 * jaxmatch.bipartite.HYBRID_DEPTH_FACTOR
+    G, warm = _two_paths(k)
+    expected_levels = {
+        "apfb": (k + 1) + 1,
+        "apsb": 1 + (k + 1) + 1,
+        "hybrid": jaxmatch.bipartite.HYBRID_DEPTH_FACTOR + (k + 1) + 1,
+    }
+    expected_phases = {"apfb": 1, "apsb": 2, "hybrid": 2}
+    for method in METHODS:
+        res = _host(mcm(G, method=method, init=warm, execution=execution))
+        check_result(G, res, k + 2, method)
+        assert (int(res.n_levels), int(res.n_phases)) == (
+            expected_levels[method], expected_phases[method]), method
+    auto = _host(mcm(G, init=warm, execution=execution))
+    assert int(auto.n_levels) == expected_levels["hybrid"]
+
+
 # ------------------------------------------------------- argument errors
 
 
@@ -304,8 +348,8 @@ def test_malformed_column_csr(device, name, cxadj, cadj, message):
         G.validate()
     warm = (np.array([0, 1, 2]), np.array([0, 1, 2]))
     for k, (execution, init) in enumerate(itertools.product(EXECUTIONS, ("cheap", None, warm))):
-        _check_invalid(mcm(G, execution=execution, init=init, method=METHODS[k % 2],
-                           bfs=BFS[k // 2 % 2]))
+        _check_invalid(mcm(G, execution=execution, init=init, method=METHODS[k % len(METHODS)],
+                           bfs=BFS[k // len(METHODS) % 2]))
     _check_invalid(jaxmatch.cheap_matching(G))
     for execution in EXECUTIONS:
         _check_invalid(_jit_solver(execution, False)(G))

@@ -42,7 +42,7 @@ BUCKET_SPECS = {
 }
 MIN_DISTINCT_GRAPHS = 1000
 
-METHODS = ("apfb", "apsb")
+METHODS = ("apfb", "apsb", "hybrid")
 BFS = ("wr", "plain")
 INITS = ("cheap", None, "warm")
 EXECUTIONS = ("fused", "stepped")
@@ -185,7 +185,7 @@ def test_auto_execution(device):
     auto = _run(b, "cheap")
     _check_bucket(b, auto, "auto")
     if device.platform == "cpu":
-        fused = _run(b, "cheap", method="apfb", execution="fused")
+        fused = _run(b, "cheap", method="hybrid", execution="fused")
         for x, y in zip(auto, fused):
             np.testing.assert_array_equal(x, y)
 

@@ -45,7 +45,7 @@ LARGE_FAMILIES = ("uniform", "power_law", "grid", "delaunay", "triangular", "cha
 BUCKET = 192
 CAPACITY = BUCKET * BUCKET  # dense triangles and Hall blocks fit
 
-METHODS = ("apfb", "apsb")
+METHODS = ("apfb", "apsb", "hybrid")
 BFS = ("wr", "plain")
 INITS = ("cheap", None, "warm")
 EXECUTIONS = ("fused", "stepped")
@@ -159,7 +159,7 @@ def test_repeated_runs_of_one_batch(device):
     batch, rms, cms = jax.device_put((batch, rms, cms))
     seen = {}
     for run in range(n_runs):
-        key = (METHODS[run % 2], EXECUTIONS[run // 2 % 2])
+        key = (METHODS[run % len(METHODS)], EXECUTIONS[run // len(METHODS) % 2])
         res = jax.device_get(_batched_solver(key[0], "wr", None, key[1], "auto")(batch, rms, cms))
         for i, G in enumerate(graphs):
             check_result(G, member(res, i), oracle[i], f"run {run} {key} member {i}")

@@ -34,7 +34,7 @@ def main() -> int:
     runs = 0
     for G in graphs(rng):
         for method, bfs, init, execution, mapping in itertools.product(
-            ("apfb", "apsb"), ("wr", "plain"), ("cheap", None), ("fused", "stepped"), ("ct", "mt")
+            ("apfb", "apsb", "hybrid"), ("wr", "plain"), ("cheap", None), ("fused", "stepped"), ("ct", "mt")
         ):
             if execution == "fused" and mapping == "mt":
                 continue

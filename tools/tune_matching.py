@@ -63,7 +63,7 @@ def main():
             variants = [("cpu", "fused", "apfb", "wr", "ct", None)]
             if k <= 14:
                 variants.append(("gpu", "fused", "apfb", "wr", "ct", None))
-            for method in ("apfb", "apsb"):
+            for method in ("apfb", "apsb", "hybrid"):
                 for bfs in ("wr", "plain"):
                     for mapping in ("ct", "mt"):
                         variants.append(("gpu", "stepped", method, bfs, mapping, None))

@@ -25,7 +25,11 @@
 namespace jaxmatch {
 
 // Options of a solve, passed to the kernels as one small struct.
-enum McmDriver : int { kMcmApfb = 0, kMcmApsb = 1 };
+// APFB runs each phase's BFS to its end, APsB stops it at the first level
+// that reaches a free row, the hybrid at kMcmHybridDepthFactor times that
+// level's depth.
+enum McmDriver : int { kMcmApfb = 0, kMcmApsb = 1, kMcmHybrid = 2 };
+constexpr int kMcmHybridDepthFactor = 4;
 enum McmBfs : int { kMcmBfsPlain = 0, kMcmBfsWr = 1 };
 enum McmInit : int { kMcmInitNone = 0, kMcmInitCheap = 1, kMcmInitGiven = 2 };
 
@@ -50,6 +54,7 @@ enum McmScalar : int {
   kMcmQHead = 8,       // the current level is queue[head, end)
   kMcmQEnd = 9,
   kMcmQTail = 10,      // the next level is appended at queue[tail]
+  kMcmFoundLevel = 11, // the first level of this phase that found a path
   kMcmScalars = 16,
 };
 

@@ -1,6 +1,7 @@
 // The steps of the GPU augmenting-path matching algorithms of Deveci, Kaya,
-// Ucar and Catalyurek (APFB / APsB drivers, GPUBFS / GPUBFS-WR level
-// kernels, Alternate, FixMatching), written once for every back end.
+// Ucar and Catalyurek (APFB / APsB drivers, and a hybrid of the two; GPUBFS /
+// GPUBFS-WR level kernels, Alternate, FixMatching), written once for every
+// back end.
 //
 // Each step is a function of a Team (the workers sharing one problem: one
 // serial worker on the CPU, a thread block in the fused CUDA solver, a grid
@@ -241,23 +242,43 @@ JM_HD void mcm_ctrl_start_phase(McmView& p) {
   sc[kMcmPhaseSlot] = kMcmBfsPhase;
   sc[kMcmLevel] = kMcmL0;
   sc[kMcmFound] = 0;
+  sc[kMcmFoundLevel] = 0;
   sc[kMcmInserted] = 0;
   sc[kMcmQHead] = 0;
   sc[kMcmQEnd] = load_shared_scalar(sc + kMcmQTail);
+}
+
+// Whether a driver ends the BFS of a phase that has found a path, after the
+// level just expanded (depths count levels from 1: the roots' level is 1).
+// APsB stops at once; the hybrid once the BFS is kMcmHybridDepthFactor times
+// as deep as where it first found a path: the short paths of a phase are
+// taken, the trees that would wander far for a long one start afresh in the
+// next phase (APFB's phases on spatially ordered graphs can run hundreds of
+// levels for one path), while a phase whose first path is long still runs
+// deep enough to take the other long ones.
+JM_HD bool mcm_driver_stops(const McmOptions& o, const int* sc) {
+  if (o.driver == kMcmApsb) return true;
+  if (o.driver != kMcmHybrid) return false;
+  const int depth = sc[kMcmLevel] - kMcmL0 + 1;
+  const int first = sc[kMcmFoundLevel] - kMcmL0 + 1;
+  return depth / kMcmHybridDepthFactor >= first;  // depth >= factor * first
 }
 
 // After a level step; `flags` is the team's OR of mcm_level's results.
 JM_HD void mcm_ctrl_level(McmView& p, const McmOptions& o, int flags) {
   int* sc = p.sc;
   sc[kMcmNLevels] += 1;
-  if (flags & kMcmFlagFound) sc[kMcmFound] = 1;
+  if ((flags & kMcmFlagFound) && sc[kMcmFound] == 0) {
+    sc[kMcmFound] = 1;
+    sc[kMcmFoundLevel] = sc[kMcmLevel];
+  }
   const bool found = sc[kMcmFound] != 0;
   const int tail = load_shared_scalar(sc + kMcmQTail);
   const bool inserted = tail > sc[kMcmQEnd];
   if (!inserted) {
     if (found) sc[kMcmPhaseSlot] = kMcmAlternatePhase;
     else sc[kMcmStatus] = kMcmDone;  // the BFS from every free column ended
-  } else if (found && o.driver == kMcmApsb) {
+  } else if (found && mcm_driver_stops(o, sc)) {
     sc[kMcmPhaseSlot] = kMcmAlternatePhase;
   } else {
     sc[kMcmLevel] += 1;
