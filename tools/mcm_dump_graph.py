@@ -1,0 +1,43 @@
+#!/usr/bin/env python3
+"""Writes benchmark graphs for tools/mcm_levels.cu: int32 n_rows, n_cols, nnz,
+then the column CSR (cxadj [n_cols + 1], cadj [nnz], rows sorted).
+
+    python3 tools/mcm_dump_graph.py OUTDIR delaunay:20 rgg:20:rcp ...
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+from matching_graphs import graph_name, graph_params, load_graph  # noqa: E402
+
+
+def dump(A, path: Path) -> None:
+    C = A.tocsc()
+    C.sort_indices()
+    n_rows, n_cols = A.shape
+    with open(path, "wb") as f:
+        np.asarray([n_rows, n_cols, C.nnz], np.int32).tofile(f)
+        C.indptr.astype(np.int32).tofile(f)
+        C.indices.astype(np.int32).tofile(f)
+
+
+def main(argv: list[str]) -> int:
+    out = Path(argv[0])
+    out.mkdir(parents=True, exist_ok=True)
+    for spec in argv[1:]:
+        family, K, *rest = spec.split(":")
+        permuted = rest == ["rcp"]
+        A, _ = load_graph(graph_params(family, int(K)), permuted)
+        path = out / f"{graph_name(family, int(K), permuted)}.bin"
+        dump(A, path)
+        print(path, A.shape, A.nnz, flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,199 @@
+// Level-time probe of the stepped matching kernels (no JAX): reads a graph
+// dumped by tools/mcm_dump_graph.py, starts from the sequential cheap
+// matching (computed here, on the host, as the benchmark does), and
+//   * times whole stepped solves (LaunchMcmStep with `levels` level kernels
+//     per call, the status read back after each call, as lax.while_loop does
+//     without command buffers), several repeats;
+//   * with --profile, runs one level per call and records each level's GPU
+//     time (CUDA events around the call) against its frontier size.
+// Each solve's matching is checked on the host (consistent pairs, edges).
+//
+//   nvcc -O3 -std=c++17 --expt-relaxed-constexpr -arch=sm_90 -Icuda_ffi \
+//        tools/mcm_levels.cu cuda_ffi/cuda/mcm_kernels.cu -o /tmp/mcm_levels
+//   /tmp/mcm_levels graph.bin [--driver apfb|apsb|hybrid] [--levels 16]
+//                   [--mapping ct|mt] [--repeats 5] [--profile]
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include <cuda_runtime.h>
+
+#include "cuda/mcm_kernels.h"
+
+using namespace jaxmatch;
+
+#define CK(x)                                                            \
+  do {                                                                   \
+    cudaError_t e = (x);                                                 \
+    if (e != cudaSuccess) {                                              \
+      std::printf("CUDA %s at line %d\n", cudaGetErrorString(e), __LINE__); \
+      std::exit(2);                                                      \
+    }                                                                    \
+  } while (0)
+
+struct Graph {
+  int nr = 0, nc = 0;
+  std::vector<int> cx, ca;
+};
+
+// File: int32 nr, nc, nnz, then cxadj [nc + 1], cadj [nnz].
+static Graph Read(const char* path) {
+  Graph g;
+  FILE* f = std::fopen(path, "rb");
+  if (!f) { std::printf("cannot open %s\n", path); std::exit(2); }
+  int h[3];
+  if (std::fread(h, 4, 3, f) != 3) std::exit(2);
+  g.nr = h[0]; g.nc = h[1];
+  g.cx.resize(g.nc + 1); g.ca.resize(std::max(h[2], 1));
+  if (std::fread(g.cx.data(), 4, g.nc + 1, f) != size_t(g.nc + 1)) std::exit(2);
+  if (h[2] && std::fread(g.ca.data(), 4, h[2], f) != size_t(h[2])) std::exit(2);
+  std::fclose(f);
+  return g;
+}
+
+int main(int argc, char** argv) {
+  if (argc < 2) { std::printf("usage: mcm_levels graph.bin [options]\n"); return 2; }
+  const Graph g = Read(argv[1]);
+  int driver = kMcmApfb, levels = 16, mapping = kMcmMappingCt, repeats = 5;
+  bool profile = false;
+  for (int i = 2; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--driver") {
+      const std::string d = argv[++i];
+      driver = d == "apsb" ? kMcmApsb : d == "hybrid" ? kMcmHybrid : kMcmApfb;
+    }
+    else if (a == "--levels") levels = std::atoi(argv[++i]);
+    else if (a == "--mapping") mapping = std::string(argv[++i]) == "mt" ? kMcmMappingMt : kMcmMappingCt;
+    else if (a == "--repeats") repeats = std::atoi(argv[++i]);
+    else if (a == "--profile") profile = true;
+  }
+  // The sequential cheap matching: each column takes its first free row.
+  std::vector<int> rm0(g.nr, -1), cm0(g.nc, -1);
+  int cheap = 0;
+  for (int c = 0; c < g.nc; ++c)
+    for (int k = g.cx[c]; k < g.cx[c + 1]; ++k)
+      if (rm0[g.ca[k]] < 0) { rm0[g.ca[k]] = c; cm0[c] = g.ca[k]; ++cheap; break; }
+
+  const McmLayout L(g.nr, g.nc);
+  int *d_cx, *d_ca, *d_st, *d_rm, *d_cm;
+  CK(cudaMalloc(&d_cx, g.cx.size() * 4));
+  CK(cudaMalloc(&d_ca, g.ca.size() * 4));
+  CK(cudaMalloc(&d_st, L.len * 4));
+  CK(cudaMalloc(&d_rm, g.nr * 4));
+  CK(cudaMalloc(&d_cm, g.nc * 4));
+  CK(cudaMemcpy(d_cx, g.cx.data(), g.cx.size() * 4, cudaMemcpyHostToDevice));
+  CK(cudaMemcpy(d_ca, g.ca.data(), g.ca.size() * 4, cudaMemcpyHostToDevice));
+  CK(cudaMemcpy(d_rm, rm0.data(), g.nr * 4, cudaMemcpyHostToDevice));
+  CK(cudaMemcpy(d_cm, cm0.data(), g.nc * 4, cudaMemcpyHostToDevice));
+  const McmProblem p{1, g.nr, g.nc, static_cast<int>(g.ca.size()),
+                     static_cast<int64_t>(L.len), d_cx, d_ca, d_st};
+  const McmOptions o{driver, kMcmBfsWr, std::min(g.nr, g.nc) + 1};
+  cudaStream_t s;
+  CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  int* h_sc;
+  CK(cudaMallocHost(&h_sc, kMcmScalars * 4));
+  cudaEvent_t e0, e1;
+  CK(cudaEventCreate(&e0));
+  CK(cudaEventCreate(&e1));
+
+  auto check = [&](const char* what) {
+    std::vector<int> st(L.len);
+    CK(cudaMemcpy(st.data(), d_st, L.len * 4, cudaMemcpyDeviceToHost));
+    int card = 0;
+    bool ok = st[kMcmStatus] == kMcmDone;
+    for (int r = 0; r < g.nr; ++r) {
+      const int c = st[L.rmatch + r];
+      if (c < 0) continue;
+      ++card;
+      if (c >= g.nc || st[L.cmatch + c] != r ||
+          !std::binary_search(g.ca.begin() + g.cx[c], g.ca.begin() + g.cx[c + 1], r))
+        ok = false;
+    }
+    std::printf("%s: status %d card %d phases %d levels %d %s\n", what, st[kMcmStatus], card,
+                st[kMcmNPhases], st[kMcmNLevels], ok ? "ok" : "INVALID");
+    return ok;
+  };
+
+  std::printf("graph %s: %d x %d, nnz %d, cheap %d (free %d); driver %s, %d levels/call, %s\n",
+              argv[1], g.nr, g.nc, g.cx[g.nc], cheap, g.nc - cheap,
+              driver == kMcmApsb ? "apsb" : driver == kMcmHybrid ? "hybrid" : "apfb", levels,
+              mapping == kMcmMappingMt ? "mt" : "ct");
+  bool all_ok = true;
+  std::vector<double> times;
+  for (int rep = 0; rep < repeats + 1; ++rep) {  // the first is a warm-up
+    CK(cudaStreamSynchronize(s));
+    const auto t0 = std::chrono::steady_clock::now();
+    CK(LaunchMcmInit(s, p, kMcmInitGiven, d_rm, d_cm));
+    for (int call = 0;; ++call) {
+      CK(LaunchMcmStep(s, p, o, mapping, levels));
+      CK(cudaMemcpyAsync(h_sc, d_st, kMcmScalars * 4, cudaMemcpyDeviceToHost, s));
+      CK(cudaStreamSynchronize(s));
+      if (h_sc[kMcmStatus] != kMcmRunning) break;
+    }
+    const double ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    if (rep > 0) times.push_back(ms);
+    char what[64];
+    std::snprintf(what, sizeof what, "solve %d: %.3f ms", rep, ms);
+    all_ok &= check(what);
+  }
+  std::sort(times.begin(), times.end());
+  if (!times.empty()) std::printf("median solve %.3f ms\n", times[times.size() / 2]);
+
+  if (profile) {
+    // One level per call; the call's GPU time against the level's frontier.
+    CK(LaunchMcmInit(s, p, kMcmInitGiven, d_rm, d_cm));
+    CK(cudaMemcpyAsync(h_sc, d_st, kMcmScalars * 4, cudaMemcpyDeviceToHost, s));
+    CK(cudaStreamSynchronize(s));
+    const int kBuckets = 24;
+    std::vector<double> sum(kBuckets, 0.0);
+    std::vector<int> cnt(kBuckets, 0);
+    double phase_ms = 0, level_ms = 0;
+    int phase_calls = 0, level_calls = 0;
+    while (h_sc[kMcmStatus] == kMcmRunning) {
+      const bool bfs = h_sc[kMcmPhaseSlot] == kMcmBfsPhase;
+      const int front = h_sc[kMcmQEnd] - h_sc[kMcmQHead];
+      CK(cudaEventRecord(e0, s));
+      CK(LaunchMcmStep(s, p, o, mapping, bfs ? 1 : 0));
+      CK(cudaEventRecord(e1, s));
+      CK(cudaMemcpyAsync(h_sc, d_st, kMcmScalars * 4, cudaMemcpyDeviceToHost, s));
+      CK(cudaStreamSynchronize(s));
+      float ms = 0;
+      CK(cudaEventElapsedTime(&ms, e0, e1));
+      if (bfs) {
+        int b = 0;
+        while ((2 << b) <= front && b < kBuckets - 1) ++b;
+        sum[b] += ms;
+        ++cnt[b];
+        level_ms += ms;
+        ++level_calls;
+      } else {
+        phase_ms += ms;
+        ++phase_calls;
+      }
+    }
+    all_ok &= check("profiled solve");
+    std::printf("levels %d: %.3f ms (%.1f us each, with 2 no-op kernels); "
+                "alternate+fix calls %d: %.3f ms\n",
+                level_calls, level_ms, 1e3 * level_ms / std::max(level_calls, 1),
+                phase_calls, phase_ms);
+    for (int b = 0; b < kBuckets; ++b)
+      if (cnt[b])
+        std::printf("  frontier [%d, %d): %5d levels, %7.1f us each\n", b ? 1 << b : 0,
+                    2 << b, cnt[b], 1e3 * sum[b] / cnt[b]);
+    // The fixed cost: a call on a finished problem (three no-op kernels).
+    CK(cudaEventRecord(e0, s));
+    for (int k = 0; k < 100; ++k) CK(LaunchMcmStep(s, p, o, mapping, 1));
+    CK(cudaEventRecord(e1, s));
+    CK(cudaEventSynchronize(e1));
+    float ms = 0;
+    CK(cudaEventElapsedTime(&ms, e0, e1));
+    std::printf("no-op call (1 level + alternate + fix kernels): %.1f us\n", 10.0 * ms);
+  }
+  std::printf("mcm_levels: %s\n", all_ok ? "OK" : "FAILED");
+  return all_ok ? 0 : 1;
+}
