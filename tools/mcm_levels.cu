@@ -152,37 +152,30 @@ int main(int argc, char** argv) {
     const int kBuckets = 24;
     std::vector<double> sum(kBuckets, 0.0);
     std::vector<int> cnt(kBuckets, 0);
-    double phase_ms = 0, level_ms = 0;
-    int phase_calls = 0, level_calls = 0;
+    // A call is 1 level + alternate + fix kernels; the last two work only in
+    // the call whose level ends its phase (so that call's time includes them),
+    // and every call starts in the BFS phase.
+    double level_ms = 0;
+    int level_calls = 0;
     while (h_sc[kMcmStatus] == kMcmRunning) {
-      const bool bfs = h_sc[kMcmPhaseSlot] == kMcmBfsPhase;
       const int front = h_sc[kMcmQEnd] - h_sc[kMcmQHead];
       CK(cudaEventRecord(e0, s));
-      CK(LaunchMcmStep(s, p, o, mapping, bfs ? 1 : 0));
+      CK(LaunchMcmStep(s, p, o, mapping, 1));
       CK(cudaEventRecord(e1, s));
       CK(cudaMemcpyAsync(h_sc, d_st, kMcmScalars * 4, cudaMemcpyDeviceToHost, s));
       CK(cudaStreamSynchronize(s));
       float ms = 0;
       CK(cudaEventElapsedTime(&ms, e0, e1));
-      if (bfs) {
-        int b = 0;
-        while ((2 << b) <= front && b < kBuckets - 1) ++b;
-        sum[b] += ms;
-        ++cnt[b];
-        level_ms += ms;
-        ++level_calls;
-      } else {
-        phase_ms += ms;
-        ++phase_calls;
-      }
+      int b = 0;
+      while ((2 << b) <= front && b < kBuckets - 1) ++b;
+      sum[b] += ms;
+      ++cnt[b];
+      level_ms += ms;
+      ++level_calls;
     }
     all_ok &= check("profiled solve");
-    // A call is 1 level + alternate + fix kernels; the last two work only
-    // in the call whose level ends its phase (so those calls include them).
-    std::printf("levels %d: %.3f ms (%.1f us per call of level + alternate + fix); "
-                "alternate-only calls %d: %.3f ms\n",
-                level_calls, level_ms, 1e3 * level_ms / std::max(level_calls, 1),
-                phase_calls, phase_ms);
+    std::printf("levels %d: %.3f ms (%.1f us per call of level + alternate + fix)\n",
+                level_calls, level_ms, 1e3 * level_ms / std::max(level_calls, 1));
     for (int b = 0; b < kBuckets; ++b)
       if (cnt[b])
         std::printf("  frontier [%d, %d): %5d levels, %7.1f us each\n", b ? 1 << b : 0,
