@@ -234,12 +234,21 @@ def kron(K: int, edge_factor: int = 16) -> sp.csr_matrix:
     return _sym_from_pairs(I, J, 1 << K)
 
 
+def _rcp_draws(n: int, m: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    return rng.permutation(n), rng.permutation(m)
+
+
+def rcp_permutations(family: str, K: int, n: int, m: int) -> tuple[np.ndarray, np.ndarray]:
+    """The row and column permutations (p, q) of the RCP graph of ``family``
+    at 2^K (``load_graph(..., permuted=True)`` is ``A[p][:, q]``)."""
+    return _rcp_draws(n, m, _seed(family, K, "rcp"))
+
+
 def permute(A: sp.csr_matrix, seed: int) -> sp.csr_matrix:
     """``A[p][:, q]`` for independent random permutations p (rows), q (columns)."""
     n, m = A.shape
-    rng = np.random.default_rng(seed)
-    p = rng.permutation(n)
-    q = rng.permutation(m)
+    p, q = _rcp_draws(n, m, seed)
     qinv = np.empty(m, dtype=np.int32)
     qinv[q] = np.arange(m, dtype=np.int32)
     indptr = np.asarray(A.indptr, dtype=np.int64)

@@ -1,6 +1,9 @@
 #!/usr/bin/env python3
 """Writes benchmark graphs for tools/mcm_levels.cu: int32 n_rows, n_cols, nnz,
-then the column CSR (cxadj [n_cols + 1], cadj [nnz], rows sorted).
+then the column CSR (cxadj [n_cols + 1], cadj [nnz], rows sorted).  For a
+permuted graph (``:rcp``) it also writes NAME.perm.bin: int32 n_rows, n_cols,
+then p [n_rows] and q [n_cols], the permutations of ``permute`` (the graph is
+``A[p][:, q]`` of the original A).
 
     python3 tools/mcm_dump_graph.py OUTDIR delaunay:20 rgg:20:rcp ...
 """
@@ -13,7 +16,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
-from matching_graphs import graph_name, graph_params, load_graph  # noqa: E402
+from matching_graphs import graph_name, graph_params, load_graph, rcp_permutations  # noqa: E402
 
 
 def dump(A, path: Path) -> None:
@@ -36,6 +39,12 @@ def main(argv: list[str]) -> int:
         path = out / f"{graph_name(family, int(K), permuted)}.bin"
         dump(A, path)
         print(path, A.shape, A.nnz, flush=True)
+        if permuted:
+            p, q = rcp_permutations(family, int(K), *A.shape)
+            with open(path.with_suffix(".perm.bin"), "wb") as f:
+                np.asarray(A.shape, np.int32).tofile(f)
+                p.astype(np.int32).tofile(f)
+                q.astype(np.int32).tofile(f)
     return 0
 
 

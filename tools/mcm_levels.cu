@@ -12,6 +12,12 @@
 //        tools/mcm_levels.cu cuda_ffi/cuda/mcm_kernels.cu -o /tmp/mcm_levels
 //   /tmp/mcm_levels graph.bin [--driver apfb|apsb|hybrid] [--levels 16]
 //                   [--mapping ct|mt] [--repeats 5] [--profile]
+//                   [--carry original.bin graph.perm.bin]
+// --carry starts a permuted graph from its original's cheap matching carried
+// through the permutation (tools/mcm_dump_graph.py writes graph.perm.bin)
+// instead of its own: the same matching, only relabelled.  --profile also
+// prints one line per phase (roots, levels, depth of its first path, columns
+// expanded, GPU time).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -55,11 +61,46 @@ static Graph Read(const char* path) {
   return g;
 }
 
+// The sequential cheap matching: each column takes its first free row.
+static int Cheap(const Graph& g, std::vector<int>& rm, std::vector<int>& cm) {
+  rm.assign(g.nr, -1);
+  cm.assign(g.nc, -1);
+  int cheap = 0;
+  for (int c = 0; c < g.nc; ++c)
+    for (int k = g.cx[c]; k < g.cx[c + 1]; ++k)
+      if (rm[g.ca[k]] < 0) { rm[g.ca[k]] = c; cm[c] = g.ca[k]; ++cheap; break; }
+  return cheap;
+}
+
+// The permuted graph is A[p][:, q]: its row i is the original's row p[i], its
+// column j the original's column q[j].  File: int32 nr, nc, p [nr], q [nc].
+static void CarryMatching(const char* perm_path, std::vector<int>& rm, std::vector<int>& cm) {
+  FILE* f = std::fopen(perm_path, "rb");
+  if (!f) { std::printf("cannot open %s\n", perm_path); std::exit(2); }
+  int h[2];
+  if (std::fread(h, 4, 2, f) != 2 || h[0] != int(rm.size()) || h[1] != int(cm.size())) {
+    std::printf("%s: shape does not match the graph\n", perm_path);
+    std::exit(2);
+  }
+  std::vector<int> p(h[0]), q(h[1]), pinv(h[0]), qinv(h[1]);
+  if (std::fread(p.data(), 4, h[0], f) != size_t(h[0]) ||
+      std::fread(q.data(), 4, h[1], f) != size_t(h[1])) std::exit(2);
+  std::fclose(f);
+  for (int i = 0; i < h[0]; ++i) pinv[p[i]] = i;
+  for (int j = 0; j < h[1]; ++j) qinv[q[j]] = j;
+  std::vector<int> rm2(h[0]), cm2(h[1]);
+  for (int i = 0; i < h[0]; ++i) rm2[i] = rm[p[i]] < 0 ? -1 : qinv[rm[p[i]]];
+  for (int j = 0; j < h[1]; ++j) cm2[j] = cm[q[j]] < 0 ? -1 : pinv[cm[q[j]]];
+  rm.swap(rm2);
+  cm.swap(cm2);
+}
+
 int main(int argc, char** argv) {
   if (argc < 2) { std::printf("usage: mcm_levels graph.bin [options]\n"); return 2; }
   const Graph g = Read(argv[1]);
   int driver = kMcmApfb, levels = 16, mapping = kMcmMappingCt, repeats = 5;
   bool profile = false;
+  const char *carry_graph = nullptr, *carry_perm = nullptr;
   for (int i = 2; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--driver") {
@@ -70,13 +111,30 @@ int main(int argc, char** argv) {
     else if (a == "--mapping") mapping = std::string(argv[++i]) == "mt" ? kMcmMappingMt : kMcmMappingCt;
     else if (a == "--repeats") repeats = std::atoi(argv[++i]);
     else if (a == "--profile") profile = true;
+    else if (a == "--carry" && i + 2 < argc) {
+      carry_graph = argv[++i];
+      carry_perm = argv[++i];
+    }
   }
-  // The sequential cheap matching: each column takes its first free row.
-  std::vector<int> rm0(g.nr, -1), cm0(g.nc, -1);
+  std::vector<int> rm0, cm0;
   int cheap = 0;
-  for (int c = 0; c < g.nc; ++c)
-    for (int k = g.cx[c]; k < g.cx[c + 1]; ++k)
-      if (rm0[g.ca[k]] < 0) { rm0[g.ca[k]] = c; cm0[c] = g.ca[k]; ++cheap; break; }
+  if (carry_graph) {
+    const Graph orig = Read(carry_graph);
+    if (orig.nr != g.nr || orig.nc != g.nc || orig.cx[orig.nc] != g.cx[g.nc]) {
+      std::printf("%s is not the original of %s\n", carry_graph, argv[1]);
+      return 2;
+    }
+    cheap = Cheap(orig, rm0, cm0);
+    CarryMatching(carry_perm, rm0, cm0);
+    for (int c = 0; c < g.nc; ++c)  // every carried pair must be an edge
+      if (cm0[c] >= 0 && !std::binary_search(g.ca.begin() + g.cx[c],
+                                              g.ca.begin() + g.cx[c + 1], cm0[c])) {
+        std::printf("carried pair (%d, %d) is not an edge\n", cm0[c], c);
+        return 2;
+      }
+  } else {
+    cheap = Cheap(g, rm0, cm0);
+  }
 
   const McmLayout L(g.nr, g.nc);
   int *d_cx, *d_ca, *d_st, *d_rm, *d_cm;
@@ -118,8 +176,9 @@ int main(int argc, char** argv) {
     return ok;
   };
 
-  std::printf("graph %s: %d x %d, nnz %d, cheap %d (free %d); driver %s, %d levels/call, %s\n",
-              argv[1], g.nr, g.nc, g.cx[g.nc], cheap, g.nc - cheap,
+  std::printf("graph %s: %d x %d, nnz %d, %s %d (free %d); driver %s, %d levels/call, %s\n",
+              argv[1], g.nr, g.nc, g.cx[g.nc], carry_graph ? "carried cheap" : "cheap",
+              cheap, g.nc - cheap,
               driver == kMcmApsb ? "apsb" : driver == kMcmHybrid ? "hybrid" : "apfb", levels,
               mapping == kMcmMappingMt ? "mt" : "ct");
   bool all_ok = true;
@@ -157,8 +216,15 @@ int main(int argc, char** argv) {
     // and every call starts in the BFS phase.
     double level_ms = 0;
     int level_calls = 0;
+    // Per phase: roots, levels, depth of the first path, columns expanded,
+    // GPU time.  The depth is seen only when a level finds a path without
+    // ending the phase (0 otherwise: the call has reset the scalars).
+    int ph_levels = 0, ph_roots = h_sc[kMcmQEnd], ph_first = 0;
+    long long ph_work = 0;
+    double ph_ms = 0;
     while (h_sc[kMcmStatus] == kMcmRunning) {
       const int front = h_sc[kMcmQEnd] - h_sc[kMcmQHead];
+      const int phase = h_sc[kMcmNPhases];
       CK(cudaEventRecord(e0, s));
       CK(LaunchMcmStep(s, p, o, mapping, 1));
       CK(cudaEventRecord(e1, s));
@@ -170,6 +236,18 @@ int main(int argc, char** argv) {
       while ((2 << b) <= front && b < kBuckets - 1) ++b;
       sum[b] += ms;
       ++cnt[b];
+      ++ph_levels;
+      ph_work += front;
+      ph_ms += ms;
+      if (!ph_first && h_sc[kMcmFoundLevel]) ph_first = h_sc[kMcmFoundLevel] - kMcmL0 + 1;
+      if (h_sc[kMcmNPhases] != phase || h_sc[kMcmStatus] != kMcmRunning) {
+        std::printf("  phase %3d: roots %8d, levels %5d, first path at %4d, columns %9lld, %.3f ms\n",
+                    phase, ph_roots, ph_levels, ph_first, ph_work, ph_ms);
+        ph_levels = ph_first = 0;
+        ph_roots = h_sc[kMcmQEnd];
+        ph_work = 0;
+        ph_ms = 0;
+      }
       level_ms += ms;
       ++level_calls;
     }

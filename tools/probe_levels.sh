@@ -4,7 +4,9 @@
 # benchmark's 2^K graphs, original and permuted.  From the repo root:
 #   GRAPHS="delaunay:20 delaunay:20:rcp rgg:20:rcp" DRIVERS="apfb apsb hybrid" \
 #     bash tools/probe_levels.sh
-# Writes $OUT/probe.log.
+# PROFILE=1 adds the per-level and per-phase profile; CARRY=1 also solves each
+# permuted graph from its original's cheap matching carried through the
+# permutation (the same matching, relabelled).  Writes $OUT/probe.log.
 cd "$(dirname "$0")/.." || exit 1
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 G=${GRAPH_DIR:-/tmp/gbin}  # dumped graphs (reused while the machine stays up)
@@ -12,13 +14,25 @@ GRAPHS=${GRAPHS:-"delaunay:20 delaunay:20:rcp rgg:20 rgg:20:rcp kron:20 kron:20:
 DRIVERS=${DRIVERS:-"apfb apsb hybrid"}
 nvcc -O3 -std=c++17 --expt-relaxed-constexpr -arch=sm_90 -Icuda_ffi tools/mcm_levels.cu \
   cuda_ffi/cuda/mcm_kernels.cu -o /tmp/mcm_levels || exit 1
-python3 tools/mcm_dump_graph.py "$G" $GRAPHS > /dev/null || exit 1
+name_of() {  # family K [rcp]
+  python3 -c "import sys; sys.path.insert(0, 'benchmarks'); from matching_graphs import graph_name; print(graph_name('$1', $2, '$3' == 'rcp'))"
+}
+dump=$GRAPHS
+if [ -n "${CARRY:-}" ]; then  # the originals too
+  for spec in $GRAPHS; do case $spec in *:rcp) dump="$dump ${spec%:rcp}";; esac; done
+fi
+python3 tools/mcm_dump_graph.py "$G" $(printf '%s\n' $dump | sort -u) > /dev/null || exit 1
 for spec in $GRAPHS; do
   IFS=: read -r fam k rcp <<< "$spec"
-  name=$(python3 -c "import sys; sys.path.insert(0, 'benchmarks'); from matching_graphs import graph_name; print(graph_name('$fam', $k, '$rcp' == 'rcp'))")
+  name=$(name_of "$fam" "$k" "$rcp")
   for d in $DRIVERS; do
     lv=16; [ "$d" = apsb ] && lv=8
     echo "=== $name $d"
     /tmp/mcm_levels "$G/$name.bin" --driver "$d" --levels $lv --repeats ${REPEATS:-5} ${PROFILE:+--profile} | grep -v "^solve [1-9]"
+    if [ -n "${CARRY:-}" ] && [ "$rcp" = rcp ]; then
+      echo "=== $name $d, from the original's cheap matching"
+      /tmp/mcm_levels "$G/$name.bin" --carry "$G/$(name_of "$fam" "$k").bin" "$G/$name.perm.bin" \
+        --driver "$d" --levels $lv --repeats ${REPEATS:-5} ${PROFILE:+--profile} | grep -v "^solve [1-9]"
+    fi
   done
 done 2>&1 | tee "$OUT/probe.log"
