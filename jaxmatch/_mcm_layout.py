@@ -16,7 +16,7 @@ PHASE_LIMIT = 2
 BAD_GRAPH = 3
 INITIAL = 4  # set in Python for cheap_matching
 
-DRIVERS = {"apfb": 0, "apsb": 1, "hybrid": 2}
+DRIVERS = {"apfb": 0, "apsb": 1, "hybrid": 2, "auto": 3}
 BFS_KERNELS = {"plain": 0, "wr": 1}
 INIT_NONE, INIT_CHEAP, INIT_GIVEN = 0, 1, 2
 MAPPINGS = {"ct": 0, "mt": 1}

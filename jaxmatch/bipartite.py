@@ -8,8 +8,10 @@ augmenting paths; ``Alternate`` flips many of them in parallel and
 
 * drivers: ``"apfb"`` runs each phase's BFS to its end, ``"apsb"`` stops it
   at the first level that reaches a free row (shortest paths), ``"hybrid"``
-  (ours, the default) at :data:`HYBRID_DEPTH_FACTOR` times that level's
-  depth;
+  (ours) at :data:`HYBRID_DEPTH_FACTOR` times that level's depth;
+  ``"auto"`` (the default) runs as APFB when the initial matching leaves
+  more than one column in :data:`AUTO_FREE_DIVISOR` free, else as the
+  hybrid;
 * level kernels: ``"wr"`` (GPUBFS-WR) tracks each tree's root and stops
   growing trees whose root already found a path; ``"plain"`` (GPUBFS) does
   not;
@@ -49,18 +51,24 @@ from .types import MatchingResult, MatchingStatus
 FUSED_MAX_VERTICES = 4096
 
 #: BFS level kernels per stepped call, by driver.
-LEVELS_PER_CALL = {"apfb": 16, "apsb": 8, "hybrid": 16}
+LEVELS_PER_CALL = {"apfb": 16, "apsb": 8, "hybrid": 16, "auto": 16}
 
 #: The hybrid driver stops a phase's BFS once it is this many times as deep
 #: as the level that found the phase's first augmenting path (mirrors
 #: ``kMcmHybridDepthFactor`` in cuda_ffi/common/mcm_state.h).
 HYBRID_DEPTH_FACTOR = 4
 
+#: ``method="auto"`` runs as APFB when more than ``n_cols / AUTO_FREE_DIVISOR``
+#: columns are free after the initial matching (as on randomly ordered
+#: geometric graphs, where the hybrid's extra phases restart wide BFSs), else
+#: as the hybrid; chosen once per solve, on the device (mirrors
+#: ``kMcmAutoFreeDivisor`` in cuda_ffi/common/mcm_state.h).
+AUTO_FREE_DIVISOR = 50
+
 #: Upper bound on ``levels_per_call`` (larger values are clamped).
 MAX_LEVELS_PER_CALL = 1024
 
 _METHODS = ("auto", "apfb", "apsb", "hybrid")
-_AUTO_METHOD = "hybrid"
 _EXECUTIONS = ("auto", "fused", "stepped")
 _MAPPINGS = ("auto", "ct", "mt")
 
@@ -179,7 +187,9 @@ def max_cardinality_matching(
       method: ``"apfb"`` (full BFS per phase, the papers' best), ``"apsb"``
         (BFS stops at the first level that finds a path), ``"hybrid"`` (BFS
         stops at :data:`HYBRID_DEPTH_FACTOR` times the depth of that level)
-        or ``"auto"`` (hybrid).
+        or ``"auto"`` (APFB when more than one column in
+        :data:`AUTO_FREE_DIVISOR` is free after ``init``, else hybrid; each
+        graph of a batch chooses for itself).
       bfs: ``"wr"`` (GPUBFS-WR, root tracking) or ``"plain"`` (GPUBFS).
       init: ``"cheap"`` (greedy initial matching), ``None`` (start empty), or
         a warm start ``(row_match, col_match)`` / :class:`MatchingResult`
@@ -200,8 +210,6 @@ def max_cardinality_matching(
     """
     G = _check_graph(G)
     method = _choice(method, _METHODS, "method")
-    if method == "auto":
-        method = _AUTO_METHOD
     driver = layout.DRIVERS[method]
     bfs_id = layout.BFS_KERNELS[_choice(bfs, tuple(layout.BFS_KERNELS), "bfs")]
     mapping = _choice(mapping, _MAPPINGS, "mapping")

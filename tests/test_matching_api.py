@@ -217,20 +217,26 @@ def test_warm_start_forms(device):
 # ------------------------------------------------------------- drivers
 
 
-def _two_paths(k):
+def _two_paths(k, pad=0):
     """A free column c0 next to a free row (an augmenting path found at BFS
     depth 1), and a free column c1 whose only augmenting path runs through a
-    chain of k matched pairs (found at depth k + 1); with the warm start."""
+    chain of k matched pairs (found at depth k + 1); with the warm start,
+    which also matches ``pad`` extra pairs (a row and a column that see only
+    each other)."""
     # columns: c0 = 0, c1 = 1, x_1..x_k = 2..k+1; rows: r0 = 0, y_1..y_k =
     # 1..k, the free row k + 1.  x_i is matched to y_i and also sees y_{i+1}.
     rows, cols = [0, 1], [0, 1]
     for i in range(1, k + 1):
         rows += [i, i + 1]
         cols += [i + 1, i + 1]
-    G = BipartiteGraph.from_edges(np.array(rows), np.array(cols), k + 2, k + 2)
-    rm, cm = np.full(k + 2, -1), np.full(k + 2, -1)
+    n = k + 2 + pad
+    extra = np.arange(k + 2, n)
+    rows, cols = np.r_[rows, extra], np.r_[cols, extra]
+    G = BipartiteGraph.from_edges(rows, cols, n, n)
+    rm, cm = np.full(n, -1), np.full(n, -1)
     rm[1:k + 1] = np.arange(2, k + 2)
     cm[2:k + 2] = np.arange(1, k + 1)
+    rm[extra], cm[extra] = extra, extra
     return G, (rm, cm)
 
 
@@ -254,8 +260,24 @@ def test_where_each_driver_stops_the_bfs(device, execution):
         check_result(G, res, k + 2, method)
         assert (int(res.n_levels), int(res.n_phases)) == (
             expected_levels[method], expected_phases[method]), method
+    # auto: 2 of k + 2 columns start free, more than one in AUTO_FREE_DIVISOR:
+    # APFB; with enough matched pairs added, the hybrid
     auto = _host(mcm(G, init=warm, execution=execution))
-    assert int(auto.n_levels) == expected_levels["hybrid"]
+    assert (int(auto.n_levels), int(auto.n_phases)) == (
+        expected_levels["apfb"], expected_phases["apfb"])
+    pad = 2 * jaxmatch.bipartite.AUTO_FREE_DIVISOR - (k + 2)
+    G, warm = _two_paths(k, pad)
+    auto = _host(mcm(G, init=warm, execution=execution))
+    check_result(G, auto, k + 2 + pad, "auto, padded")
+    assert (int(auto.n_levels), int(auto.n_phases)) == (
+        expected_levels["hybrid"], expected_phases["hybrid"])
+    # the boundary: 2 free of 2 * AUTO_FREE_DIVISOR columns is the hybrid
+    # (above), 2 free of one column fewer is APFB
+    G, warm = _two_paths(k, pad - 1)
+    auto = _host(mcm(G, init=warm, execution=execution))
+    check_result(G, auto, k + 1 + pad, "auto, padded less one")
+    assert (int(auto.n_levels), int(auto.n_phases)) == (
+        expected_levels["apfb"], expected_phases["apfb"])
 
 
 # ------------------------------------------------------- argument errors

@@ -180,14 +180,23 @@ def test_levels_per_call(device, method, levels):
 
 def test_auto_execution(device):
     """``execution="auto"`` and ``method="auto"`` solve every graph; on the
-    CPU auto is the fused kernel, bit for bit."""
+    CPU auto is the fused kernel, bit for bit, running as APFB for each graph
+    whose cheap matching leaves more than n_cols / AUTO_FREE_DIVISOR columns
+    free and as the hybrid for the others."""
     b = bucket("square")
     auto = _run(b, "cheap")
     _check_bucket(b, auto, "auto")
     if device.platform == "cpu":
-        fused = _run(b, "cheap", method="hybrid", execution="fused")
-        for x, y in zip(auto, fused):
-            np.testing.assert_array_equal(x, y)
+        cheap = jax.device_get(jax.vmap(jaxmatch.cheap_matching)(b.batch))
+        free = np.sum(np.asarray(cheap.col_match) == -1, axis=-1)
+        as_apfb = free * jaxmatch.bipartite.AUTO_FREE_DIVISOR > b.n_cols
+        assert as_apfb.any()
+        apfb = _run(b, "cheap", method="apfb", execution="fused")
+        hybrid = _run(b, "cheap", method="hybrid", execution="fused")
+        for x, y, z in zip(auto, apfb, hybrid):
+            x, y, z = np.asarray(x), np.asarray(y), np.asarray(z)
+            pick = as_apfb.reshape((-1,) + (1,) * (x.ndim - 1))
+            np.testing.assert_array_equal(x, np.where(pick, y, z))
 
 
 def test_cpu_fused_and_stepped_agree():

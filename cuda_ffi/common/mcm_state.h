@@ -27,9 +27,12 @@ namespace jaxmatch {
 // Options of a solve, passed to the kernels as one small struct.
 // APFB runs each phase's BFS to its end, APsB stops it at the first level
 // that reaches a free row, the hybrid at kMcmHybridDepthFactor times that
-// level's depth.
-enum McmDriver : int { kMcmApfb = 0, kMcmApsb = 1, kMcmHybrid = 2 };
+// level's depth.  Auto is APFB when the initial matching leaves more than
+// one column in kMcmAutoFreeDivisor free, else the hybrid (chosen once, at
+// the first phase).
+enum McmDriver : int { kMcmApfb = 0, kMcmApsb = 1, kMcmHybrid = 2, kMcmAuto = 3 };
 constexpr int kMcmHybridDepthFactor = 4;
+constexpr int kMcmAutoFreeDivisor = 50;
 enum McmBfs : int { kMcmBfsPlain = 0, kMcmBfsWr = 1 };
 enum McmInit : int { kMcmInitNone = 0, kMcmInitCheap = 1, kMcmInitGiven = 2 };
 
@@ -55,6 +58,7 @@ enum McmScalar : int {
   kMcmQEnd = 9,
   kMcmQTail = 10,      // the next level is appended at queue[tail]
   kMcmFoundLevel = 11, // the first level of this phase that found a path
+  kMcmAutoApfb = 12,   // auto driver: 1 runs as APFB, 0 as the hybrid
   kMcmScalars = 16,
 };
 

@@ -236,9 +236,14 @@ JM_HD void mcm_fix_and_restart(const Team& team, McmView& p) {
 }
 
 // ------------------------------------------------------------ control
-// The first level of a phase: the roots queued by mcm_init_bfs.
+// The first level of a phase: the roots queued by mcm_init_bfs.  At the
+// first phase the auto driver makes its choice from the number of roots.
 JM_HD void mcm_ctrl_start_phase(McmView& p) {
   int* sc = p.sc;
+  if (sc[kMcmNPhases] == 0) {
+    const long long roots = load_shared_scalar(sc + kMcmQTail);
+    sc[kMcmAutoApfb] = roots * kMcmAutoFreeDivisor > p.nc ? 1 : 0;
+  }
   sc[kMcmPhaseSlot] = kMcmBfsPhase;
   sc[kMcmLevel] = kMcmL0;
   sc[kMcmFound] = 0;
@@ -255,10 +260,15 @@ JM_HD void mcm_ctrl_start_phase(McmView& p) {
 // taken, the trees that would wander far for a long one start afresh in the
 // next phase (APFB's phases on spatially ordered graphs can run hundreds of
 // levels for one path), while a phase whose first path is long still runs
-// deep enough to take the other long ones.
+// deep enough to take the other long ones.  Auto runs as APFB when many
+// columns start free (randomly ordered graphs, whose hybrid phases restart
+// wide BFSs: APFB was 1.1-1.5x faster from 2^22 vertices up), else as the
+// hybrid.
 JM_HD bool mcm_driver_stops(const McmOptions& o, const int* sc) {
-  if (o.driver == kMcmApsb) return true;
-  if (o.driver != kMcmHybrid) return false;
+  int driver = o.driver;
+  if (driver == kMcmAuto) driver = sc[kMcmAutoApfb] ? kMcmApfb : kMcmHybrid;
+  if (driver == kMcmApsb) return true;
+  if (driver != kMcmHybrid) return false;
   const int depth = sc[kMcmLevel] - kMcmL0 + 1;
   const int first = sc[kMcmFoundLevel] - kMcmL0 + 1;
   return depth / kMcmHybridDepthFactor >= first;  // depth >= factor * first
