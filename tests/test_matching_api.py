@@ -309,6 +309,27 @@ def test_argument_errors():
         mcm(G, init=(np.zeros(4, np.int32), np.zeros(5, np.int32)))
 
 
+@pytest.mark.parametrize("attrs, message", [
+    (dict(driver=4), "unknown matching driver 4"),
+    (dict(driver=-1), "unknown matching driver -1"),
+    (dict(init=3), "unknown matching init 3"),
+    (dict(bfs=2), "unknown BFS kernel 2"),
+    (dict(max_phases=0), "max_phases must be >= 1"),
+])
+def test_kernel_option_errors(device, attrs, message):
+    """The handlers reject option codes that the Python wrapper never sends
+    (it validates names first) with their own message."""
+    from jaxmatch import _primitives
+
+    G = _PATH
+    rm0 = jnp.full(G.n_rows, -1, jnp.int32)
+    cm0 = jnp.full(G.n_cols, -1, jnp.int32)
+    opts = dict(init=1, driver=3, bfs=1, max_phases=10) | attrs
+    with pytest.raises(Exception, match=re.escape(message)):
+        jax.block_until_ready(
+            _primitives.mcm_solve(G.cxadj, G.cadj, rm0, cm0, **opts))
+
+
 def test_max_phases_is_clamped(device):
     res = _host(mcm(_PATH, init=None, max_phases=0))
     assert int(res.status) in (MatchingStatus.MAXIMUM, MatchingStatus.PHASE_LIMIT)

@@ -78,8 +78,7 @@ inline ffi::Error CheckMcmOptions(int32_t init, int32_t driver, int32_t bfs,
                                   int32_t max_phases) {
   if (init < kMcmInitNone || init > kMcmInitGiven)
     return InvalidArgument("unknown matching init " + std::to_string(init));
-  if (driver != kMcmApfb && driver != kMcmApsb && driver != kMcmHybrid &&
-      driver != kMcmAuto)
+  if (driver < kMcmApfb || driver > kMcmAuto)
     return InvalidArgument("unknown matching driver " + std::to_string(driver));
   if (bfs != kMcmBfsPlain && bfs != kMcmBfsWr)
     return InvalidArgument("unknown BFS kernel " + std::to_string(bfs));
