@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Installs the benchmark's peer solvers on the GPU machine (no network there),
-# from what .whl/ carries, into $SITE (default /tmp/site):
+# Installs the benchmarks' peer solvers on the GPU machine (no network there),
+# from what .whl/ carries, into $SITE (default /tmp/site); run_gpu.sh calls it.
 #   .whl/lap-0.5.13-cp312-...whl                   lap.lapjv (C++, cp312 wheel)
 #   .whl/torch_linear_assignment-0.1.0-py3-none-any.whl   pure Python + Triton
+#   .whl/igraph-1.0.0-cp39-abi3-manylinux_2_28_x86_64.whl and
+#   .whl/texttable-1.7.0-py2.py3-none-any.whl      igraph (matching)
 #   .whl/src/torch_lap_cuda-0.0.3.tar.gz           built here by build_torch_lap_cuda.sh
 # Then reports which peers import. Never fails the calling command.
 #
@@ -26,7 +28,7 @@ _peers_main() {
       echo "wheels: FAILED (pip install --target $site .whl/*.whl)"
     fi
   else
-    echo "wheels: FAILED (no .whl/*.whl; name .whl in the run's carry)"
+    echo "wheels: none (no .whl/*.whl; carry .whl for the peers)"
   fi
 
   if [ "${SKIP_TLC:-0}" = 1 ]; then
@@ -59,7 +61,7 @@ def tla_backend(m):
 
 for name, extra in [("scipy", None), ("lap", None), ("optax", None), ("torch", None),
                     ("triton", None), ("torch_linear_assignment", tla_backend),
-                    ("torch_lap_cuda", None), ("jax", None)]:
+                    ("torch_lap_cuda", None), ("igraph", None), ("jax", None)]:
     check(name, extra)
 PYEOF
   return 0

@@ -1,163 +1,140 @@
-#!/usr/bin/env python3
-"""Merges benchmarks/lap.py JSON outputs into one markdown table.
+"""Markdown tables from the harness's JSON documents.
 
-    python3 benchmarks/report.py lap_plain.json lap_cmdbuf.json [-o report.md]
-
-Per case: the median time of every solver (jaxmatch variants once per run tag,
-e.g. "jaxmatch/tree/fused [cmdbuf]"), the best jaxmatch variant, the best
-peer, and their ratio (best jaxmatch / best peer: < 1 means jaxmatch is
-faster). Only results whose objective check passed compete for "best"; a
-check failure is marked in its cell with "MISMATCH" and listed below the
-table, never dropped.
+One row per case, one column per solver (a solver run under several tags,
+e.g. two runs with different XLA flags, gets a column per tag), then the
+family's summary columns (best jaxmatch, ratios), then the problems, the
+skips and the runs' environments.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
-import sys
-from pathlib import Path
 
 
-def _common():
-    """bench_common.py, loaded by path (lap.py keeps this folder off sys.path)."""
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location(
-        "bench_common", Path(__file__).resolve().with_name("bench_common.py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-_bench_common = _common()
-_fmt_t = _bench_common.fmt_time
-_cell = _bench_common.result_cell
+def fmt_time(t: float | None) -> str:
+    """Seconds as a short human string (us / ms / s); ``-`` for None."""
+    if t is None:
+        return "-"
+    if t < 1e-3:
+        return f"{t * 1e6:.0f} us"
+    if t < 1:
+        return f"{t * 1e3:.3g} ms"
+    return f"{t:.3g} s"
 
 
-def _label(solver: str, tag: str, multi_tag: set[str]) -> str:
-    return f"{solver} [{tag}]" if solver in multi_tag else solver
+def checked_ok(r: dict | None) -> bool:
+    """A timed result whose answer passed the family's check."""
+    return bool(r and r.get("status") == "ok" and (r.get("check") or {}).get("ok") is True)
+
+
+def cell(r: dict | None, repeats: int = 0) -> str:
+    """One result's table cell: the median (with the number of calls when
+    fewer than ``repeats``, and MISMATCH / unchecked), or why there is none."""
+    if r is None:
+        return ""
+    status = r.get("status")
+    ok = (r.get("check") or {}).get("ok")
+    if status == "ok":
+        s = fmt_time(r.get("median_s"))
+        if r.get("n_runs", 0) < repeats:
+            s += f" ({r['n_runs']}x)"
+        if ok is False:
+            s += " MISMATCH"
+        elif ok is None:
+            s += " (unchecked)"
+        return s
+    if status == "too-slow":
+        return f">{fmt_time(r.get('warmup_s'))}"
+    return {"skipped": "skip", "error": "error", "deadline": "not run"}.get(status, str(status))
+
+
+def columns(docs: list[dict]) -> tuple[list[str], dict[tuple[str, str], dict]]:
+    """Column labels in run order and the cells by (case name, label)."""
+    tags: dict[str, set[str]] = {}
+    for d in docs:
+        for s in d["solvers"]:
+            tags.setdefault(s, set()).add(d.get("tag", ""))
+    labels: list[str] = []
+    cells: dict[tuple[str, str], dict] = {}
+    for d in docs:
+        repeats = (d.get("options") or {}).get("repeats", 0)
+        for s in d["solvers"]:
+            lab = f"{s} [{d.get('tag')}]" if len(tags[s]) > 1 else s
+            if lab not in labels:
+                labels.append(lab)
+        for r in d["results"]:
+            s = r["solver"]
+            lab = f"{s} [{d.get('tag')}]" if len(tags[s]) > 1 else s
+            cells[(r["case"], lab)] = dict(r, _repeats=repeats)
+    return labels, cells
 
 
 def render(docs: list[dict]) -> str:
-    # Which solvers appear under more than one tag (jaxmatch, usually)?
-    tags_of: dict[str, set[str]] = {}
-    for d in docs:
-        for r in d["results"]:
-            tags_of.setdefault(r["solver"], set()).add(d.get("tag", "?"))
-    multi = {s for s, t in tags_of.items() if len(t) > 1}
+    """The markdown report of one or more documents of one family."""
+    from benchmarks.harness import get_family
 
-    cases: list[dict] = []
-    seen = set()
+    family = get_family(docs[0]["family"])
+    labels, cells = columns(docs)
+    cases: dict[str, dict] = {}
     for d in docs:
         for c in d["cases"]:
-            if c["name"] not in seen:
-                seen.add(c["name"])
-                cases.append(c)
-
-    columns: list[str] = []  # labels, jaxmatch first then peers, in run order
-    family: dict[str, str] = {}
-    cells: dict[tuple[str, str], dict] = {}
-    for d in docs:
-        tag = d.get("tag", "?")
-        reps = (d.get("options") or {}).get("repeats", 0)
-        for r in d["results"]:
-            lab = _label(r["solver"], tag, multi)
-            fam = r.get("family") or ("jaxmatch" if r["solver"].startswith("jaxmatch") else "peer")
-            family[lab] = fam
-            if lab not in columns:
-                columns.append(lab)
-            cells[(r["case"], lab)] = dict(r, _repeats=reps)
-    columns = [c for c in columns if family[c] == "jaxmatch"] + \
-              [c for c in columns if family[c] != "jaxmatch"]
-
+            cases.setdefault(c["name"], c)
+    table = {
+        name: {lab: cells[(name, lab)] for lab in labels if (name, lab) in cells} for name in cases
+    }
+    header: list[str] | None = None
     lines = []
-    head = ["case"] + columns + ["best jaxmatch", "best peer", "ratio"]
-    lines.append("| " + " | ".join(head) + " |")
-    lines.append("|" + "|".join(["---"] + ["---:"] * (len(head) - 1)) + "|")
-    notes: dict[tuple[str, str, str], list[str]] = {}
-    for c in cases:
-        row = [c["name"]]
-        best = {"jaxmatch": None, "peer": None}
-        for lab in columns:
-            r = cells.get((c["name"], lab))
-            if r is None:
-                row.append("")
-                continue
-            row.append(_cell(r))
-            if r.get("status") == "ok" and (r.get("check") or {}).get("ok") is True:
-                fam = "jaxmatch" if family[lab] == "jaxmatch" else "peer"
-                if best[fam] is None or r["median_s"] < best[fam][1]:
-                    best[fam] = (lab, r["median_s"])
-            if r.get("status") in ("error", "timeout") or (r.get("check") or {}).get("ok") is False:
-                why = r.get("error") or ""
-                ck = r.get("check") or {}
-                if ck.get("ok") is False:
-                    why = (f"objective mismatch vs {ck.get('ref')}: {ck.get('n_mismatch')} of "
-                           f"{ck.get('n_problems')} problems"
-                           + (f", max rel gap {ck['max_rel_gap']:.2e}" if "max_rel_gap" in ck else "")
-                           + (f", max abs gap {ck['max_abs_gap']:g}" if "max_abs_gap" in ck else "")
-                           + (f"; {ck['note']}" if ck.get("note") else ""))
-                key = (lab, "MISMATCH" if ck.get("ok") is False else r.get("status"),
-                       why.splitlines()[0][:300] if why else "")
-                notes.setdefault(key, []).append(c["name"])
-        bj, bp = best["jaxmatch"], best["peer"]
-        row.append(f"{_fmt_t(bj[1])} ({bj[0]})" if bj else "-")
-        row.append(f"{_fmt_t(bp[1])} ({bp[0]})" if bp else "-")
-        row.append(f"{bj[1] / bp[1]:.3g}" if bj and bp and bp[1] > 0 else "-")
-        lines.append("| " + " | ".join(row) + " |")
-
-    out = ["\n".join(lines), ""]
-    out.append("Median wall time per call (batch included), device-resident inputs. "
-               "ratio = best jaxmatch / best peer (< 1: jaxmatch faster); only results "
-               "whose objective matched scipy's compete. `(kx)`: only k timed runs fit the "
-               "budget; `>t`: the warm-up alone took t; `skip`: predicted or known to exceed "
-               "the per-run limit; `not run`: the run's deadline came first.")
-    if notes:
-        out += ["", "Problems:"]
-        for (lab, st, why), where in notes.items():
-            out.append(f"- {lab}: {st} in {', '.join(where)}: {why}")
+    problems: dict[tuple[str, str], list[str]] = {}
     skips = []
-    for (case, lab), r in cells.items():
-        if r.get("status") in ("skipped", "too-slow") and r.get("note"):
-            skips.append(f"- {case} / {lab}: {r['note']}")
+    for name, case in cases.items():
+        row_cells = table[name]
+        extra = family.summary_columns(case, row_cells, table)
+        if header is None:
+            header = ["case", *labels, *(h for h, _ in extra)]
+        row = [name] + [
+            cell(row_cells.get(lab), (row_cells.get(lab) or {}).get("_repeats", 0))
+            for lab in labels
+        ]
+        lines.append("| " + " | ".join(row + [t for _, t in extra]) + " |")
+        for lab, r in row_cells.items():
+            check = r.get("check") or {}
+            if check.get("ok") is False or r.get("status") in ("error", "timeout"):
+                why = r.get("error") or check.get("note") or ""
+                status = "MISMATCH" if check.get("ok") is False else r["status"]
+                key = (f"{lab}: {status}", why.splitlines()[0][:300] if why else "")
+                problems.setdefault(key, []).append(name)
+            if r.get("status") in ("skipped", "too-slow") and r.get("note"):
+                skips.append(f"- {name} / {lab}: {r['note']}")
+    header = header or ["case", *labels]
+    out = [
+        "| " + " | ".join(header) + " |",
+        "|" + "|".join(["---"] + ["---:"] * (len(header) - 1)) + "|",
+        *lines,
+        "",
+        "Median wall time per call after a warm-up, inputs on the solver's device. "
+        "`(kx)`: only k timed calls fit the budget; `>t`: the warm-up alone took t (ended); "
+        "`skip`: predicted or known to exceed the per-call limit; `not run`: the run's "
+        "deadline came first; MISMATCH: the answer failed the check.",
+    ]
+    out += family.report_sections(docs)
+    if problems:
+        out += ["", "Problems:"]
+        out += [f"- {what} in {', '.join(where)}: {why}" for (what, why), where in problems.items()]
     if skips:
-        out += ["", "Skipped:"] + sorted(skips)
-    meta = []
+        out += ["", "Skipped:", *skips]
+    out += ["", "Runs:"]
     for d in docs:
         env = d.get("environment") or {}
-        meta.append(f"- run `{d.get('tag')}` ({d.get('mode')}, {d.get('created', '?')}, "
-                    f"{d.get('wall_s', 0):.0f} s{', PARTIAL' if d.get('partial') else ''}): "
-                    f"gpu={env.get('gpu', '-')}; cpu={env.get('cpu', '-')} x{env.get('cpu_count', '?')}; "
-                    f"XLA_FLAGS=`{env.get('XLA_FLAGS', '')}`")
-        for s, info in (d.get("solver_info") or {}).items():
+        out.append(
+            f"- `{d.get('tag')}` ({d.get('created', '?')}, {d.get('wall_s', 0):.0f} s"
+            f"{', PARTIAL' if d.get('partial') else ''}): gpu {env.get('gpu', '-')}; "
+            f"cpu {env.get('cpu', '-')} x{env.get('cpu_count', '?')}; jax {env.get('jax', '-')}, "
+            f"jaxmatch {env.get('jaxmatch', '-')}, numpy {env.get('numpy', '-')}, "
+            f"scipy {env.get('scipy', '-')}; XLA_FLAGS=`{env.get('XLA_FLAGS', '')}`"
+        )
+        out.append(f"  - command: `{d.get('command', '')}`")
+        for group, info in (d.get("worker_info") or {}).items():
             if info:
-                short = {k: v for k, v in info.items() if k not in ("file",)}
-                meta.append(f"  - {s}: {json.dumps(short)}")
-    out += ["", "Runs:"] + meta
+                short = {k: v for k, v in info.items() if k != "file"}
+                out.append(f"  - {group}: {json.dumps(short)}")
     return "\n".join(out)
-
-
-def main(argv=None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("files", nargs="+", help="JSON files written by benchmarks/lap.py --out")
-    p.add_argument("-o", "--out", help="also write the markdown here")
-    args = p.parse_args(argv)
-    docs = []
-    for f in args.files:
-        try:
-            docs.append(json.loads(Path(f).read_text()))
-        except (OSError, json.JSONDecodeError) as err:
-            print(f"skipping {f}: {err}", file=sys.stderr)
-    if not docs:
-        print("no readable input", file=sys.stderr)
-        return 1
-    md = render(docs)
-    print(md)
-    if args.out:
-        Path(args.out).write_text(md + "\n")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

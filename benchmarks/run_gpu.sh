@@ -1,98 +1,58 @@
 #!/usr/bin/env bash
-# The whole GPU benchmark in one command, from the repository root on the GPU
-# machine (no network there; name .whl in the run's carry):
+# One benchmark family on the GPU machine, from the repository root (no
+# network there: carry .whl/ with the peers' wheels and sdists):
 #
-#     bash benchmarks/run_gpu.sh
+#     bash benchmarks/run_gpu.sh lap [harness options]
+#     bash benchmarks/run_gpu.sh matching --sizes 20 21 --solvers 'jaxmatch-gpu/*/wr/ct,igraph'
 #
-# 1. setup : install the carried peers (benchmarks/install_peers.sh: lap,
-#            torch-linear-assignment, and a build of torch-lap-cuda), and build
-#            jaxmatch (CUDA library) into $SITE unless it already imports with it.
-# 2. plain : benchmarks/lap.py --peers --tag plain        (jaxmatch + every peer)
-# 3. cmdbuf: the same for jaxmatch alone (--jaxmatch-only drops any peer that
-#            LAP_ARGS' --solvers names), with XLA command buffers (CUDA graphs)
-#            for fusions, custom calls, while and conditional:
-#            XLA_FLAGS="--xla_gpu_enable_command_buffer=FUSION,CUSTOM_CALL,WHILE,CONDITIONAL
-#                       --xla_gpu_graph_min_graph_size=1"
-# 4. report: benchmarks/report.py -> report.md (one table, both runs)
+# 1. installs the peers found in .whl/ into $SITE (benchmarks/install_peers.sh);
+# 2. builds jaxmatch with its CUDA library into $SITE
+#    (pip install --no-build-isolation --no-deps --target $SITE .);
+# 3. python -m benchmarks run FAMILY "$@", writing $OUT/FAMILY.json and
+#    $OUT/FAMILY.md; the log is $OUT/run.log.
 #
-# Everything lands in $OUT (the device tool's folder; else /tmp/lapbench):
-# setup.log, lap_plain.json, lap_cmdbuf.json, report.md, run.log.
-# STAGES (default "setup plain cmdbuf report") picks stages; TOTAL_BUDGET
-# (default 560 s) bounds the whole script: each benchmark run gets a --deadline
-# so the command ends in time, CMDBUF_RESERVE (default 150 s) is kept for the
-# cmdbuf run. LAP_ARGS adds options to both runs (e.g. "--repeats 10").
-# Never exits non-zero because of a failing solver.
+# Environment: OUT (default /tmp/bench), SITE (default /tmp/site), PYTHON,
+# DEADLINE (seconds for the whole script: the run gets what setup left, as
+# --deadline), SKIP_SETUP=1 (reuse what a previous call installed).
+# Never exits non-zero because a solver failed: the JSON records it.
 
+set -u
+FAMILY="${1:?usage: run_gpu.sh lap|matching [harness options]}"
+shift
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1
-source benchmarks/build_jaxmatch.sh
-ROOT="$(pwd)"
-OUTDIR="${OUT:-/tmp/lapbench}"
+OUTDIR="${OUT:-/tmp/bench}"
 mkdir -p "$OUTDIR"
 export SITE="${SITE:-/tmp/site}"
+export PYTHONPATH="$SITE${PYTHONPATH:+:$PYTHONPATH}"
 export PYTHONUNBUFFERED=1
 PY="${PYTHON:-python3}"
-STAGES="${STAGES:-setup plain cmdbuf report}"
-TOTAL_BUDGET="${TOTAL_BUDGET:-560}"
-CMDBUF_RESERVE="${CMDBUF_RESERVE:-150}"
-CMDBUF_FLAGS="--xla_gpu_enable_command_buffer=FUSION,CUSTOM_CALL,WHILE,CONDITIONAL --xla_gpu_graph_min_graph_size=1"
 T0=$SECONDS
-left() { echo $(( TOTAL_BUDGET - (SECONDS - T0) )); }
-has() { case " $STAGES " in *" $1 "*) return 0;; esac; return 1; }
 
 exec > >(tee -a "$OUTDIR/run.log") 2>&1
-echo "== run_gpu.sh: stages [$STAGES], budget ${TOTAL_BUDGET}s, out $OUTDIR"
+echo "== run_gpu.sh $FAMILY $*"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null || true
 
-export PYTHONPATH="$SITE${PYTHONPATH:+:$PYTHONPATH}"
-
-# As lap.py sees it: $SITE first, the checkout last (run from /tmp so that the
-# current directory adds nothing).
-jaxmatch_ok() {
-  (cd /tmp && PYTHONPATH="$PYTHONPATH:$ROOT" "$PY" - <<'PYEOF' 2>&1)
-import jax, jaxmatch
-from jaxmatch import _lib
-ok = bool(_lib.has_cuda())
-print(f"jaxmatch {jaxmatch.__version__} from {jaxmatch.__file__}; CUDA library: {ok}; "
-      f"jax {jax.__version__} backend {jax.default_backend()}")
-raise SystemExit(0 if ok else 1)
-PYEOF
-}
-
-if has setup; then
-  echo "== setup (t=$((SECONDS - T0))s)"
-  {
-    bash benchmarks/install_peers.sh
-    build_jaxmatch_if_needed
-  } 2>&1 | tee "$OUTDIR/setup.log"
-fi
-
-if has plain; then
-  reserve=0; has cmdbuf && reserve=$CMDBUF_RESERVE
-  dl=$(( $(left) - reserve - 15 ))
-  [ "$dl" -lt 30 ] && dl=30
-  echo "== plain run with peers (t=$((SECONDS - T0))s, deadline ${dl}s)"
-  "$PY" benchmarks/lap.py --peers --tag plain --out "$OUTDIR/lap_plain.json" \
-      --deadline "$dl" $LAP_ARGS || echo "plain run exited with $?"
-fi
-
-if has cmdbuf; then
-  dl=$(( $(left) - 15 ))
-  [ "$dl" -lt 30 ] && dl=30
-  echo "== cmdbuf run, jaxmatch only (t=$((SECONDS - T0))s, deadline ${dl}s)"
-  XLA_FLAGS="${XLA_FLAGS:+$XLA_FLAGS }$CMDBUF_FLAGS" \
-    "$PY" benchmarks/lap.py --tag cmdbuf --out "$OUTDIR/lap_cmdbuf.json" \
-      --deadline "$dl" $LAP_ARGS --jaxmatch-only || echo "cmdbuf run exited with $?"
-fi
-
-if has report; then
-  echo "== report (t=$((SECONDS - T0))s)"
-  files=()
-  for f in "$OUTDIR/lap_plain.json" "$OUTDIR/lap_cmdbuf.json"; do [ -f "$f" ] && files+=("$f"); done
-  if [ ${#files[@]} -gt 0 ]; then
-    "$PY" benchmarks/report.py "${files[@]}" -o "$OUTDIR/report.md" || echo "report failed"
+if [ "${SKIP_SETUP:-0}" != 1 ]; then
+  echo "== setup"
+  SKIP_TLC="${SKIP_TLC:-$([ "$FAMILY" = lap ] && echo 0 || echo 1)}" bash benchmarks/install_peers.sh
+  t=$SECONDS
+  if "$PY" -m pip install -q --no-build-isolation --no-deps --no-index --no-cache-dir \
+        --upgrade --target "$SITE" . > "$OUTDIR/jaxmatch_build.log" 2>&1; then
+    echo "jaxmatch: built in $((SECONDS - t)) s"
   else
-    echo "no JSON to report"
+    echo "jaxmatch: BUILD FAILED; tail of $OUTDIR/jaxmatch_build.log:"
+    tail -n 40 "$OUTDIR/jaxmatch_build.log"
   fi
 fi
+
+args=()
+if [ -n "${DEADLINE:-}" ]; then
+  left=$(( DEADLINE - (SECONDS - T0) - 15 ))
+  [ "$left" -lt 30 ] && left=30
+  args+=(--deadline "$left")
+fi
+echo "== run (t=$((SECONDS - T0)) s)"
+"$PY" -m benchmarks run "$FAMILY" --out "$OUTDIR/$FAMILY.json" --report-out "$OUTDIR/$FAMILY.md" \
+    "${args[@]}" "$@" || echo "benchmark exited with $?"
 echo "== done in $((SECONDS - T0)) s; files in $OUTDIR: $(ls "$OUTDIR" | tr '\n' ' ')"
 exit 0

@@ -1,19 +1,28 @@
 """jaxmatch: GPU matching and assignment algorithms as JAX primitives."""
 
-from .bipartite import cheap_matching, max_cardinality_matching, maximum_bipartite_matching
-from .graph import BipartiteGraph, GraphValidationError
-from .lap import hungarian, linear_sum_assignment, solve_lap
-from .types import (
+__version__ = "0.2.0.dev0"
+
+from ._ffi import backends
+from .lap import (
     LAPCertificate,
     LAPResult,
     LAPStatus,
+    hungarian,
+    linear_sum_assignment,
+    solve_lap,
+    verify_lap,
+)
+from .matching import (
+    BipartiteGraph,
+    GraphValidationError,
     MatchingCertificate,
     MatchingResult,
     MatchingStatus,
+    cheap_matching,
+    max_cardinality_matching,
+    maximum_bipartite_matching,
+    verify_matching,
 )
-from .verify import verify_lap, verify_matching
-
-__version__ = "0.1.0"
 
 __all__ = [
     "BipartiteGraph",
@@ -24,6 +33,7 @@ __all__ = [
     "MatchingCertificate",
     "MatchingResult",
     "MatchingStatus",
+    "backends",
     "cheap_matching",
     "hungarian",
     "linear_sum_assignment",

@@ -36,7 +36,10 @@ def main() -> None:
             )
             if n_opt != batch:
                 raise SystemExit("certificate failed")
-    print("matching (APFB + GPUBFS-WR after the cheap matching):")
+    print(
+        "matching (after the cheap matching, GPUBFS-WR levels, "
+        'method="auto": APFB or the hybrid, chosen per graph):'
+    )
     solve = jax.jit(max_cardinality_matching)
     for n, avg_degree in ((1000, 2.0), (20000, 3.0)):
         rows = rng.integers(0, n, int(n * avg_degree))

@@ -32,3 +32,44 @@ def device(request):
     dev = jax.devices("cpu")[0] if request.param == "cpu" else gpu_devices()[0]
     with jax.default_device(dev):
         yield dev
+
+
+@pytest.fixture(scope="session")
+def kernel_harnesses(tmp_path_factory):
+    """Builds the CUDA kernel harnesses (tests/*/*_kernel_harness.cu) with
+    CMake once per session; returns the build folder."""
+    import shutil
+    import subprocess
+    from pathlib import Path
+
+    if shutil.which("nvcc") is None or shutil.which("cmake") is None:
+        pytest.fail("building the kernel harnesses needs nvcc and cmake on PATH")
+    root = Path(__file__).resolve().parent.parent
+    build = tmp_path_factory.mktemp("harness_build")
+    configure = [
+        "cmake",
+        "-S",
+        str(root / "cuda_ffi"),
+        "-B",
+        str(build),
+        "-DJAXMATCH_BUILD_HARNESSES=ON",
+        f"-DXLA_FFI_INCLUDE_DIR={jax.ffi.include_dir()}",
+    ]
+    if shutil.which("ninja"):
+        configure += ["-G", "Ninja"]
+    subprocess.run(configure, check=True, capture_output=True)
+    subprocess.run(
+        [
+            "cmake",
+            "--build",
+            str(build),
+            "--target",
+            "lap_kernel_harness",
+            "matching_kernel_harness",
+            "-j",
+            "8",
+        ],
+        check=True,
+        capture_output=True,
+    )
+    return build

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # One GPU session: build, GPU test suite, sanitizers, tuning timings.
 # Knobs: TEST_TIMEOUT, TEST_ARGS, SAN_TIMEOUT, SANITIZERS (memcheck ...),
-# WORKLOADS (lap matching), TUNE (matching; add lap), TUNE_TIMEOUT, TUNE_ARGS.
+# WORKLOADS (lap matching), TUNE (matching; add lap), TUNE_TIMEOUT, TUNE_ARGS,
+# HARNESS_TOOLS (compute-sanitizer tools for the CMake-built kernel
+# harnesses; the GPU suite already runs them under memcheck).
 # Run from the repo root on the device machine; logs go to $OUT.
 set -uo pipefail
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
@@ -10,23 +12,27 @@ nvidia-smi -L
 echo "== build"; t0=$(date +%s)
 python3 -m pip install -q --no-build-isolation --no-deps . > "$OUT/build.log" 2>&1 || { tail -50 "$OUT/build.log"; exit 1; }
 echo "built in $(( $(date +%s) - t0 )) s"
-(cd /tmp && python3 -c "import jaxmatch, jaxmatch._lib as l; print('cuda lib:', l.has_cuda())")
+(cd /tmp && python3 -c "import jaxmatch, jaxmatch._ffi as l; print('cuda lib:', l.has_cuda())")
 echo "== GPU test suite"
-(cd tests && JAXMATCH_REQUIRE_GPU=1 timeout ${TEST_TIMEOUT:-240} python3 -m pytest -q -p no:cacheprovider ${TEST_ARGS:--m gpu} . 2>&1 | tee "$OUT/pytest.log" | tail -15)
-echo "== sanitizers on the standalone kernel harness"
-nvcc -O2 -std=c++17 --expt-relaxed-constexpr -arch=sm_90 -Icuda_ffi tools/lap_harness.cu \
-  cuda_ffi/cuda/lap_kernels.cu -o /tmp/lap_harness > "$OUT/harness_build.log" 2>&1 || tail "$OUT/harness_build.log"
-/tmp/lap_harness | tail -3
-for tool in memcheck racecheck synccheck initcheck; do
-  timeout ${SAN_TIMEOUT:-150} compute-sanitizer --tool $tool --error-exitcode 9 /tmp/lap_harness $([ $tool = racecheck ] && echo quick) > "$OUT/harness_$tool.log" 2>&1
-  echo "harness $tool exit $? : $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|lap_harness' "$OUT/harness_$tool.log" | tr '\n' ' ')"
+(cd tests && JAXMATCH_REQUIRE_GPU=1 timeout ${TEST_TIMEOUT:-420} python3 -m pytest -q -p no:cacheprovider ${TEST_ARGS:--m gpu} . 2>&1 | tee "$OUT/pytest.log" | tail -15)
+echo "== kernel harnesses under ${HARNESS_TOOLS:-racecheck synccheck initcheck}"
+BUILD=/tmp/jm_harness
+cmake -S cuda_ffi -B $BUILD -G Ninja -DJAXMATCH_BUILD_HARNESSES=ON \
+  -DXLA_FFI_INCLUDE_DIR="$(python3 -c 'import jax.ffi; print(jax.ffi.include_dir())')" > "$OUT/harness_build.log" 2>&1 &&
+  cmake --build $BUILD >> "$OUT/harness_build.log" 2>&1 || { tail -30 "$OUT/harness_build.log"; exit 1; }
+for harness in lap_kernel_harness matching_kernel_harness; do
+  for tool in ${HARNESS_TOOLS:-racecheck synccheck initcheck}; do
+    arg=$([ $harness = lap_kernel_harness ] && echo quick)
+    timeout ${SAN_TIMEOUT:-150} compute-sanitizer --tool $tool --error-exitcode 9 $BUILD/$harness $arg > "$OUT/${harness}_$tool.log" 2>&1
+    echo "$harness $tool exit $? : $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|harness:' "$OUT/${harness}_$tool.log" | tr '\n' ' ')"
+  done
 done
 echo "== sanitizers on the JAX workloads"
 export XLA_PYTHON_CLIENT_ALLOCATOR=platform
 for workload in ${WORKLOADS:-lap matching}; do
   for tool in ${SANITIZERS:-memcheck}; do
     timeout ${SAN_TIMEOUT:-150} compute-sanitizer --tool $tool --error-exitcode 9 \
-      python3 tools/sanitize_$workload.py > "$OUT/sanitizer_${workload}_$tool.log" 2>&1
+      python3 tools/sanitize.py $workload > "$OUT/sanitizer_${workload}_$tool.log" 2>&1
     echo "$workload $tool exit $? : $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|failed' "$OUT/sanitizer_${workload}_$tool.log" | tr '\n' ' ')"
   done
 done

@@ -6,6 +6,9 @@ then p [n_rows] and q [n_cols], the permutations of ``permute`` (the graph is
 ``A[p][:, q]`` of the original A).
 
     python3 tools/mcm_dump_graph.py OUTDIR delaunay:20 rgg:20:rcp ...
+
+Graphs come from the matching benchmark's generators and cache
+(``benchmarks/matching/graphs.py``).
 """
 
 from __future__ import annotations
@@ -15,8 +18,14 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
-from matching_graphs import graph_name, graph_params, load_graph, rcp_permutations  # noqa: E402
+# The generators live in the benchmarks package at the repository root.
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from benchmarks.matching.graphs import (
+    graph_name,
+    graph_params,
+    load_graph,
+    rcp_permutations,
+)
 
 
 def dump(A, path: Path) -> None:

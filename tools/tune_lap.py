@@ -15,9 +15,15 @@ import numpy as np
 import jaxmatch
 
 CASES = [
-    (1024, 32, "uniform"), (256, 128, "uniform"), (128, 256, "uniform"),
-    (16, 512, "uniform"), (16, 1024, "uniform"), (1, 1000, "uniform"),
-    (1, 2000, "int_n"), (1, 5000, "int_n"), (1, 5000, "uniform"),
+    (1024, 32, "uniform"),
+    (256, 128, "uniform"),
+    (128, 256, "uniform"),
+    (16, 512, "uniform"),
+    (16, 1024, "uniform"),
+    (1, 1000, "uniform"),
+    (1, 2000, "int_n"),
+    (1, 5000, "int_n"),
+    (1, 5000, "uniform"),
 ]
 
 
@@ -57,12 +63,17 @@ def main():
             if method == "classical" and n > 1024:
                 continue
             for execution in ("fused", "stepped"):
-                fn = jax.jit(lambda c, m=method, e=execution: jaxmatch.solve_lap(c, method=m, execution=e))
+                fn = jax.jit(
+                    lambda c, m=method, e=execution: jaxmatch.solve_lap(c, method=m, execution=e)
+                )
                 t, res = timeit(fn, C)
                 ok = bool(np.all(np.asarray(res.feasible)))
                 iters = int(np.max(np.asarray(res.n_iters)))
-                print(f"{b:5d} x {n:5d} {dist:8s} {method:9s} {execution:8s} "
-                      f"{t * 1e3:10.2f} ms  max_iters {iters:7d} feasible {ok}", flush=True)
+                print(
+                    f"{b:5d} x {n:5d} {dist:8s} {method:9s} {execution:8s} "
+                    f"{t * 1e3:10.2f} ms  max_iters {iters:7d} feasible {ok}",
+                    flush=True,
+                )
 
 
 if __name__ == "__main__":

@@ -72,19 +72,31 @@ def main():
             for dev, execution, method, bfs, mapping, lpc in variants:
                 d = gpu if dev == "gpu" else cpu
                 Gd, rmd, cmd = jax.device_put((G, rm, cm), d)
-                fn = jax.jit(lambda G, rm, cm, e=execution, m=method, b=bfs, mp=mapping, l=lpc:
-                             jaxmatch.max_cardinality_matching(
-                                 G, method=m, bfs=b, mapping=mp, execution=e,
-                                 levels_per_call=l, init=(rm, cm)))
+                fn = jax.jit(
+                    lambda G, rm, cm, e=execution, m=method, b=bfs, mp=mapping, lpc=lpc: (
+                        jaxmatch.max_cardinality_matching(
+                            G,
+                            method=m,
+                            bfs=b,
+                            mapping=mp,
+                            execution=e,
+                            levels_per_call=lpc,
+                            init=(rm, cm),
+                        )
+                    )
+                )
                 try:
                     t, res = timeit(fn, Gd, rmd, cmd, budget=args.budget)
                 except Exception as err:  # report and go on
                     print(f"{name} {dev}/{execution}/{method}/{bfs}/{mapping}/{lpc}: ERROR {err}")
                     continue
                 ok = jaxmatch.verify_matching(G, jax.device_get(res)).maximum
-                print(f"{name} {dev}/{execution}/{method}/{bfs}/{mapping}/lpc={lpc}: "
-                      f"{t * 1e3:.2f} ms card={int(res.cardinality)} phases={int(res.n_phases)} "
-                      f"levels={int(res.n_levels)} certified={ok}", flush=True)
+                print(
+                    f"{name} {dev}/{execution}/{method}/{bfs}/{mapping}/lpc={lpc}: "
+                    f"{t * 1e3:.2f} ms card={int(res.cardinality)} phases={int(res.n_phases)} "
+                    f"levels={int(res.n_levels)} certified={ok}",
+                    flush=True,
+                )
 
 
 if __name__ == "__main__":

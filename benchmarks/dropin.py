@@ -1,0 +1,72 @@
+"""The scipy drop-ins against scipy on sequences of varying shapes.
+
+Each row times a pass over a sequence of problems whose shapes all differ and
+were never seen before (every call is a first call for its shape: a drop-in
+that compiled per shape would pay it here), one process after one warm-up
+call on a 2 x 2 problem; the median over three passes, each with shapes of
+its own. Run:
+
+    python -m benchmarks.dropin [--sizes 5 10 20 50 100 200 500]
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+
+
+def _time(fn, items) -> float:
+    t0 = time.perf_counter()
+    for x in items:
+        fn(x)
+    return (time.perf_counter() - t0) / len(items)
+
+
+def _median_pass(fn, passes) -> float:
+    return float(np.median([_time(fn, items) for items in passes]))
+
+
+def main(argv=None) -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--sizes", nargs="+", type=int, default=[5, 10, 20, 50, 100, 200, 500])
+    p.add_argument("--count", type=int, default=20, help="problems per sequence")
+    args = p.parse_args(argv)
+
+    import scipy.optimize as so
+    import scipy.sparse as sp
+    import scipy.sparse.csgraph as cg
+
+    import jaxmatch
+
+    rng = np.random.default_rng(0)
+    c = args.count
+    jaxmatch.linear_sum_assignment(np.eye(2))  # load the library
+    jaxmatch.maximum_bipartite_matching(sp.csr_matrix(np.eye(2)))
+    print("| drop-in | n | jaxmatch per call | scipy per call | ratio |")
+    print("|---|---:|---:|---:|---:|")
+    for n in args.sizes:
+        shapes = [[(n + k + c * q, n + 3 * k + c * q) for k in range(c)] for q in range(3)]
+        passes = [[rng.random(shape) for shape in row] for row in shapes]
+        ours = _median_pass(jaxmatch.linear_sum_assignment, passes)
+        theirs = _median_pass(so.linear_sum_assignment, passes)
+        print(f"| linear_sum_assignment (U[0,1) f64) | {n} | {ours * 1e6:.1f} us | "
+              f"{theirs * 1e6:.1f} us | {ours / theirs:.2f} |")  # fmt: skip
+    for n in args.sizes:
+        passes = [
+            [
+                sp.random(n + k + c * q, n + 2 * k + c * q, density=min(1.0, 3.0 / n),
+                          format="csr", random_state=k)
+                for k in range(c)
+            ]
+            for q in range(3)
+        ]  # fmt: skip
+        ours = _median_pass(jaxmatch.maximum_bipartite_matching, passes)
+        theirs = _median_pass(cg.maximum_bipartite_matching, passes)
+        print(f"| maximum_bipartite_matching (CSR, degree 3) | {n} | {ours * 1e6:.1f} us | "
+              f"{theirs * 1e6:.1f} us | {ours / theirs:.2f} |")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()

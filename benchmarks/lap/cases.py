@@ -1,0 +1,111 @@
+"""LAP cases: batches of random square cost matrices, and the objective check.
+
+The case lists and seeds are those of every published LAP table (the "GPU"
+list by default, the "CPU" list with ``--cpu``), so numbers stay comparable.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+BASE_SEED = 20240611
+
+#: (batch, n, dist): "f32" = U[0, 1) float32, "int" = integers in [0, n].
+GPU_CASES = [
+    (1024, 32, "f32"),
+    (256, 128, "f32"),
+    (128, 256, "f32"),
+    (16, 1024, "f32"),
+    (1, 2000, "int"),
+    (1, 5000, "int"),
+    (1, 5000, "f32"),
+]
+CPU_CASES = [
+    (64, 32, "f32"),
+    (16, 128, "f32"),
+    (4, 256, "f32"),
+    (1, 1000, "int"),
+    (1, 2000, "int"),
+]
+#: Relative objective tolerance for float costs (integer costs must match exactly).
+FLOAT_RTOL = 1e-6
+
+
+def case_list(cpu: bool) -> list[dict]:
+    """The cases with their names ("1024x32x32-f32") and fixed seeds."""
+    return [
+        dict(
+            name=f"{b}x{n}x{n}-{d}",
+            batch=b,
+            n=n,
+            dist=d,
+            seed=BASE_SEED + 1000 * i + n + (7 if d == "int" else 0),
+        )
+        for i, (b, n, d) in enumerate(CPU_CASES if cpu else GPU_CASES)
+    ]
+
+
+def make_costs(case: dict) -> np.ndarray:
+    """The case's matrices ``[batch, n, n]``, the same for every solver."""
+    rng = np.random.default_rng(case["seed"])
+    b, n = case["batch"], case["n"]
+    if case["dist"] == "f32":
+        return rng.random((b, n, n), dtype=np.float32)
+    if case["dist"] == "int":
+        return rng.integers(0, n, size=(b, n, n), dtype=np.int32, endpoint=True)
+    raise ValueError(f"unknown cost distribution {case['dist']!r}")
+
+
+def objectives(C: np.ndarray, col_for_row: np.ndarray) -> dict:
+    """Per-problem float64 objectives of an assignment and whether every
+    problem's assignment is a permutation."""
+    b, n, _ = C.shape
+    cols = np.asarray(col_for_row).reshape(b, n).astype(np.int64)
+    valid = bool(((cols >= 0) & (cols < n)).all()) and all(
+        np.unique(cols[i]).size == n for i in range(b)
+    )
+    safe = np.clip(cols, 0, n - 1)
+    obj = np.take_along_axis(C, safe[:, :, None], axis=2)[:, :, 0].astype(np.float64).sum(1)
+    return {"objs": [float(x) for x in obj], "valid": valid}
+
+
+def reference_objectives(case: dict) -> list[float]:
+    """scipy's optimal objective of every problem of the case."""
+    from scipy.optimize import linear_sum_assignment
+
+    C = make_costs(case)
+    out = []
+    for c in C:
+        r, k = linear_sum_assignment(c)
+        out.append(float(c[r, k].astype(np.float64).sum()))
+    return out
+
+
+def check(case: dict, ref: list[float], answer: dict) -> dict:
+    """Checks a result's objectives against scipy's.
+
+    Args:
+        case: the case (its ``dist`` picks the rule).
+        ref: scipy's objective per problem.
+        answer: the result, with ``objs`` and ``valid`` from ``objectives``.
+
+    Returns:
+        The check: ``ok`` (exact for integer costs, relative ``FLOAT_RTOL``
+        for float costs; an invalid assignment fails), the rule, the largest
+        gap and the number of problems that differ.
+    """
+    if not answer.get("valid", False):
+        return {"ok": False, "note": "an assignment is not a permutation"}
+    objs, refa = np.asarray(answer["objs"]), np.asarray(ref)
+    if case["dist"] == "int":
+        gap, tol = np.abs(objs - refa), 0.0
+        out = {"rule": "exact", "max_abs_gap": float(gap.max())}
+    else:
+        gap = np.abs(objs - refa) / np.maximum(np.abs(refa), 1e-30)
+        tol = FLOAT_RTOL
+        out = {"rule": f"rel {FLOAT_RTOL:g}", "max_rel_gap": float(gap.max())}
+    bad = int((gap > tol).sum())
+    out.update(ok=bad == 0, n_mismatch=bad, n_problems=int(refa.size))
+    if bad:
+        out["note"] = f"objective differs from scipy's in {bad} of {refa.size} problems"
+    return out

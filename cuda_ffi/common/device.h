@@ -1,0 +1,137 @@
+// Portability layer shared by the CPU (serial) and CUDA back ends.
+//
+// Every algorithm step in jaxmatch is written once, as a template over a
+// "Team": the set of workers that cooperate on one problem.  On the CPU the
+// team is a single serial worker; on CUDA it is the threads of one block (the
+// fused solver) or of one grid row (the stepped solver).  The atomics below
+// compile to CUDA atomics in device code and to plain operations on the host,
+// where a team has exactly one worker.
+#pragma once
+
+#include <climits>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+
+#if defined(__CUDACC__)
+#define JM_HD __host__ __device__ __forceinline__
+#else
+#define JM_HD inline
+#endif
+
+namespace jaxmatch {
+
+// ---------------------------------------------------------------- atomics
+// Each returns nothing or the old value, as CUDA's do.  On the host they are
+// plain read-modify-write: host teams are serial.
+
+JM_HD int atomic_add_int(int* p, int x) {
+#if defined(__CUDA_ARCH__)
+  return atomicAdd(p, x);
+#else
+  int old = *p;
+  *p = old + x;
+  return old;
+#endif
+}
+
+// Compare-and-swap: stores `val` when *p == cmp; returns the old value.
+JM_HD int atomic_cas_int(int* p, int cmp, int val) {
+#if defined(__CUDA_ARCH__)
+  return atomicCAS(p, cmp, val);
+#else
+  int old = *p;
+  if (old == cmp) *p = val;
+  return old;
+#endif
+}
+
+JM_HD void atomic_min_int(int* p, int x) {
+#if defined(__CUDA_ARCH__)
+  atomicMin(p, x);
+#else
+  if (x < *p) *p = x;
+#endif
+}
+
+// Minimum of non-negative values.  IEEE floats and doubles that are >= +0
+// order like their bit patterns read as signed integers, +inf included.
+JM_HD void atomic_min_nonneg(float* p, float x) {
+#if defined(__CUDA_ARCH__)
+  atomicMin(reinterpret_cast<int*>(p), __float_as_int(x));
+#else
+  if (x < *p) *p = x;
+#endif
+}
+
+JM_HD void atomic_min_nonneg(double* p, double x) {
+#if defined(__CUDA_ARCH__)
+  atomicMin(reinterpret_cast<long long*>(p), __double_as_longlong(x));
+#else
+  if (x < *p) *p = x;
+#endif
+}
+
+JM_HD void atomic_min_nonneg(int* p, int x) { atomic_min_int(p, x); }
+
+// Reads a scalar that other workers of the team may have written before the
+// last barrier; volatile keeps the compiler from reusing a stale register.
+JM_HD int load_shared_scalar(const int* p) {
+  return *static_cast<const volatile int*>(p);
+}
+template <class T>
+JM_HD T load_shared_value(const T* p) {
+  return *static_cast<const volatile T*>(p);
+}
+
+// ---------------------------------------------------------------- teams
+// A team of one worker (the CPU back end).  kRowOuter: the LAP's O(nm) scans
+// loop rows outermost (cache-friendly on a CPU); a CUDA team loops columns
+// outermost, a thread per column, for coalesced reads.  Every such scan is an
+// order-independent reduction, so both orders give the same result.
+struct SerialTeam {
+  static constexpr bool kRowOuter = true;
+  JM_HD int rank() const { return 0; }
+  JM_HD int size() const { return 1; }
+  JM_HD void sync() const {}
+  JM_HD int sync_or(int bits) const { return bits; }
+};
+
+// ---------------------------------------------------------------- numerics
+// Num<T>: the arithmetic of reduced costs for one cost dtype.
+//   inf()          the "no edge / not reached" slack value
+//   reduced(c,u,v) max(0, (c - u) - v), saturated to inf() for integers
+//   add(a, b, ovf) a + b, setting *ovf on integer overflow
+template <class T>
+struct Num {
+  static JM_HD T inf() { return static_cast<T>(INFINITY); }
+  static JM_HD T reduced(T c, T u, T v) {
+    T s = (c - u) - v;
+    return s > T(0) ? s : T(0);
+  }
+  static JM_HD T add(T a, T b, int* /*ovf*/) { return a + b; }
+  static JM_HD bool is_finite(T x) { return x < inf() && x > -inf(); }
+  static constexpr bool kIsInteger = false;
+};
+
+template <>
+struct Num<int32_t> {
+  static JM_HD int32_t inf() { return INT_MAX; }
+  static JM_HD int32_t reduced(int32_t c, int32_t u, int32_t v) {
+    long long s = static_cast<long long>(c) - u - v;
+    if (s < 0) s = 0;
+    return s >= INT_MAX ? INT_MAX : static_cast<int32_t>(s);
+  }
+  static JM_HD int32_t add(int32_t a, int32_t b, int* ovf) {
+    long long s = static_cast<long long>(a) + b;
+    if (s >= INT_MAX || s <= INT_MIN) {
+      *ovf = 1;
+      return a;
+    }
+    return static_cast<int32_t>(s);
+  }
+  static JM_HD bool is_finite(int32_t) { return true; }
+  static constexpr bool kIsInteger = true;
+};
+
+}  // namespace jaxmatch

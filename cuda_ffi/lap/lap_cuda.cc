@@ -1,0 +1,80 @@
+// XLA FFI binding of the CUDA Hungarian LAP kernels (lap_kernels.cu).  Same
+// operands as the CPU handlers (lap_ffi.h).
+#include <cuda_runtime_api.h>
+
+#include "common/cuda_check.h"
+#include "lap/lap_ffi.h"
+#include "lap/lap_kernels.h"
+
+namespace jaxmatch {
+namespace {
+
+// Initialises every batch member and, when `solve`, runs the whole solve
+// (fused kernel).
+ffi::Error LapFromScratchCuda(cudaStream_t stream, ffi::AnyBuffer C,
+                              ffi::RemainingRets rets, int32_t variant,
+                              bool solve) {
+  LapShape s;
+  LapStateData out;
+  JM_RETURN_IF_ERROR(GetLapShape(C, variant, &s));
+  JM_RETURN_IF_ERROR(CheckLapResults(s, C.element_type(), rets, &out));
+  return DispatchCost(C.element_type(), [&](auto zero) -> ffi::Error {
+    using T = decltype(zero);
+    const LapProblem<T> p = LapProblemOf<T>(s, C, out);
+    if (solve)
+      return CudaCheck(LaunchLapSolve<T>(stream, p), "LAP solve launch");
+    return CudaCheck(LaunchLapInit<T>(stream, p), "LAP init launch");
+  });
+}
+
+ffi::Error LapInitCuda(cudaStream_t stream, ffi::AnyBuffer C,
+                       ffi::RemainingRets rets, int32_t variant) {
+  return LapFromScratchCuda(stream, C, rets, variant, false);
+}
+
+ffi::Error LapSolveCuda(cudaStream_t stream, ffi::AnyBuffer C,
+                        ffi::RemainingRets rets, int32_t variant) {
+  return LapFromScratchCuda(stream, C, rets, variant, true);
+}
+
+ffi::Error LapStepCuda(cudaStream_t stream, ffi::AnyBuffer C,
+                       ffi::RemainingArgs args, ffi::RemainingRets rets,
+                       int32_t variant, int32_t iterations) {
+  LapShape s;
+  LapStateData in, out;
+  JM_RETURN_IF_ERROR(
+      CheckLapStep(C, variant, args, rets, iterations, &s, &in, &out));
+  for (int k = 0; k < kLapStateBuffers; ++k) {
+    JM_RETURN_IF_ERROR(
+        CopyIfNotAliased(stream, in.data[k], out.data[k], in.bytes[k]));
+  }
+  return DispatchCost(C.element_type(), [&](auto zero) -> ffi::Error {
+    using T = decltype(zero);
+    return CudaCheck(
+        LaunchLapStep<T>(stream, LapProblemOf<T>(s, C, out), iterations),
+        "LAP step launch");
+  });
+}
+
+}  // namespace
+}  // namespace jaxmatch
+
+namespace ffi = xla::ffi;
+
+// Every handler enqueues the same work for the same shapes, with no host
+// synchronisation: safe to record in a command buffer (CUDA graph).
+JM_EXPORT_HANDLER(
+    jaxmatch_lap_init_cuda, jaxmatch::LapInitCuda,
+    jaxmatch::BindLapFromScratch(
+        ffi::Ffi::Bind().Ctx<ffi::PlatformStream<cudaStream_t>>()),
+    {ffi::Traits::kCmdBufferCompatible});
+JM_EXPORT_HANDLER(
+    jaxmatch_lap_step_cuda, jaxmatch::LapStepCuda,
+    jaxmatch::BindLapStep(
+        ffi::Ffi::Bind().Ctx<ffi::PlatformStream<cudaStream_t>>()),
+    {ffi::Traits::kCmdBufferCompatible});
+JM_EXPORT_HANDLER(
+    jaxmatch_lap_solve_cuda, jaxmatch::LapSolveCuda,
+    jaxmatch::BindLapFromScratch(
+        ffi::Ffi::Bind().Ctx<ffi::PlatformStream<cudaStream_t>>()),
+    {ffi::Traits::kCmdBufferCompatible});

@@ -1,0 +1,188 @@
+// The state of one Hungarian LAP problem (n rows, m columns, n <= m).
+//
+// It travels through XLA as named buffers, each [..., len] with the leading
+// dimensions of the cost matrix:
+//   col_for_row  int32 [n]    the column assigned to each row, -1 free
+//   row_for_col  int32 [m]    the row assigned to each column, -1 free
+//   u, v         T [n], T [m] row and column duals (T = the cost dtype)
+//   info         int32 [kLapInfoLen]  scalars (LapScalar): status, counters
+//   work         int32 [LapWorkLayout::ilen]  the solver's own arrays
+//   twork        T [LapWorkLayout::tlen]      the solver's own arrays
+// Only C++ knows the workspace layout; Python asks the library for the two
+// workspace lengths and reads info through the slots the library exports.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "common/device.h"
+
+namespace jaxmatch {
+
+enum LapVariant : int32_t { kLapTree = 0, kLapClassical = 1 };
+
+enum LapStatus : int32_t {
+  kLapRunning = 0,
+  kLapOptimal = 1,
+  kLapInfeasible = 2,
+  kLapOverflow = 3,
+  kLapIterationLimit = 4,
+  kLapInvalidEntries = 5,  // set by the Python wrapper (NaN / -inf input)
+};
+
+// Cost dtypes of the host entry point (jaxmatch_lap_solve_host).
+enum LapHostDtype : int32_t {
+  kLapHostFloat32 = 0,
+  kLapHostFloat64 = 1,
+  kLapHostInt32 = 2,
+};
+
+enum LapPhase : int32_t {
+  kPhaseNeedTree = 0,  // (re)build the alternating forest from the free rows
+  kPhaseSearch = 1,    // expand the frontier (list_cur)
+  kPhaseDual = 2,      // classical: compute delta, rebuild zero lists, update
+  kPhaseRescan = 3,    // classical: rescan every tree row after a dual update
+};
+
+// Slots of the info buffer.
+enum LapScalar : int32_t {
+  kStatus = 0,
+  kPhase,
+  kCntCur,        // entries in the current frontier list
+  kCntNext,       // entries appended to the next frontier list
+  kNFree,         // free columns reached in this iteration
+  kNAug,          // augmenting paths applied in this iteration
+  kNAssigned,     // rows assigned so far
+  kIters,         // iterations of the main loop
+  kNDual,         // dual updates
+  kNAugPhases,    // iterations that augmented
+  kListSel,       // which half of `list` is the current frontier
+  kFlagOverflow,  // integer overflow seen
+  kFlagInfeas,    // infeasibility seen during initialisation
+  kNTree,         // classical: rows in tree_list
+  kMaxIters,      // iteration limit (set by init)
+  kLapInfoLen = 16,
+};
+
+// Offsets into one problem's workspaces.
+struct LapWorkLayout {
+  std::size_t pred, col_flag, row_flag, root, claim, list, tree_list, zcnt,
+      zidx, ilen;                  // into work
+  std::size_t slack, delta, tlen;  // into twork
+
+  JM_HD LapWorkLayout(int n, int m, int variant) {
+    std::size_t o = 0;
+    pred = o;
+    o += m;
+    col_flag = o;
+    o += m;
+    row_flag = o;
+    o += n;
+    root = o;
+    o += n;
+    claim = o;
+    o += n;
+    list = o;
+    o += 2 * static_cast<std::size_t>(n);
+    tree_list = o;
+    zcnt = o;
+    zidx = o;
+    if (variant == kLapClassical) {
+      tree_list = o;
+      o += n;
+      zcnt = o;
+      o += n;
+      zidx = o;
+      o += static_cast<std::size_t>(n) * m;
+    }
+    ilen = o;
+    slack = 0;
+    delta = m;
+    tlen = static_cast<std::size_t>(m) + 2;
+  }
+};
+
+// The buffers of one problem.
+template <class T>
+struct LapBuffers {
+  int* info;
+  int* col_for_row;
+  int* row_for_col;
+  T* u;
+  T* v;
+  int* work;
+  T* twork;
+};
+
+// A view of one problem: the cost matrix and pointers into its state.
+template <class T>
+struct LapView {
+  int n, m;
+  const T* C;             // [n, m] row-major
+  int* sc;                // info
+  int* work;              // the int32 workspace (pred is its first array)
+  T* twork;               // the cost-dtype workspace
+  std::size_t zero_ilen;  // work[0, zero_ilen) is zeroed by init (not zidx)
+  std::size_t twork_len;
+  int *col_for_row, *row_for_col, *pred, *col_flag, *row_flag, *root, *claim,
+      *list, *tree_list, *zcnt, *zidx;
+  T *u, *v, *slack, *delta;
+
+  JM_HD LapView(int n_, int m_, int variant, const T* C_,
+                const LapBuffers<T>& b)
+      : n(n_), m(m_), C(C_) {
+    const LapWorkLayout L(n_, m_, variant);
+    sc = b.info;
+    col_for_row = b.col_for_row;
+    row_for_col = b.row_for_col;
+    u = b.u;
+    v = b.v;
+    pred = b.work + L.pred;
+    col_flag = b.work + L.col_flag;
+    row_flag = b.work + L.row_flag;
+    root = b.work + L.root;
+    claim = b.work + L.claim;
+    list = b.work + L.list;
+    tree_list = b.work + L.tree_list;
+    zcnt = b.work + L.zcnt;
+    zidx = b.work + L.zidx;
+    slack = b.twork + L.slack;
+    delta = b.twork + L.delta;
+  }
+
+  JM_HD T c(int i, int j) const {
+    return C[static_cast<std::size_t>(i) * m + j];
+  }
+  JM_HD int* list_cur() const { return list + (sc[kListSel] ? n : 0); }
+  JM_HD int* list_next() const { return list + (sc[kListSel] ? 0 : n); }
+};
+
+// A batch of problems with equal shapes: the operands of one call, each a
+// [batch, len] array.  view(b) is problem b.
+template <class T>
+struct LapProblem {
+  int64_t batch;
+  int n, m, variant;   // n <= m
+  const T* C;          // [batch, n, m]
+  LapBuffers<T> base;  // each [batch, len]
+
+  JM_HD LapWorkLayout work_layout() const {
+    return LapWorkLayout(n, m, variant);
+  }
+  JM_HD LapBuffers<T> buffers(int64_t b) const {
+    const LapWorkLayout L = work_layout();
+    return LapBuffers<T>{base.info + b * kLapInfoLen,
+                         base.col_for_row + b * n,
+                         base.row_for_col + b * m,
+                         base.u + b * n,
+                         base.v + b * m,
+                         base.work + b * static_cast<int64_t>(L.ilen),
+                         base.twork + b * static_cast<int64_t>(L.tlen)};
+  }
+  JM_HD LapView<T> view(int64_t b) const {
+    return LapView<T>(n, m, variant, C + static_cast<std::size_t>(b) * n * m,
+                      buffers(b));
+  }
+};
+
+}  // namespace jaxmatch

@@ -1,0 +1,210 @@
+// Operands of the matching handlers, shared by the CPU and CUDA bindings.
+//
+//   init:  (cxadj, cadj, rm0, cm0) -> state      attr init
+//   solve: (cxadj, cadj, rm0, cm0) -> state      attrs init + the options
+//   step:  (cxadj, cadj, state) -> state         attrs the options, levels,
+//                                                mapping
+//
+// The options are the attributes driver, bfs, max_phases, hybrid_depth and
+// auto_free_divisor.  cxadj is int32 [..., n_cols + 1], cadj int32
+// [..., nnz_cap] (the column CSR; entries past cxadj[n_cols] are padding),
+// rm0 int32 [..., n_rows] and cm0 int32 [..., n_cols] a warm start (read
+// only when init == given); the state is row_match [..., n_rows], col_match
+// [..., n_cols], info [..., kMcmInfoLen] and work [..., McmWorkLayout::len],
+// all int32.  Leading dimensions are batch and agree; a step aliases its
+// state operands to its results.
+#pragma once
+
+#include <string>
+
+#include "common/ffi_helpers.h"
+#include "matching/matching_state.h"
+
+namespace jaxmatch {
+
+using IndexBuffer = ffi::Buffer<ffi::S32>;
+using IndexResult = ffi::Result<IndexBuffer>;
+
+// The state buffers of a call, in order (operands or results).
+struct McmState {
+  IndexBuffer* row_match;
+  IndexBuffer* col_match;
+  IndexBuffer* info;
+  IndexBuffer* work;
+};
+
+struct McmShape {
+  int64_t batch = 0;
+  int nr = 0, nc = 0, cap = 0;
+};
+
+inline ffi::Error CheckIndexBuffer(const IndexBuffer& buf, const char* name,
+                                   int64_t batch, int64_t* last) {
+  auto dims = buf.dimensions();
+  if (dims.size() < 1)
+    return InvalidArgument(std::string(name) + " must have rank >= 1");
+  if (batch >= 0 && BatchSize(dims, 1) != batch)
+    return InvalidArgument(std::string(name) +
+                           " has batch dimensions different from cxadj's");
+  *last = dims[dims.size() - 1];
+  if (*last >= (int64_t{1} << 30))
+    return InvalidArgument(std::string(name) + " too large for int32 indices");
+  return ffi::Error::Success();
+}
+
+// Shapes from the graph (n_cols, capacity) and row_match (n_rows).
+inline ffi::Error GetMcmShape(const IndexBuffer& cxadj, const IndexBuffer& cadj,
+                              const IndexBuffer& row_match, McmShape* s) {
+  int64_t ncp1 = 0, cap = 0, nr = 0;
+  JM_RETURN_IF_ERROR(CheckIndexBuffer(cxadj, "cxadj", -1, &ncp1));
+  s->batch = BatchSize(cxadj.dimensions(), 1);
+  JM_RETURN_IF_ERROR(CheckIndexBuffer(cadj, "cadj", s->batch, &cap));
+  JM_RETURN_IF_ERROR(CheckIndexBuffer(row_match, "row_match", s->batch, &nr));
+  if (ncp1 < 1)
+    return InvalidArgument("cxadj must have n_cols + 1 >= 1 entries");
+  s->nc = static_cast<int>(ncp1 - 1);
+  s->nr = static_cast<int>(nr);
+  s->cap = static_cast<int>(cap);
+  return ffi::Error::Success();
+}
+
+// Every state buffer has the shape the graph asks for.
+inline ffi::Error CheckMcmState(const McmShape& s, const McmState& st) {
+  const IndexBuffer* bufs[4] = {st.row_match, st.col_match, st.info, st.work};
+  static const char* const kNames[4] = {"row_match", "col_match", "info",
+                                        "work"};
+  const int64_t lens[4] = {s.nr, s.nc, kMcmInfoLen,
+                           static_cast<int64_t>(McmWorkLayout(s.nr, s.nc).len)};
+  for (int k = 0; k < 4; ++k) {
+    int64_t last = 0;
+    JM_RETURN_IF_ERROR(CheckIndexBuffer(*bufs[k], kNames[k], s.batch, &last));
+    if (last != lens[k])
+      return InvalidArgument(std::string(kNames[k]) +
+                             " has the wrong length (expected " +
+                             std::to_string(lens[k]) + ")");
+  }
+  return ffi::Error::Success();
+}
+
+// The warm start's shapes must match the graph's.
+inline ffi::Error CheckWarmStart(const McmShape& s, const IndexBuffer& rm0,
+                                 const IndexBuffer& cm0) {
+  int64_t nr = 0, nc = 0;
+  JM_RETURN_IF_ERROR(CheckIndexBuffer(rm0, "row_match", s.batch, &nr));
+  JM_RETURN_IF_ERROR(CheckIndexBuffer(cm0, "col_match", s.batch, &nc));
+  if (nr != s.nr || nc != s.nc)
+    return InvalidArgument("warm start shapes do not match the graph");
+  return ffi::Error::Success();
+}
+
+inline McmProblem McmProblemOf(const McmShape& s, const IndexBuffer& cxadj,
+                               const IndexBuffer& cadj, const McmState& st) {
+  return McmProblem{s.batch,
+                    s.nr,
+                    s.nc,
+                    s.cap,
+                    cxadj.typed_data(),
+                    cadj.typed_data(),
+                    st.row_match->typed_data(),
+                    st.col_match->typed_data(),
+                    st.info->typed_data(),
+                    st.work->typed_data()};
+}
+
+inline ffi::Error CheckInit(int32_t init) {
+  if (init < kMcmInitNone || init > kMcmInitGiven)
+    return InvalidArgument("unknown matching init " + std::to_string(init));
+  return ffi::Error::Success();
+}
+
+inline ffi::Error CheckMcmOptions(const McmOptions& o) {
+  if (o.driver < kMcmApfb || o.driver > kMcmAuto)
+    return InvalidArgument("unknown matching driver " +
+                           std::to_string(o.driver));
+  if (o.bfs != kMcmBfsPlain && o.bfs != kMcmBfsWr)
+    return InvalidArgument("unknown BFS kernel " + std::to_string(o.bfs));
+  if (o.max_phases < 1) return InvalidArgument("max_phases must be >= 1");
+  if (o.hybrid_depth < 1) return InvalidArgument("hybrid_depth must be >= 1");
+  if (o.auto_free_divisor < 1)
+    return InvalidArgument("auto_free_divisor must be >= 1");
+  return ffi::Error::Success();
+}
+
+// The stepped call's own attributes.  mapping: 0 = CT, 1 = MT (the CUDA
+// grid; the CPU runs serially and ignores it).
+inline ffi::Error CheckMcmStep(int32_t levels, int32_t mapping) {
+  if (levels < 1) return InvalidArgument("levels must be >= 1");
+  if (mapping != kMcmMappingCt && mapping != kMcmMappingMt)
+    return InvalidArgument("unknown thread mapping " + std::to_string(mapping));
+  return ffi::Error::Success();
+}
+
+// Checks a step call (options, state in and out) and copies each state
+// buffer to its result with copy(from, to, bytes) where XLA did not alias
+// them.
+template <class Copy>
+ffi::Error PrepareMcmStep(const IndexBuffer& cxadj, const IndexBuffer& cadj,
+                          const McmState& in, const McmState& out,
+                          const McmOptions& o, int32_t levels, int32_t mapping,
+                          McmShape* s, Copy&& copy) {
+  JM_RETURN_IF_ERROR(CheckMcmOptions(o));
+  JM_RETURN_IF_ERROR(CheckMcmStep(levels, mapping));
+  JM_RETURN_IF_ERROR(GetMcmShape(cxadj, cadj, *in.row_match, s));
+  JM_RETURN_IF_ERROR(CheckMcmState(*s, in));
+  JM_RETURN_IF_ERROR(CheckMcmState(*s, out));
+  const IndexBuffer* from[4] = {in.row_match, in.col_match, in.info, in.work};
+  IndexBuffer* to[4] = {out.row_match, out.col_match, out.info, out.work};
+  for (int k = 0; k < 4; ++k) {
+    if (to[k]->untyped_data() != from[k]->untyped_data())
+      JM_RETURN_IF_ERROR(copy(from[k]->untyped_data(), to[k]->untyped_data(),
+                              from[k]->size_bytes()));
+  }
+  return ffi::Error::Success();
+}
+
+// The bindings, written out: a Binding can only be extended in place.
+#define JM_MCM_GRAPH_AND_WARM_START                       \
+  .template Arg<IndexBuffer>()     /* cxadj */            \
+      .template Arg<IndexBuffer>() /* cadj */             \
+      .template Arg<IndexBuffer>() /* rm0 or row_match */ \
+      .template Arg<IndexBuffer>() /* cm0 or col_match */
+#define JM_MCM_STATE_RESULTS                       \
+  .template Ret<IndexBuffer>()     /* row_match */ \
+      .template Ret<IndexBuffer>() /* col_match */ \
+      .template Ret<IndexBuffer>() /* info */      \
+      .template Ret<IndexBuffer>() /* work */
+#define JM_MCM_OPTIONS                        \
+  .template Attr<int32_t>("driver")           \
+      .template Attr<int32_t>("bfs")          \
+      .template Attr<int32_t>("max_phases")   \
+      .template Attr<int32_t>("hybrid_depth") \
+      .template Attr<int32_t>("auto_free_divisor")
+
+template <class Binding>
+auto BindMcmInit(Binding b) {
+  return std::move(b)
+      JM_MCM_GRAPH_AND_WARM_START JM_MCM_STATE_RESULTS.template Attr<int32_t>(
+          "init");
+}
+
+template <class Binding>
+auto BindMcmSolve(Binding b) {
+  return std::move(b)
+      JM_MCM_GRAPH_AND_WARM_START JM_MCM_STATE_RESULTS.template Attr<int32_t>(
+          "init") JM_MCM_OPTIONS;
+}
+
+template <class Binding>
+auto BindMcmStep(Binding b) {
+  return std::move(b) JM_MCM_GRAPH_AND_WARM_START
+      .template Arg<IndexBuffer>() /* info */
+      .template Arg<IndexBuffer>() /* work */
+      JM_MCM_STATE_RESULTS JM_MCM_OPTIONS.template Attr<int32_t>("levels")
+      .template Attr<int32_t>("mapping");
+}
+
+#undef JM_MCM_GRAPH_AND_WARM_START
+#undef JM_MCM_STATE_RESULTS
+#undef JM_MCM_OPTIONS
+
+}  // namespace jaxmatch

@@ -1,0 +1,179 @@
+// CUDA kernels of the maximum-cardinality matching solvers: the shared step
+// templates (common/mcm_steps.h) run by CUDA teams.
+//
+//   stepped: a kernel per step over a grid (blocks_x, batch); kernel
+//            boundaries are the barriers.  The level and fix kernels end with
+//            the last-block pattern: each block adds itself to a ticket, and
+//            the last one runs the scalar transition, so no separate control
+//            launch is needed.
+//   fused:   mcm_solve_kernel, one block per problem, the whole solve with
+//            block barriers between steps (small graphs, batches).
+#include "matching/matching_kernels.h"
+
+#include "common/teams.cuh"
+#include "matching/matching_steps.h"
+
+namespace jaxmatch {
+namespace {
+
+constexpr int kCtBlocks = 256;  // CT: 256 blocks x 256 threads
+constexpr int kMaxGridY = 65535;
+constexpr int kFusedMaxThreads = 512;
+
+__device__ bool StepActive(const McmView& p, int phase) {
+  return mcm_running(p) && mcm_phase(p) == phase;
+}
+
+// The last block of a grid row to reach this point returns true (in every
+// thread).  Thread 0 of each block first ORs `bits` into `slot`.
+__device__ bool LastBlockOfRow(int* ticket, int* slot, int bits) {
+  __shared__ int s_last;
+  BlockTeam().sync();
+  if (threadIdx.x == 0) {
+    if (bits) atomicOr(slot, bits);
+    __threadfence();
+    s_last = atomicAdd(ticket, 1) == static_cast<int>(gridDim.x) - 1;
+  }
+  BlockTeam().sync();
+  if (s_last) __threadfence();
+  return s_last;
+}
+
+__global__ void mcm_init_clear_kernel(McmProblem s, int init, const int* rm0,
+                                      const int* cm0) {
+  GridRowTeam team;
+  for (int64_t b = blockIdx.y; b < s.batch; b += gridDim.y) {
+    McmView p = s.view(b);
+    mcm_init_clear(team, p, init, rm0 + b * s.nr, cm0 + b * s.nc);
+  }
+}
+
+__global__ void mcm_init_match_kernel(McmProblem s, int init, const int* rm0) {
+  GridRowTeam team;
+  for (int64_t b = blockIdx.y; b < s.batch; b += gridDim.y) {
+    McmView p = s.view(b);
+    mcm_init_match(team, p, init, rm0 + b * s.nr);
+  }
+}
+
+__global__ void mcm_init_bfs_kernel(McmProblem s) {
+  GridRowTeam team;
+  for (int64_t b = blockIdx.y; b < s.batch; b += gridDim.y) {
+    McmView p = s.view(b);
+    mcm_init_bfs(team, p);
+    if (LastBlockOfRow(p.sc + kMcmTicket, p.sc + kMcmInserted, 0) &&
+        threadIdx.x == 0) {
+      p.sc[kMcmTicket] = 0;
+      mcm_ctrl_start_phase(p);
+    }
+  }
+}
+
+__global__ void mcm_level_kernel(McmProblem s, McmOptions o) {
+  GridRowTeam team;
+  for (int64_t b = blockIdx.y; b < s.batch; b += gridDim.y) {
+    McmView p = s.view(b);
+    if (!StepActive(p, kMcmBfsPhase)) continue;  // uniform over the row
+    int bits = mcm_level(team, p, o.bfs == kMcmBfsWr, mcm_lanes(team, p));
+    bits = BlockTeam().sync_or(bits);
+    if (LastBlockOfRow(p.sc + kMcmTicket, p.sc + kMcmInserted, bits) &&
+        threadIdx.x == 0) {
+      const int all = atomicExch(p.sc + kMcmInserted, 0);
+      p.sc[kMcmTicket] = 0;
+      mcm_ctrl_level(p, o, all);
+    }
+  }
+}
+
+__global__ void mcm_alternate_kernel(McmProblem s, McmOptions o) {
+  GridRowTeam team;
+  for (int64_t b = blockIdx.y; b < s.batch; b += gridDim.y) {
+    McmView p = s.view(b);
+    if (!StepActive(p, kMcmAlternatePhase)) continue;
+    mcm_alternate(team, p, o.bfs == kMcmBfsWr);
+  }
+}
+
+__global__ void mcm_fix_kernel(McmProblem s, McmOptions o) {
+  GridRowTeam team;
+  for (int64_t b = blockIdx.y; b < s.batch; b += gridDim.y) {
+    McmView p = s.view(b);
+    if (!StepActive(p, kMcmAlternatePhase)) continue;
+    mcm_fix_and_restart(team, p);
+    if (LastBlockOfRow(p.sc + kMcmTicket, p.sc + kMcmInserted, 0) &&
+        threadIdx.x == 0) {
+      p.sc[kMcmTicket] = 0;
+      mcm_ctrl_restart(p, o);
+    }
+  }
+}
+
+__global__ void __launch_bounds__(kFusedMaxThreads)
+    mcm_solve_kernel(McmProblem s, int init, const int* rm0, const int* cm0,
+                     McmOptions o) {
+  const BlockTeam team;
+  for (int64_t b = blockIdx.x; b < s.batch; b += gridDim.x) {
+    McmView p = s.view(b);
+    mcm_init(team, p, init, rm0 + b * s.nr, cm0 + b * s.nc);
+    mcm_solve_loop(team, p, o);
+    team.sync();
+  }
+}
+
+int Blocks(int64_t work, int cap) {
+  int64_t bx = (work + kMcmThreads - 1) / kMcmThreads;
+  if (bx < 1) bx = 1;
+  if (bx > cap) bx = cap;
+  return static_cast<int>(bx);
+}
+
+// CT: a constant grid; MT: one thread per vertex, up to the threads the GPU
+// holds at once (Deveci et al.: MT = min(n, #threads of the architecture)).
+dim3 Grid(const McmProblem& s, int mapping, int resident_blocks) {
+  const int64_t work = s.nr > s.nc ? s.nr : s.nc;
+  const int bx =
+      mapping == kMcmMappingCt ? kCtBlocks : Blocks(work, resident_blocks);
+  const int by = s.batch < kMaxGridY ? static_cast<int>(s.batch) : kMaxGridY;
+  return dim3(bx, by);
+}
+
+}  // namespace
+
+cudaError_t LaunchMcmInit(cudaStream_t stream, const McmProblem& s, int init,
+                          const int* rm0, const int* cm0, int resident_blocks) {
+  if (s.batch == 0) return cudaSuccess;
+  const dim3 grid = Grid(s, kMcmMappingMt, resident_blocks);
+  mcm_init_clear_kernel<<<grid, kMcmThreads, 0, stream>>>(s, init, rm0, cm0);
+  mcm_init_match_kernel<<<grid, kMcmThreads, 0, stream>>>(s, init, rm0);
+  mcm_init_bfs_kernel<<<grid, kMcmThreads, 0, stream>>>(s);
+  return cudaGetLastError();
+}
+
+cudaError_t LaunchMcmStep(cudaStream_t stream, const McmProblem& s,
+                          const McmOptions& o, int mapping, int levels,
+                          int resident_blocks) {
+  if (s.batch == 0) return cudaSuccess;
+  const dim3 grid = Grid(s, mapping, resident_blocks);
+  for (int k = 0; k < levels; ++k)
+    mcm_level_kernel<<<grid, kMcmThreads, 0, stream>>>(s, o);
+  mcm_alternate_kernel<<<grid, kMcmThreads, 0, stream>>>(s, o);
+  mcm_fix_kernel<<<grid, kMcmThreads, 0, stream>>>(s, o);
+  return cudaGetLastError();
+}
+
+cudaError_t LaunchMcmSolve(cudaStream_t stream, const McmProblem& s, int init,
+                           const int* rm0, const int* cm0,
+                           const McmOptions& o) {
+  if (s.batch == 0) return cudaSuccess;
+  const int work = s.nr > s.nc ? s.nr : s.nc;
+  int threads = ((work + 31) / 32) * 32;
+  if (threads < 32) threads = 32;
+  if (threads > kFusedMaxThreads) threads = kFusedMaxThreads;
+  const int64_t blocks =
+      s.batch < (int64_t{1} << 30) ? s.batch : (int64_t{1} << 30);
+  mcm_solve_kernel<<<static_cast<int>(blocks), threads, 0, stream>>>(
+      s, init, rm0, cm0, o);
+  return cudaGetLastError();
+}
+
+}  // namespace jaxmatch

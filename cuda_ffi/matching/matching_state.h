@@ -1,0 +1,160 @@
+// State of one maximum-cardinality bipartite matching problem (Deveci, Kaya,
+// Ucar, Catalyurek: APFB / APsB with GPUBFS / GPUBFS-WR).  It travels
+// through XLA as four named int32 buffers, each [..., len] with the graph's
+// leading dimensions:
+//
+//   row_match (rmatch) [n_rows]
+//   col_match (cmatch) [n_cols]
+//   info      [kMcmInfoLen]      scalars (McmScalar): status, counters
+//   work      [McmWorkLayout::len]  bfs, root, pred, queue
+//
+// and the arrays mean:
+//   rmatch  [n_rows]   column matched to each row, -1 free; -2 marks a free
+//                      row that ends an augmenting path found by the BFS
+//   cmatch  [n_cols]   row matched to each column, -1 free
+//   bfs     [n_cols]   BFS level of each column: kL0 for the roots (the free
+//                      columns), kL0 - 1 unvisited, larger = deeper; with root
+//                      tracking, a root whose tree found a path holds -r for
+//                      the free row r chosen as its path's end (<= 0)
+//   root    [n_cols]   the root a column's tree grew from (-1 unvisited)
+//   pred    [n_rows]   the column from which the BFS reached a row
+//   queue   [n_cols]   the columns in BFS order (each enters once per phase:
+//                      the roots first, then every column as its level is
+//                      claimed); level k is queue[head, end), the next level
+//                      is appended at tail
+//
+// Only C++ knows the workspace layout; Python asks the library for its
+// length and reads info through the slots the library exports.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "common/device.h"
+
+namespace jaxmatch {
+
+// Options of a solve, passed to the kernels as one small struct.
+// APFB runs each phase's BFS to its end, APsB stops it at the first level
+// that reaches a free row, the hybrid at kMcmHybridDepthFactor times that
+// level's depth.  Auto is APFB when the initial matching leaves more than
+// one column in auto_free_divisor free, else the hybrid (chosen once, at
+// the first phase).
+enum McmDriver : int {
+  kMcmApfb = 0,
+  kMcmApsb = 1,
+  kMcmHybrid = 2,
+  kMcmAuto = 3
+};
+enum McmBfs : int { kMcmBfsPlain = 0, kMcmBfsWr = 1 };
+// Thread mapping of the stepped CUDA kernels (Deveci et al.): CT, a constant
+// grid of 256 x 256 threads, each striding over many vertices; MT, about one
+// thread per vertex.  The CPU ignores it.
+enum McmMapping : int { kMcmMappingCt = 0, kMcmMappingMt = 1 };
+enum McmInit : int { kMcmInitNone = 0, kMcmInitCheap = 1, kMcmInitGiven = 2 };
+
+enum McmStatus : int {
+  kMcmRunning = 0,
+  kMcmDone = 1,        // no augmenting path left: the matching is maximum
+  kMcmPhaseLimit = 2,  // stopped by max_phases (never reached by the theory)
+  kMcmBadGraph = 3,    // malformed CSR (validated constructors never give one)
+  kMcmInitial = 4,     // set by the Python wrapper of the cheap matching
+};
+
+enum McmPhase : int { kMcmBfsPhase = 0, kMcmAlternatePhase = 1 };
+
+enum McmScalar : int {
+  kMcmStatus = 0,
+  kMcmPhaseSlot = 1,  // McmPhase
+  kMcmLevel = 2,      // BFS level being expanded
+  kMcmInserted = 3,   // OR of the level kernel's blocks' flags (stepped)
+  kMcmFound = 4,      // an augmenting path was found (this phase)
+  kMcmNPhases = 5,    // completed BFS + Alternate + FixMatching phases
+  kMcmNLevels = 6,    // BFS level kernels run, over all phases
+  kMcmTicket = 7,     // blocks done with the current kernel (stepped solver)
+  kMcmQHead = 8,      // the current level is queue[head, end)
+  kMcmQEnd = 9,
+  kMcmQTail = 10,        // the next level is appended at queue[tail]
+  kMcmFoundLevel = 11,   // the first level of this phase that found a path
+  kMcmInitialFree = 12,  // columns free after the initial matching
+  kMcmInfoLen = 16,
+};
+
+// The BFS start level.  With kL0 = 2, levels stay positive and a root's
+// found-marker -r (r >= 0) stays below kL0 - 1 (Deveci et al.).
+constexpr int kMcmL0 = 2;
+
+struct McmOptions {
+  int driver;             // McmDriver
+  int bfs;                // McmBfs
+  int max_phases;         // status kMcmPhaseLimit after this many phases
+  int hybrid_depth;       // the hybrid's depth factor
+  int auto_free_divisor;  // auto runs APFB above n_cols / this many roots
+};
+
+// Offsets into one problem's workspace.
+struct McmWorkLayout {
+  std::size_t bfs, root, pred, queue, len;
+  JM_HD McmWorkLayout(int nr, int nc) {
+    bfs = 0;
+    root = bfs + nc;
+    pred = root + nc;
+    queue = pred + nr;
+    len = queue + nc;
+  }
+};
+
+// One problem: the column CSR (cxadj [n_cols + 1], cadj [nnz_cap], entries
+// past cxadj[n_cols] are padding) and its state.
+struct McmView {
+  int nr, nc, nnz_cap;
+  const int* cxadj;
+  const int* cadj;
+  int* sc;
+  int* rmatch;
+  int* cmatch;
+  int* bfs;
+  int* root;
+  int* pred;
+  int* queue;
+  JM_HD McmView(int n_rows, int n_cols, int cap, const int* cx, const int* ca,
+                int* rm, int* cm, int* info, int* work)
+      : nr(n_rows),
+        nc(n_cols),
+        nnz_cap(cap),
+        cxadj(cx),
+        cadj(ca),
+        sc(info),
+        rmatch(rm),
+        cmatch(cm) {
+    const McmWorkLayout L(n_rows, n_cols);
+    bfs = work + L.bfs;
+    root = work + L.root;
+    pred = work + L.pred;
+    queue = work + L.queue;
+  }
+};
+
+// A batch of graphs with equal shapes and their states: the operands of one
+// call, each [batch, len].  view(b) is problem b.
+struct McmProblem {
+  int64_t batch;
+  int nr, nc, cap;
+  const int* cxadj;  // [batch, nc + 1]
+  const int* cadj;   // [batch, cap]
+  int* rmatch;       // [batch, nr]
+  int* cmatch;       // [batch, nc]
+  int* info;         // [batch, kMcmInfoLen]
+  int* work;         // [batch, McmWorkLayout::len]
+
+  JM_HD int64_t work_len() const {
+    return static_cast<int64_t>(McmWorkLayout(nr, nc).len);
+  }
+  JM_HD McmView view(int64_t b) const {
+    return McmView(nr, nc, cap, cxadj + b * (nc + 1), cadj + b * cap,
+                   rmatch + b * nr, cmatch + b * nc, info + b * kMcmInfoLen,
+                   work + b * work_len());
+  }
+};
+
+}  // namespace jaxmatch

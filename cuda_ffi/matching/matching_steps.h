@@ -1,0 +1,366 @@
+// The steps of the GPU augmenting-path matching algorithms of Deveci, Kaya,
+// Ucar and Catalyurek (APFB / APsB drivers, and a hybrid of the two; GPUBFS /
+// GPUBFS-WR level kernels, Alternate, FixMatching), written once for every
+// back end.
+//
+// Each step is a function of a Team (the workers sharing one problem: one
+// serial worker on the CPU, a thread block in the fused CUDA solver, a grid
+// row in the stepped one) and an McmView.  Steps are separated by team-wide
+// barriers; `mcm_ctrl_*` run on one worker and own the scalar transitions.
+//
+// One phase:  level, level, ..., level   (until the driver stops the BFS)
+//             alternate                  (flip the paths found)
+//             fix_and_restart            (FixMatching, InitBfsArray)
+//
+// The BFS and Alternate race by design (plain loads and stores, as in the
+// paper); what keeps every outcome correct:
+//  * rmatch[r] is only ever written with pred[r] by Alternate, and cmatch[c]
+//    only with rows r whose pred[r] == c, so after FixMatching
+//    (rmatch[r] = -1 unless cmatch[rmatch[r]] == r) the two arrays describe
+//    one valid matching, whatever the interleaving.
+//  * A column, once matched, never becomes free, and the walk of Alternate
+//    only continues through a column's original match, whose pred points one
+//    BFS level lower: so among the columns Alternate writes, the one of least
+//    level is a root (a free column), and every phase that found a path adds
+//    at least one pair.  With root tracking each root keeps the largest free
+//    row it reached (atomicMin of -r), and Alternate starts only from the
+//    rows so kept; the largest such row overall is always kept by the root
+//    of its own pred, so some walk starts.
+//  * A phase that finds no path ran the BFS from every free column to its end
+//    (GPUBFS-WR prunes only trees that found a path): the matching is maximum
+//    (Berge).
+#pragma once
+
+#include "matching/matching_state.h"
+
+namespace jaxmatch {
+
+JM_HD bool mcm_running(const McmView& p) {
+  return load_shared_scalar(p.sc + kMcmStatus) == kMcmRunning;
+}
+JM_HD int mcm_phase(const McmView& p) {
+  return load_shared_scalar(p.sc + kMcmPhaseSlot);
+}
+
+// Bits of the flags a level step reports.
+constexpr int kMcmFlagInserted = 1;
+constexpr int kMcmFlagFound = 2;
+
+// ------------------------------------------------------------ initialisation
+
+// Whether column c's adjacency is a valid slice of cadj with rows in range
+// (and the pointers start at 0).
+JM_HD bool mcm_column_ok(const McmView& p, int c) {
+  const int lo = p.cxadj[c], hi = p.cxadj[c + 1];
+  if (lo < 0 || hi < lo || hi > p.nnz_cap || (c == 0 && lo != 0)) return false;
+  for (int k = lo; k < hi; ++k) {
+    const int r = p.cadj[k];
+    if (r < 0 || r >= p.nr) return false;
+  }
+  return true;
+}
+
+// Scalars; cmatch from the warm start (a pair is kept only when it is an edge
+// and both sides name each other) or empty; rows cleared.
+template <class Team>
+JM_HD void mcm_init_clear(const Team& team, McmView& p, int init,
+                          const int* rm0, const int* cm0) {
+  if (team.rank() == 0) {
+    for (int k = 0; k < kMcmInfoLen; ++k) p.sc[k] = 0;
+    p.sc[kMcmStatus] = kMcmRunning;
+    p.sc[kMcmPhaseSlot] = kMcmBfsPhase;
+    p.sc[kMcmLevel] = kMcmL0;
+  }
+  for (int c = team.rank(); c < p.nc; c += team.size()) {
+    int keep = -1;
+    if (init == kMcmInitGiven && mcm_column_ok(p, c)) {
+      const int r = cm0[c];
+      if (r >= 0 && r < p.nr && rm0[r] == c) {
+        for (int k = p.cxadj[c]; k < p.cxadj[c + 1]; ++k) {
+          if (p.cadj[k] == r) {
+            keep = r;
+            break;
+          }
+        }
+      }
+    }
+    p.cmatch[c] = keep;
+  }
+  for (int r = team.rank(); r < p.nr; r += team.size()) {
+    p.rmatch[r] = -1;
+    p.pred[r] = -1;
+  }
+}
+
+// Warm start: rows take the pairs kept by their columns.  Cheap matching:
+// each free column takes its first free neighbouring row (compare-and-swap;
+// with one worker this is the sequential greedy of the papers).
+template <class Team>
+JM_HD void mcm_init_match(const Team& team, McmView& p, int init,
+                          const int* rm0) {
+  for (int c = team.rank(); c < p.nc; c += team.size()) {
+    if (!mcm_column_ok(p, c)) {
+      p.sc[kMcmStatus] = kMcmBadGraph;
+      continue;
+    }
+    if (init != kMcmInitCheap) continue;
+    for (int k = p.cxadj[c]; k < p.cxadj[c + 1]; ++k) {
+      const int r = p.cadj[k];
+      if (p.rmatch[r] == -1 && atomic_cas_int(p.rmatch + r, -1, c) == -1) {
+        p.cmatch[c] = r;
+        break;
+      }
+    }
+  }
+  if (init == kMcmInitGiven) {
+    for (int r = team.rank(); r < p.nr; r += team.size()) {
+      const int c = rm0[r];
+      if (c >= 0 && c < p.nc && p.cmatch[c] == r) p.rmatch[r] = c;
+    }
+  }
+}
+
+// InitBfsArray (and the root array): free columns are the roots, at level L0,
+// and form the queue's first level.  Expects sc[kMcmQTail] == 0.
+template <class Team>
+JM_HD void mcm_init_bfs(const Team& team, McmView& p) {
+  for (int c = team.rank(); c < p.nc; c += team.size()) {
+    const bool free_col = p.cmatch[c] == -1;
+    p.bfs[c] = free_col ? kMcmL0 : kMcmL0 - 1;
+    p.root[c] = free_col ? c : -1;
+    if (free_col) p.queue[atomic_add_int(p.sc + kMcmQTail, 1)] = c;
+  }
+}
+
+// ------------------------------------------------------------ one BFS level
+// Workers per column in a level: the power of two at or above the average
+// column degree (nnz capacity / columns), at most 32 (a warp) and at most the
+// team.  A column's edges are then read by `lanes` workers side by side
+// instead of one after another: a level's latency is a few dependent loads,
+// not a few per edge.
+template <class Team>
+JM_HD int mcm_lanes(const Team& team, const McmView& p) {
+  const int avg =  // ceil(nnz_cap / nc), without overflow near 2^31
+      p.nc > 0 ? p.nnz_cap / p.nc + (p.nnz_cap % p.nc != 0) : 1;
+  int lanes = 1;
+  while (lanes < avg && lanes < 32) lanes *= 2;
+  while (lanes > team.size()) lanes /= 2;
+  return lanes;
+}
+
+// GPUBFS (wr = false) and GPUBFS-WR (wr = true): expand the columns of the
+// current level, queue[head, end), each by `lanes` consecutive workers (a
+// power of two dividing the team size).  A matched row brings its column into
+// the next level; the column is claimed with compare-and-swap on its BFS
+// level, so it is queued once and its row's pred has one writer.  A free row
+// ends an augmenting path: it is marked -2 (racing writers of its pred all
+// hold a column of this level; with root tracking each lane stops at its
+// first).  Returns this worker's kMcmFlag* bits.
+template <class Team>
+JM_HD int mcm_level(const Team& team, McmView& p, bool wr, int lanes) {
+  const int level = load_shared_scalar(p.sc + kMcmLevel);
+  const int head = load_shared_scalar(p.sc + kMcmQHead);
+  const int end = load_shared_scalar(p.sc + kMcmQEnd);
+  const int lane = team.rank() & (lanes - 1);
+  const int groups = team.size() / lanes;
+  int flags = 0;
+  for (int i = head + team.rank() / lanes; i < end; i += groups) {
+    const int c = p.queue[i];
+    int my_root = -1;
+    if (wr) {
+      my_root = p.root[c];
+      if (p.bfs[my_root] < kMcmL0 - 1) continue;  // its tree found a path
+    }
+    for (int k = p.cxadj[c] + lane; k < p.cxadj[c + 1]; k += lanes) {
+      const int r = p.cadj[k];
+      const int col_match = p.rmatch[r];
+      if (col_match >= 0) {
+        if (p.bfs[col_match] == kMcmL0 - 1 &&
+            atomic_cas_int(p.bfs + col_match, kMcmL0 - 1, level + 1) ==
+                kMcmL0 - 1) {
+          if (wr) p.root[col_match] = my_root;
+          p.pred[r] = c;
+          p.queue[atomic_add_int(p.sc + kMcmQTail, 1)] = col_match;
+          flags |= kMcmFlagInserted;
+        }
+      } else if (col_match == -1) {
+        p.rmatch[r] = -2;
+        p.pred[r] = c;
+        flags |= kMcmFlagFound;
+        if (wr) {
+          atomic_min_int(p.bfs + my_root, -r);
+          break;
+        }
+      }
+    }
+  }
+  return flags;
+}
+
+// ------------------------------------------------------------ Alternate
+// Flips the paths that end at the rows marked -2 (with root tracking: only
+// the row each root kept).  A walk stops where another walk already flipped
+// the column (cmatch[c] is a row whose pred is c) or at its root.
+template <class Team>
+JM_HD void mcm_alternate(const Team& team, McmView& p, bool wr) {
+  if (team.rank() == 0) p.sc[kMcmQTail] = 0;  // the next phase's queue
+  for (int r = team.rank(); r < p.nr; r += team.size()) {
+    if (p.rmatch[r] != -2) continue;
+    if (wr && p.bfs[p.root[p.pred[r]]] != -r) continue;
+    int row = r;
+    int col = p.pred[row];
+    for (;;) {
+      const int old_row = p.cmatch[col];
+      if (old_row >= 0 && p.pred[old_row] == col) break;
+      p.cmatch[col] = row;
+      p.rmatch[row] = col;
+      if (old_row < 0) break;  // col was a root: the path is complete
+      row = old_row;
+      col = p.pred[row];
+    }
+  }
+}
+
+// ------------------------------------------------------------ FixMatching
+// Rows whose column does not name them back become free, path ends that
+// were not flipped too; then InitBfsArray for the next phase (it reads only
+// cmatch, which FixMatching does not write; the queue's tail was reset by
+// mcm_alternate).
+template <class Team>
+JM_HD void mcm_fix_and_restart(const Team& team, McmView& p) {
+  for (int r = team.rank(); r < p.nr; r += team.size()) {
+    const int c = p.rmatch[r];
+    if (c == -2 || (c >= 0 && p.cmatch[c] != r)) p.rmatch[r] = -1;
+  }
+  mcm_init_bfs(team, p);
+}
+
+// ------------------------------------------------------------ control
+// The first level of a phase: the roots queued by mcm_init_bfs.  The first
+// phase records its roots (the columns the initial matching left free), from
+// which the auto driver makes its choice.
+JM_HD void mcm_ctrl_start_phase(McmView& p) {
+  int* sc = p.sc;
+  if (sc[kMcmNPhases] == 0)
+    sc[kMcmInitialFree] = load_shared_scalar(sc + kMcmQTail);
+  sc[kMcmPhaseSlot] = kMcmBfsPhase;
+  sc[kMcmLevel] = kMcmL0;
+  sc[kMcmFound] = 0;
+  sc[kMcmFoundLevel] = 0;
+  sc[kMcmInserted] = 0;
+  sc[kMcmQHead] = 0;
+  sc[kMcmQEnd] = load_shared_scalar(sc + kMcmQTail);
+}
+
+// Whether a driver ends the BFS of a phase that has found a path, after the
+// level just expanded (depths count levels from 1: the roots' level is 1).
+// APsB stops at once; the hybrid once the BFS is o.hybrid_depth times
+// as deep as where it first found a path: the short paths of a phase are
+// taken, the trees that would wander far for a long one start afresh in the
+// next phase, while a phase whose first path is long still runs deep enough
+// to take the other long ones.  Auto runs as APFB when more than one column
+// in o.auto_free_divisor starts free (there the hybrid's extra phases would
+// restart wide BFSs), else as the hybrid; docs/matching.md gives the
+// measurements behind both rules.
+JM_HD bool mcm_driver_stops(const McmOptions& o, const int* sc, int nc) {
+  int driver = o.driver;
+  if (driver == kMcmAuto) {
+    const long long roots = sc[kMcmInitialFree];
+    driver = roots * o.auto_free_divisor > nc ? kMcmApfb : kMcmHybrid;
+  }
+  if (driver == kMcmApsb) return true;
+  if (driver != kMcmHybrid) return false;
+  const int depth = sc[kMcmLevel] - kMcmL0 + 1;
+  const int first = sc[kMcmFoundLevel] - kMcmL0 + 1;
+  return depth / o.hybrid_depth >= first;  // depth >= factor * first
+}
+
+// After a level step; `flags` is the team's OR of mcm_level's results.
+JM_HD void mcm_ctrl_level(McmView& p, const McmOptions& o, int flags) {
+  int* sc = p.sc;
+  sc[kMcmNLevels] += 1;
+  if ((flags & kMcmFlagFound) && sc[kMcmFound] == 0) {
+    sc[kMcmFound] = 1;
+    sc[kMcmFoundLevel] = sc[kMcmLevel];
+  }
+  const bool found = sc[kMcmFound] != 0;
+  const int tail = load_shared_scalar(sc + kMcmQTail);
+  const bool inserted = tail > sc[kMcmQEnd];
+  if (!inserted) {
+    if (found)
+      sc[kMcmPhaseSlot] = kMcmAlternatePhase;
+    else
+      sc[kMcmStatus] = kMcmDone;  // the BFS from every free column ended
+  } else if (found && mcm_driver_stops(o, sc, p.nc)) {
+    sc[kMcmPhaseSlot] = kMcmAlternatePhase;
+  } else {
+    sc[kMcmLevel] += 1;
+    sc[kMcmQHead] = sc[kMcmQEnd];
+    sc[kMcmQEnd] = tail;
+  }
+}
+
+// After fix_and_restart: a new phase.
+JM_HD void mcm_ctrl_restart(McmView& p, const McmOptions& o) {
+  int* sc = p.sc;
+  sc[kMcmNPhases] += 1;
+  mcm_ctrl_start_phase(p);
+  if (sc[kMcmNPhases] >= o.max_phases) sc[kMcmStatus] = kMcmPhaseLimit;
+}
+
+// ------------------------------------------------------------ whole solves
+// The fused loop, for a team whose barrier is `sync()` and whose OR
+// reduction is `sync_or(x)` (both also barriers).
+template <class Team>
+JM_HD void mcm_init(const Team& team, McmView& p, int init, const int* rm0,
+                    const int* cm0) {
+  mcm_init_clear(team, p, init, rm0, cm0);
+  team.sync();
+  mcm_init_match(team, p, init, rm0);
+  team.sync();
+  mcm_init_bfs(team, p);
+  team.sync();
+  if (team.rank() == 0) mcm_ctrl_start_phase(p);
+  team.sync();
+}
+
+template <class Team>
+JM_HD void mcm_solve_loop(const Team& team, McmView& p, const McmOptions& o) {
+  const bool wr = o.bfs == kMcmBfsWr;
+  const int lanes = mcm_lanes(team, p);
+  while (mcm_running(p)) {
+    if (mcm_phase(p) == kMcmBfsPhase) {
+      const int flags = team.sync_or(mcm_level(team, p, wr, lanes));
+      if (team.rank() == 0) mcm_ctrl_level(p, o, flags);
+      team.sync();
+    } else {
+      mcm_alternate(team, p, wr);
+      team.sync();
+      mcm_fix_and_restart(team, p);
+      team.sync();
+      if (team.rank() == 0) mcm_ctrl_restart(p, o);
+      team.sync();
+    }
+  }
+}
+
+// One call of the stepped solver on a serial team: up to `levels` BFS
+// levels, then, when the BFS of the phase has ended, Alternate + FixMatching.
+// The CUDA back end launches the same sequence as kernels.
+inline void mcm_stepped_call_serial(McmView& p, const McmOptions& o,
+                                    int levels) {
+  const SerialTeam team;
+  const bool wr = o.bfs == kMcmBfsWr;
+  for (int k = 0; k < levels; ++k) {
+    if (!mcm_running(p) || mcm_phase(p) != kMcmBfsPhase) break;
+    const int flags = mcm_level(team, p, wr, 1);
+    mcm_ctrl_level(p, o, flags);
+  }
+  if (mcm_running(p) && mcm_phase(p) == kMcmAlternatePhase) {
+    mcm_alternate(team, p, wr);
+    mcm_fix_and_restart(team, p);
+    mcm_ctrl_restart(p, o);
+  }
+}
+
+}  // namespace jaxmatch

@@ -1,0 +1,220 @@
+"""Loads the compiled libraries with ctypes, checks their ABI and registers
+their handlers with XLA.
+
+The libraries export plain C symbols (``XLA_FFI_DEFINE_HANDLER_SYMBOL`` and a
+few C functions), so one build serves every Python version. Each library
+also exports its ABI version, its named constants (status codes, option
+codes, info slots) and the lengths of its workspaces: the Python side reads
+them here instead of copying them.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import importlib.metadata
+import os
+from pathlib import Path
+
+import jax
+
+#: The library ABI this package speaks (``kAbiVersion`` in cuda_ffi/library.cc).
+ABI_VERSION = 3
+
+_PKG_DIR = Path(__file__).resolve().parent
+
+#: FFI targets, each exported as ``jaxmatch_<target>_<platform>``.
+TARGETS = (
+    "lap_init",
+    "lap_step",
+    "lap_solve",
+    "matching_init",
+    "matching_step",
+    "matching_solve",
+)
+
+_REINSTALL = "Reinstall jaxmatch: `pip install --no-build-isolation --force-reinstall .`"
+
+
+class JaxmatchLibraryError(RuntimeError):
+    """A compiled jaxmatch library is missing, stale or cannot be loaded."""
+
+
+def _installed_package_dir() -> Path | None:
+    """The installed distribution's package folder, when its version matches.
+
+    Running from a source checkout (``python -m jaxmatch.demo`` in the repo
+    root) imports the source tree, which holds no compiled library; the
+    libraries of an installed jaxmatch of the same version serve it.
+    """
+    try:
+        dist = importlib.metadata.distribution("jaxmatch")
+    except importlib.metadata.PackageNotFoundError:
+        return None
+    from . import __version__
+
+    if dist.version != __version__:
+        return None
+    return Path(str(dist.locate_file("jaxmatch")))
+
+
+def _find_library(stem: str) -> Path | None:
+    """Finds ``lib<stem>.so``: ``$JAXMATCH_LIB_DIR``, next to the package, or
+    in the installed distribution of the same version."""
+    names = [f"lib{stem}.so", f"lib{stem}.dylib"]
+    dirs = [_PKG_DIR]
+    if os.environ.get("JAXMATCH_LIB_DIR"):
+        dirs.insert(0, Path(os.environ["JAXMATCH_LIB_DIR"]))
+    installed = _installed_package_dir()
+    if installed is not None:
+        dirs.append(installed)
+    for d in dirs:
+        for name in names:
+            if (d / name).exists():
+                return d / name
+    return None
+
+
+def symbol_name(target: str, platform: str) -> str:
+    """The exported symbol of a target's handler on a platform ("cpu" or "cuda")."""
+    return f"jaxmatch_{target}_{platform}"
+
+
+def _check_abi(lib: ctypes.CDLL, path: Path) -> None:
+    try:
+        version_fn = lib.jaxmatch_abi_version
+    except AttributeError:
+        version = None
+    else:
+        version_fn.restype = ctypes.c_int
+        version = int(version_fn())
+    if version != ABI_VERSION:
+        raise JaxmatchLibraryError(
+            f"{path} speaks jaxmatch library ABI {version}, but this Python "
+            f"package expects ABI {ABI_VERSION}: the library is stale. {_REINSTALL}"
+        )
+
+
+def _read_constants(lib: ctypes.CDLL) -> dict[str, int]:
+    lib.jaxmatch_num_constants.restype = ctypes.c_int
+    lib.jaxmatch_constant_name.restype = ctypes.c_char_p
+    lib.jaxmatch_constant_name.argtypes = [ctypes.c_int]
+    lib.jaxmatch_constant_value.restype = ctypes.c_int64
+    lib.jaxmatch_constant_value.argtypes = [ctypes.c_int]
+    out = {}
+    for i in range(lib.jaxmatch_num_constants()):
+        name = lib.jaxmatch_constant_name(i).decode()
+        out[name] = int(lib.jaxmatch_constant_value(i))
+    return out
+
+
+@functools.cache
+def _load(platform: str) -> ctypes.CDLL | None:
+    """Loads and checks the library of ``platform`` ("cpu" or "cuda"), or None
+    when it was not built."""
+    path = _find_library(f"jaxmatch_{platform}")
+    if path is None:
+        return None
+    try:
+        lib = ctypes.cdll.LoadLibrary(str(path))
+    except OSError as err:  # pragma: no cover - depends on the machine
+        raise JaxmatchLibraryError(f"cannot load {path}: {err}") from err
+    _check_abi(lib, path)
+    return lib
+
+
+def cpu_library() -> ctypes.CDLL:
+    """The CPU library (always built); raises if it is missing or stale."""
+    lib = _load("cpu")
+    if lib is None:
+        raise JaxmatchLibraryError(
+            "jaxmatch's CPU library (libjaxmatch_cpu.so) was not found next to "
+            f"the package in {_PKG_DIR}. {_REINSTALL}"
+        )
+    return lib
+
+
+def has_cuda() -> bool:
+    """Whether the CUDA library was built (and speaks this package's ABI)."""
+    return _load("cuda") is not None
+
+
+def backends() -> dict[str, str | None]:
+    """Which compiled libraries this installation loads.
+
+    Returns:
+      ``{"cpu": path, "cuda": path_or_None}``: the path of each library, or
+      ``None`` for the CUDA library when it was not built (``nvcc`` was not
+      on ``PATH`` at install time). Whether JAX itself sees a GPU is
+      ``jax.devices()``'s answer; both are needed to solve on the GPU.
+
+    Raises:
+      JaxmatchLibraryError: the CPU library is missing, or a library is
+        present but stale (another ABI) or cannot be loaded; the message
+        names the fix.
+    """
+    out: dict[str, str | None] = {"cpu": str(cpu_library()._name)}
+    cuda = _load("cuda")
+    out["cuda"] = None if cuda is None else str(cuda._name)
+    return out
+
+
+@functools.cache
+def constants() -> dict[str, int]:
+    """The named constants of the library (status and option codes, info slots)."""
+    return _read_constants(cpu_library())
+
+
+def constant(name: str) -> int:
+    """One named constant of the library, e.g. ``"LAP_STATUS_OPTIMAL"``."""
+    table = constants()
+    if name not in table:
+        raise JaxmatchLibraryError(f"the library exports no constant {name!r}. {_REINSTALL}")
+    return table[name]
+
+
+def lap_workspace_lens(n: int, m: int, variant: int) -> tuple[int, int]:
+    """``(int32 work, cost-dtype twork)`` lengths of one n x m (n <= m) LAP."""
+    fn = cpu_library().jaxmatch_lap_workspace_len
+    fn.restype = ctypes.c_int64
+    fn.argtypes = [ctypes.c_int] * 4
+    return int(fn(n, m, variant, 0)), int(fn(n, m, variant, 1))
+
+
+def matching_workspace_len(n_rows: int, n_cols: int) -> int:
+    """Length of one matching problem's int32 workspace."""
+    fn = cpu_library().jaxmatch_matching_workspace_len
+    fn.restype = ctypes.c_int64
+    fn.argtypes = [ctypes.c_int] * 2
+    return int(fn(n_rows, n_cols))
+
+
+@functools.cache
+def register() -> None:
+    """Registers every target for the CPU and for CUDA, once.
+
+    One target name serves every platform: XLA picks the registration of the
+    platform it lowers for, so a computation placed on the CPU runs the CPU
+    kernels on any machine. Without the CUDA library, a handler that reports
+    how to build it stands in for CUDA.
+    """
+    cpu = cpu_library()
+    cuda = _load("cuda")
+    for target in TARGETS:
+        name = f"jaxmatch_{target}"
+        handler = getattr(cpu, symbol_name(target, "cpu"))
+        jax.ffi.register_ffi_target(name, jax.ffi.pycapsule(handler), platform="cpu")
+        gpu = getattr(cuda, symbol_name(target, "cuda")) if cuda else cpu.jaxmatch_missing_cuda
+        jax.ffi.register_ffi_target(name, jax.ffi.pycapsule(gpu), platform="CUDA")
+
+
+def check_enum(enum_cls: type, prefix: str) -> None:
+    """Checks that every member of ``enum_cls`` has the value the library
+    exports as ``<prefix><MEMBER>``, and that the library has no other."""
+    table = {k[len(prefix) :]: v for k, v in constants().items() if k.startswith(prefix)}
+    ours = {m.name: int(m.value) for m in enum_cls}  # type: ignore[attr-defined]
+    if ours != table:
+        raise JaxmatchLibraryError(
+            f"{enum_cls.__name__} {ours} does not match the library's {prefix}* "
+            f"constants {table}. {_REINSTALL}"
+        )

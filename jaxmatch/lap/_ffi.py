@@ -1,0 +1,165 @@
+"""The LAP custom calls: one ``ffi_call`` per handler, state as named buffers.
+
+Every call treats leading dimensions as batch dimensions; under ``jax.vmap``
+the batched dimension becomes a leading dimension
+(``vmap_method="broadcast_all"``) and the kernels put the batch on the grid.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from .. import _ffi
+from .types import LAPStatus
+
+
+class LapState(NamedTuple):
+    """The state of a (batch of) LAP solve(s); each field is ``[..., len]``.
+
+    Attributes:
+      col_for_row: int32 ``[..., n]``, the column of each row, -1 free.
+      row_for_col: int32 ``[..., m]``, the row of each column, -1 free.
+      u: ``[..., n]``, the cost dtype. Row duals.
+      v: ``[..., m]``, the cost dtype. Column duals.
+      info: int32 ``[..., LAP_INFO_LEN]``: status and counters (read them
+        with :func:`info_field`).
+      work: int32 workspace (its layout is the library's).
+      twork: cost-dtype workspace.
+    """
+
+    col_for_row: jax.Array
+    row_for_col: jax.Array
+    u: jax.Array
+    v: jax.Array
+    info: jax.Array
+    work: jax.Array
+    twork: jax.Array
+
+
+@functools.cache
+def _checked() -> None:
+    _ffi.register()
+    _ffi.check_enum(LAPStatus, "LAP_STATUS_")
+
+
+def variant_code(method: str) -> int:
+    """The library's code of a variant ("tree" or "classical")."""
+    _checked()
+    return _ffi.constant(f"LAP_VARIANT_{method.upper()}")
+
+
+def info_field(info: jax.Array, name: str) -> jax.Array:
+    """One field of ``info`` (``"STATUS"``, ``"ITERS"``, ``"N_DUAL"``,
+    ``"N_AUG_PHASES"``): int32 ``[...]``."""
+    return info[..., _ffi.constant(f"LAP_INFO_{name}")]
+
+
+def _state_shapes(C: jax.Array, variant: int) -> LapState:
+    *batch, n, m = C.shape
+    work, twork = _ffi.lap_workspace_lens(n, m, variant)
+
+    def shape(length, dtype):
+        return jax.ShapeDtypeStruct((*batch, length), dtype)
+
+    return LapState(
+        col_for_row=shape(n, jnp.int32),
+        row_for_col=shape(m, jnp.int32),
+        u=shape(n, C.dtype),
+        v=shape(m, C.dtype),
+        info=shape(_ffi.constant("LAP_INFO_LEN"), jnp.int32),
+        work=shape(work, jnp.int32),
+        twork=shape(twork, C.dtype),
+    )
+
+
+def lap_init(C: jax.Array, *, variant: int) -> LapState:
+    """Initial reduction and greedy assignment.
+
+    Args:
+      C: ``[..., n, m]`` costs (float32, float64 or int32) with ``n <= m``.
+      variant: the library's variant code (:func:`variant_code`).
+    """
+    _checked()
+    call = jax.ffi.ffi_call(
+        "jaxmatch_lap_init", _state_shapes(C, variant), vmap_method="broadcast_all"
+    )
+    return LapState(*call(C, variant=np.int32(variant)))
+
+
+def lap_step(C: jax.Array, state: LapState, *, variant: int, iterations: int) -> LapState:
+    """``iterations`` iterations of the main loop (no-ops once finished)."""
+    _checked()
+    call = jax.ffi.ffi_call(
+        "jaxmatch_lap_step",
+        _state_shapes(C, variant),
+        vmap_method="broadcast_all",
+        input_output_aliases={k + 1: k for k in range(len(LapState._fields))},
+    )
+    out = call(C, *state, variant=np.int32(variant), iterations=np.int32(iterations))
+    return LapState(*out)
+
+
+def lap_solve(C: jax.Array, *, variant: int) -> LapState:
+    """The whole solve in one call (the fused solver)."""
+    _checked()
+    call = jax.ffi.ffi_call(
+        "jaxmatch_lap_solve", _state_shapes(C, variant), vmap_method="broadcast_all"
+    )
+    return LapState(*call(C, variant=np.int32(variant)))
+
+
+class HostSolution(NamedTuple):
+    """One problem solved by the host entry point (NumPy arrays)."""
+
+    col_for_row: np.ndarray  # int32 [n]
+    row_for_col: np.ndarray  # int32 [m]
+    u: np.ndarray  # [n], the cost dtype
+    v: np.ndarray  # [m], the cost dtype
+    status: int
+
+
+_HOST_DTYPES = {np.dtype(np.float32): "FLOAT32", np.dtype(np.float64): "FLOAT64"}
+_HOST_DTYPES[np.dtype(np.int32)] = "INT32"
+
+
+@functools.cache
+def _host_entry() -> tuple[Any, dict[Any, int], int, int]:
+    """The host entry point with its argument types, the dtype codes, the
+    info length and the status slot (looked up once)."""
+    _checked()
+    fn = _ffi.cpu_library().jaxmatch_lap_solve_host
+    fn.restype = ctypes.c_int
+    fn.argtypes = [ctypes.c_int] * 4 + [ctypes.c_void_p] * 6
+    codes = {dt: _ffi.constant(f"LAP_HOST_{name}") for dt, name in _HOST_DTYPES.items()}
+    return fn, codes, _ffi.constant("LAP_INFO_LEN"), _ffi.constant("LAP_INFO_STATUS")
+
+
+def solve_host(C: np.ndarray, *, variant: int) -> HostSolution:
+    """Solves one ``[n, m]`` problem (``n <= m``; float32, float64 or int32)
+    on the calling thread, without XLA (no compilation, any shape).
+
+    Args:
+      C: costs; ``+inf`` forbids a pair.
+      variant: the library's variant code (:func:`variant_code`).
+    """
+    fn, codes, info_len, status_slot = _host_entry()
+    n, m = C.shape
+    C = np.ascontiguousarray(C)
+    ints = np.empty(n + m + info_len, np.int32)  # col_for_row, row_for_col, info
+    duals = np.empty(n + m, C.dtype)  # u, v
+    i0, d0 = ints.ctypes.data, duals.ctypes.data
+    size = C.dtype.itemsize
+    rc = fn(
+        codes[C.dtype], n, m, variant, C.ctypes.data, i0, i0 + 4 * n,
+        d0, d0 + size * n, i0 + 4 * (n + m),
+    )  # fmt: skip
+    if rc != 0:  # pragma: no cover - the wrapper validates first
+        raise ValueError(f"jaxmatch_lap_solve_host rejected its arguments ({rc})")
+    status = int(ints[n + m + status_slot])
+    return HostSolution(ints[:n], ints[n : n + m], duals[:n], duals[n:], status)

@@ -1,0 +1,398 @@
+"""The linear assignment problem: GPU Hungarian algorithms as JAX primitives.
+
+Two variants of Date & Nagi (2016), both finding many vertex-disjoint
+augmenting paths per pass:
+
+* ``"tree"`` -- the alternating-tree (Lawler, O(n^3)) variant: one thread per
+  column keeps its least slack and predecessor row.
+* ``"classical"`` -- the Munkres (O(n^4)) variant: zero-slack edges are
+  compressed into per-row lists, rebuilt after each dual update.
+
+Two execution shapes:
+
+* ``"stepped"`` -- ``lax.while_loop`` over a step call (forward pass, reverse
+  + augmentation or dual update, control); a problem is spread over many
+  thread blocks. Right for large problems.
+* ``"fused"`` -- one call runs the whole solve, a thread block per problem on
+  the GPU. Right for small problems and large batches (launch latency
+  dominates them).
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Literal
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+from .._static import static_str
+from . import _ffi as lap_ffi
+from .types import LAPResult, LAPStatus
+
+Method = Literal["auto", "tree", "classical"]
+Execution = Literal["auto", "fused", "stepped"]
+
+#: Main-loop iterations per ``lax.while_loop`` iteration of the stepped solver.
+STEPPED_ITERATIONS_PER_CALL = 4
+#: On the GPU, problems with at most this many columns run fused by default.
+#: Measured on an H100 (docs/benchmarks.md): fused wins at 16 x 1024^2
+#: (57 ms vs 154 ms stepped with command buffers), stepped wins at 2000^2
+#: (19-27 ms vs 41 ms).
+FUSED_MAX_COLUMNS = 1024
+
+
+def _x64_enabled() -> bool:
+    return bool(jax.config.read("jax_enable_x64"))
+
+
+_ACCEPTED_DTYPES = (
+    "bool, integer (int8-int32, uint8-uint16; int64/uint32/uint64 under "
+    "jax_enable_x64) or floating (float16, bfloat16, float32; float64 under "
+    "jax_enable_x64)"
+)
+
+
+def _canonical_costs(C) -> jax.Array:
+    """Checks rank and dtype (at trace time) and picks the kernel dtype.
+
+    Floating dtypes narrower than 32 bits (float16, bfloat16 and the other
+    ML floats) are solved in float32; float64 in float64 under x64, else
+    float32.
+    """
+    if not isinstance(C, jax.Array) and not hasattr(C, "dtype"):
+        C = np.asarray(C)
+    dtype = np.dtype(C.dtype)
+    if jnp.issubdtype(dtype, jnp.complexfloating):
+        raise TypeError(f"cost matrix must be real, got dtype {dtype}")
+    # jnp.issubdtype knows the ML dtypes (bfloat16, float8, int4), whose
+    # NumPy kind is "V".
+    is_float = jnp.issubdtype(dtype, jnp.floating)
+    is_int = jnp.issubdtype(dtype, jnp.integer) or dtype == np.bool_
+    if not (is_float or is_int):
+        raise TypeError(
+            f"cost matrix has the non-numeric dtype {dtype}; expected {_ACCEPTED_DTYPES}"
+        )
+    if C.ndim < 2:
+        raise ValueError(
+            "expected a matrix (2-D array) or a batch of matrices [..., n, m], "
+            f"got a {C.ndim} array"
+        )
+    if is_float:
+        wide = dtype == np.float64 and _x64_enabled()
+        target = jnp.float64 if wide else jnp.float32
+    elif dtype.itemsize <= 4 and not (
+        jnp.issubdtype(dtype, jnp.unsignedinteger) and dtype.itemsize == 4
+    ):
+        target = jnp.int32
+    elif _x64_enabled():
+        # int64 / uint32 / uint64: exact in float64 up to 2**53.
+        target = jnp.float64
+    elif isinstance(C, np.ndarray):
+        # Concrete wide integers without x64: int32 if every value fits.
+        info = np.iinfo(np.int32)
+        if C.size and (C.min() < info.min + 1 or C.max() > info.max):
+            raise OverflowError(
+                "integer costs outside the int32 range need jax_enable_x64 "
+                "(they are then solved in float64)"
+            )
+        target = jnp.int32
+    else:
+        raise TypeError(
+            f"{dtype} costs need jax_enable_x64 (solved in float64); cast to int32 or float32 first"
+        )
+    return jnp.asarray(C, dtype=target)
+
+
+def _maximize_flag(maximize, batch: tuple[int, ...]) -> bool | jax.Array:
+    """A Python bool when ``maximize`` is concrete, else a traced bool array
+    broadcastable to the batch shape (``jnp.where`` then flips the signs)."""
+    if not isinstance(maximize, jax.core.Tracer):
+        a = np.asarray(maximize)
+        if a.ndim == 0:
+            if a.dtype.kind not in "biu":
+                raise TypeError(f"maximize must be a bool, got dtype {a.dtype}")
+            return bool(a)
+    flag = jnp.asarray(maximize)
+    if not (flag.dtype == jnp.bool_ or jnp.issubdtype(flag.dtype, jnp.integer)):
+        raise TypeError(f"maximize must be a bool, got dtype {flag.dtype}")
+    try:
+        shape = np.broadcast_shapes(flag.shape, batch)
+    except ValueError:
+        shape = None
+    if shape != tuple(batch):
+        raise ValueError(
+            f"maximize of shape {flag.shape} does not broadcast to the batch shape {batch}"
+        )
+    return flag.astype(bool)
+
+
+def _flip(x: jax.Array, maximize: bool | jax.Array, axes: int) -> jax.Array:
+    """``-x`` where ``maximize``; ``axes`` trailing axes of ``x`` are not
+    batch axes (``maximize`` is a bool or a ``[...]`` batch array)."""
+    if isinstance(maximize, bool):
+        return -x if maximize else x
+    return jnp.where(maximize.reshape(maximize.shape + (1,) * axes), -x, x)
+
+
+def _resolve_method(method: str) -> str:
+    static_str(method, "method")
+    if method not in ("auto", "tree", "classical"):
+        raise ValueError(f"method must be one of 'auto', 'tree', 'classical'; got {method!r}")
+    return "tree" if method == "auto" else method
+
+
+def _check_execution(execution: str) -> str:
+    static_str(execution, "execution")
+    if execution not in ("auto", "fused", "stepped"):
+        raise ValueError(f"execution must be one of 'auto', 'fused', 'stepped'; got {execution!r}")
+    return execution
+
+
+def _valid_entries(Ck: jax.Array) -> jax.Array:
+    """Per problem: no NaN and no -inf (forbidden entries are +inf)."""
+    if jnp.issubdtype(Ck.dtype, jnp.floating):
+        bad = jnp.isnan(Ck) | (Ck == -jnp.inf)
+        return ~jnp.any(bad, axis=(-2, -1))
+    return jnp.ones(Ck.shape[:-2], dtype=bool)
+
+
+def _exact_int32_sum(vals: jax.Array) -> tuple[jax.Array, jax.Array]:
+    """Exact sum over the last axis of int32 values (< 65536 of them).
+
+    Returns ``(total, fits)``: the sum (wrapped when it does not fit) and
+    whether it fits in int32.
+    """
+    hi = vals >> 16  # arithmetic shift: [-32768, 32767]
+    mid = (vals >> 8) & 0xFF
+    lo = vals & 0xFF
+    s_hi, s_mid, s_lo = (jnp.sum(x, axis=-1) for x in (hi, mid, lo))
+    t1 = s_mid + (s_lo >> 8)
+    t2 = s_hi + (t1 >> 8)
+    fits = (t2 >= -32768) & (t2 <= 32767)
+    total = (t2 << 16) | ((t1 & 0xFF) << 8) | (s_lo & 0xFF)
+    return total, fits
+
+
+def _assignment_cost(C, col_for_row, ok):
+    safe = jnp.clip(col_for_row, 0, None)
+    vals = jnp.take_along_axis(C, safe[..., None], axis=-1)[..., 0]
+    vals = jnp.where(col_for_row >= 0, vals, jnp.zeros((), C.dtype))
+    if jnp.issubdtype(C.dtype, jnp.integer):
+        if C.shape[-2] >= 65536:
+            raise ValueError("int32 costs support at most 65535 rows; use floats")
+        total, fits = _exact_int32_sum(vals)
+        return jnp.where(ok & fits, total, 0), fits
+    total = jnp.sum(vals, axis=-1)
+    return jnp.where(ok, total, jnp.nan), jnp.ones(ok.shape, bool)
+
+
+def _fused(Ck: jax.Array, variant: int) -> lap_ffi.LapState:
+    return lap_ffi.lap_solve(Ck, variant=variant)
+
+
+def _stepped(Ck: jax.Array, variant: int) -> lap_ffi.LapState:
+    running_code = int(LAPStatus.RUNNING)
+
+    def running(state):
+        return jnp.any(lap_ffi.info_field(state.info, "STATUS") == running_code)
+
+    def step(state):
+        return lap_ffi.lap_step(Ck, state, variant=variant, iterations=STEPPED_ITERATIONS_PER_CALL)
+
+    return lax.while_loop(running, step, lap_ffi.lap_init(Ck, variant=variant))
+
+
+def _run_solver(Ck: jax.Array, variant: int, execution: str) -> lap_ffi.LapState:
+    """Runs the chosen execution shape; ``"auto"`` is chosen per platform when
+    the computation is lowered: fused on the CPU, on the GPU fused up to
+    :data:`FUSED_MAX_COLUMNS` columns and stepped above."""
+    if execution == "fused":
+        return _fused(Ck, variant)
+    if execution == "stepped":
+        return _stepped(Ck, variant)
+    fused = functools.partial(_fused, variant=variant)
+    stepped = functools.partial(_stepped, variant=variant)
+    gpu = fused if Ck.shape[-1] <= FUSED_MAX_COLUMNS else stepped
+    return lax.platform_dependent(Ck, cpu=fused, cuda=gpu)
+
+
+def _solve(C: jax.Array, maximize: bool | jax.Array, method: str, execution: str) -> LAPResult:
+    """One solve; ``maximize`` is a Python bool, or a bool array (traced or
+    not) broadcastable to the batch shape, in which case the signs are
+    flipped with ``jnp.where``."""
+    *batch, n, m = C.shape
+    variant = lap_ffi.variant_code(_resolve_method(method))
+    transposed = n > m
+    Ck = jnp.swapaxes(C, -1, -2) if transposed else C
+    nk = Ck.shape[-2]
+    Ck = _flip(Ck, maximize, 2)
+    valid = _valid_entries(Ck)
+    overflow = jnp.zeros(valid.shape, bool)
+    if maximize is not False and jnp.issubdtype(C.dtype, jnp.integer):
+        # -INT32_MIN does not fit: such problems report OVERFLOW.
+        overflow = maximize & jnp.any(jnp.iinfo(jnp.int32).min == C, axis=(-2, -1))
+    ok_input = valid & ~overflow
+
+    if nk == 0:  # an empty side: the empty assignment is optimal
+        status = jnp.full(batch, LAPStatus.OPTIMAL, jnp.int32)
+        zeros_i = jnp.zeros(batch, jnp.int32)
+        return LAPResult(
+            col_for_row=jnp.full((*batch, n), -1, jnp.int32),
+            row_for_col=jnp.full((*batch, m), -1, jnp.int32),
+            cost=jnp.zeros(batch, C.dtype),
+            u=jnp.zeros((*batch, n), C.dtype),
+            v=jnp.zeros((*batch, m), C.dtype),
+            feasible=jnp.ones(batch, bool),
+            n_iters=zeros_i,
+            status=status,
+        )
+
+    Ck = jnp.where(ok_input[..., None, None], Ck, jnp.zeros((), Ck.dtype))
+    state = _run_solver(Ck, variant, execution)
+
+    status = lap_ffi.info_field(state.info, "STATUS")
+    status = jnp.where(valid, status, LAPStatus.INVALID_ENTRIES)
+    status = jnp.where(overflow, LAPStatus.OVERFLOW, status)
+    cfr, rfc = state.col_for_row, state.row_for_col
+    u, v = _flip(state.u, maximize, 1), _flip(state.v, maximize, 1)
+    if transposed:
+        cfr, rfc, u, v = rfc, cfr, v, u
+
+    ok = status == LAPStatus.OPTIMAL
+    cost, fits = _assignment_cost(C, cfr, ok)
+    status = jnp.where(ok & ~fits, LAPStatus.OVERFLOW, status)
+    ok = status == LAPStatus.OPTIMAL
+    return LAPResult(
+        col_for_row=jnp.where(ok[..., None], cfr, -1),
+        row_for_col=jnp.where(ok[..., None], rfc, -1),
+        cost=cost,
+        u=u,
+        v=v,
+        feasible=ok,
+        n_iters=lap_ffi.info_field(state.info, "ITERS"),
+        status=status,
+    )
+
+
+def _cost_tangent(C, dC, res: LAPResult) -> LAPResult:
+    """The tangent of a solve: ``cost`` moves with ``dC`` on the assignment
+    (the envelope theorem); nothing else moves."""
+    m = C.shape[-1]
+    assign = (res.col_for_row[..., None] == jnp.arange(m)) & (res.col_for_row[..., None] >= 0)
+    dcost = jnp.sum(jnp.where(assign, dC, jnp.zeros((), dC.dtype)), axis=(-2, -1))
+    dcost = jnp.where(res.feasible, dcost, jnp.zeros((), dcost.dtype))
+
+    def no_tangent(x):
+        if jnp.issubdtype(x.dtype, jnp.inexact):
+            return jnp.zeros_like(x)
+        return np.zeros(x.shape, dtype=jax.dtypes.float0)
+
+    return LAPResult(*(no_tangent(x) for x in res))._replace(cost=dcost)
+
+
+# Two differentiable entry points: a Python-bool ``maximize`` stays static
+# (no ``jnp.where`` in the graph); a traced one is an operand (so it may be
+# batched by ``vmap``) that carries no tangent.
+@functools.partial(jax.custom_jvp, nondiff_argnums=(1, 2, 3))
+def _solve_static(C, maximize: bool, method, execution) -> LAPResult:
+    return _solve(C, maximize, method, execution)
+
+
+@_solve_static.defjvp
+def _solve_static_jvp(maximize, method, execution, primals, tangents):
+    (C,), (dC,) = primals, tangents
+    res = _solve_static(C, maximize, method, execution)
+    return res, _cost_tangent(C, dC, res)
+
+
+@functools.partial(jax.custom_jvp, nondiff_argnums=(2, 3))
+def _solve_traced(C, maximize: jax.Array, method, execution) -> LAPResult:
+    return _solve(C, maximize, method, execution)
+
+
+@_solve_traced.defjvp
+def _solve_traced_jvp(method, execution, primals, tangents):
+    (C, maximize), (dC, _) = primals, tangents
+    res = _solve_traced(C, maximize, method, execution)
+    return res, _cost_tangent(C, dC, res)
+
+
+def solve_lap(
+    C: jax.Array,
+    *,
+    maximize: bool | jax.Array = False,
+    method: Method = "auto",
+    execution: Execution = "auto",
+) -> LAPResult:
+    """Solves the linear assignment problem min (or max) sum_i C[i, x(i)].
+
+    Pure and jittable; ``C`` may carry leading batch dimensions, and
+    ``jax.vmap`` batches the kernels (the batch is a grid dimension).
+    ``method`` and ``execution`` are static: under ``jax.jit`` pass them as
+    Python strings, with ``jax.jit(f, static_argnames=("method",
+    "execution"))`` or ``functools.partial(f, method=...)``; ``C`` and
+    ``maximize`` may be traced.
+
+    Args:
+      C: ``[..., n, m]`` costs: float32, float64 (with ``jax_enable_x64``) or
+        int32 (smaller integer and bool dtypes are cast to int32; int64 is
+        solved in float64 under x64; float16, bfloat16 and other floats
+        narrower than 32 bits are solved in float32, and ``cost``, ``u``,
+        ``v`` are then float32). ``+inf`` marks a forbidden pair (``-inf``
+        with ``maximize=True``). Any of ``n``, ``m`` may be larger, or zero.
+      maximize: maximize the total instead. A Python bool, or a bool array
+        (traced under ``jit``, batched under ``vmap``) of shape ``[]`` or
+        broadcastable to the batch shape ``[...]``, choosing per problem.
+      method: static. ``"tree"`` (alternating tree, Lawler), ``"classical"``
+        (Munkres), or ``"auto"`` (the tree variant).
+      execution: static. ``"fused"`` (the whole solve in one kernel),
+        ``"stepped"`` (``lax.while_loop`` of step kernels) or ``"auto"``.
+
+    Returns:
+      A :class:`LAPResult`. Data-dependent failures (NaN, an infeasible
+      ``+inf`` pattern, int32 overflow) do not raise: ``feasible`` is False
+      and ``status`` says why. ``jax.grad`` of ``cost`` is the assignment
+      matrix (the envelope theorem).
+
+    Raises:
+      TypeError: non-numeric or complex costs; uint32 costs without x64;
+        ``method`` or ``execution`` not a Python string (e.g. traced by
+        ``jax.jit`` without ``static_argnames``); a non-boolean ``maximize``.
+      ValueError: rank below 2, an unknown ``method``/``execution``, or a
+        ``maximize`` array that does not broadcast to the batch shape.
+      OverflowError: concrete 64-bit integer costs outside the int32 range
+        without x64 (never wrapped).
+    """
+    C = _canonical_costs(C)
+    _resolve_method(method)
+    _check_execution(execution)
+    flag = _maximize_flag(maximize, tuple(C.shape[:-2]))
+    if isinstance(flag, bool):
+        return _solve_static(C, flag, method, execution)
+    return _solve_traced(C, flag, method, execution)
+
+
+def hungarian(
+    C: jax.Array, *, maximize: bool | jax.Array = False, method: Method = "auto"
+) -> jax.Array:
+    """The optimal assignment of a (batch of) cost matrix(es).
+
+    Jittable: ``jax.jit(hungarian)(C, maximize=True)`` traces ``maximize``;
+    ``method`` is static (``jax.jit(hungarian, static_argnames=("method",))``).
+
+    Args:
+      C: ``[..., n, m]`` costs; see :func:`solve_lap` (float16 and bfloat16
+        are solved in float32).
+      maximize: maximize the total instead; a bool, traced or not (see
+        :func:`solve_lap`).
+      method: static. ``"auto"``, ``"tree"`` or ``"classical"``.
+
+    Returns:
+      int32 ``[..., n]``: the column assigned to each row, ``-1`` for rows
+      left unassigned when ``n > m`` (and for every row of an infeasible
+      problem; use :func:`solve_lap` to tell).
+    """
+    return solve_lap(C, maximize=maximize, method=method).col_for_row

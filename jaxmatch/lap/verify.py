@@ -1,0 +1,230 @@
+"""The LAP certificate: LP duality checked in NumPy (float64), independently
+of the solver."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .types import LAPCertificate, LAPResult
+
+_NAN = float("nan")
+
+
+def _default_tol(C: np.ndarray, dtype: np.dtype, u, v) -> float:
+    if np.issubdtype(dtype, np.integer):
+        return 0.0
+    finite = C[np.isfinite(C)]
+    scale = max(
+        1.0,
+        float(np.abs(finite).max()) if finite.size else 0.0,
+        float(np.abs(u).max()) if u.size else 0.0,
+        float(np.abs(v).max()) if v.size else 0.0,
+    )
+    # The solve's dtype: float64 only for float64 costs (float16 and bfloat16
+    # are solved in float32).
+    eps = np.finfo(np.float64 if dtype == np.float64 else np.float32).eps
+    return float(64.0 * eps * scale)
+
+
+def _invalid(reason: str) -> LAPCertificate:
+    return LAPCertificate(False, False, False, _NAN, _NAN, _NAN, _NAN, False, reason)
+
+
+def _field(result, name: str, shape: tuple[int, ...], kinds: str):
+    """``(array, "")`` when ``result.<name>`` is an array of ``shape`` whose
+    dtype kind is in ``kinds``; else ``(None, why)``."""
+    try:
+        a = np.asarray(getattr(result, name))
+    except (TypeError, ValueError) as err:  # ragged lists, odd objects
+        return None, f"{name} is not an array ({err})"
+    if a.shape != shape:
+        return None, f"{name} has shape {a.shape}, expected {shape}"
+    if a.size and a.dtype.kind not in kinds:
+        what = "integers" if kinds == "iu" else "real numbers"
+        return None, f"{name} must hold {what}, got dtype {a.dtype}"
+    return a, ""
+
+
+def _assignment_problem(cfr: np.ndarray, rfc: np.ndarray, Cs: np.ndarray) -> str:
+    """Empty string when ``cfr``/``rfc`` (right shapes, integer dtypes) are a
+    valid assignment of ``Cs`` (minimization form), else the first problem."""
+    n, m = Cs.shape
+    # Compare in the arrays' own dtypes: a cast of uint64 to int64 could wrap.
+    if np.any((cfr < -1) | (cfr >= m)) or np.any((rfc < -1) | (rfc >= n)):
+        return "an assignment index is out of range"
+    cfr, rfc = cfr.astype(np.int64), rfc.astype(np.int64)
+    k = min(n, m)
+    assigned_rows = np.flatnonzero(cfr >= 0)
+    cols = cfr[assigned_rows]
+    if assigned_rows.size != k:
+        return f"{assigned_rows.size} rows are assigned, expected {k}"
+    if np.unique(cols).size != k:
+        return "a column is assigned to two rows"
+    if np.any(rfc[cols] != assigned_rows) or np.count_nonzero(rfc >= 0) != k:
+        return "col_for_row and row_for_col disagree"
+    if not np.all(np.isfinite(Cs[assigned_rows, cols])):
+        return "the assignment uses a forbidden (or NaN) entry"
+    return ""
+
+
+def _verify_one(C, cfr, rfc, u, v, maximize, tol, dtype, why="") -> LAPCertificate:
+    """One problem. ``cfr``/``rfc`` (or ``u``/``v``) are None, with ``why``
+    saying so, when they do not fit ``C``."""
+    n, m = C.shape
+    sign = -1.0 if maximize else 1.0
+    Cs = sign * C.astype(np.float64)  # minimisation form; forbidden = +inf
+    if cfr is None or rfc is None:
+        return _invalid(why)
+    reason = _assignment_problem(cfr, rfc, Cs)
+    if reason:
+        return _invalid(reason)
+    cfr, rfc = cfr.astype(np.int64), rfc.astype(np.int64)
+    assigned_rows = np.flatnonzero(cfr >= 0)
+    cols = cfr[assigned_rows]
+    k = assigned_rows.size
+    primal = float(Cs[assigned_rows, cols].sum())
+    if u is None or v is None:
+        return LAPCertificate(True, False, False, sign * primal, _NAN, _NAN, _NAN, False, why)
+
+    us, vs = sign * u.astype(np.float64), sign * v.astype(np.float64)
+    if not (np.all(np.isfinite(us)) and np.all(np.isfinite(vs))):
+        reason = "a dual is NaN or infinite"
+        return LAPCertificate(True, False, False, sign * primal, _NAN, _NAN, _NAN, False, reason)
+    if tol is None:
+        tol = _default_tol(C.astype(np.float64), dtype, u, v)
+
+    with np.errstate(invalid="ignore"):
+        reduced = Cs - us[:, None] - vs[None, :]
+    reduced = np.where(np.isposinf(Cs), np.inf, reduced)
+    # NaN or -inf costs (+inf when maximizing) make every dual infeasible:
+    # the solver reports such a matrix as INVALID_ENTRIES.
+    invalid_entries = bool(np.any(np.isnan(Cs) | np.isneginf(Cs)))
+    reduced = np.where(np.isnan(reduced), -np.inf, reduced)
+    viol_dual = max(0.0, -float(reduced.min())) if reduced.size else 0.0
+    viol_cs = float(np.abs(reduced[assigned_rows, cols]).max()) if k else 0.0
+    # Rectangular LP: the duals of the larger side are <= 0, and 0 where
+    # that vertex is unassigned.
+    if n < m:
+        free = rfc < 0
+        viol_cs = max(viol_cs, float(np.abs(vs[free]).max()) if free.any() else 0.0)
+        viol_dual = max(viol_dual, float(vs.max()) if m else 0.0)
+    elif n > m:
+        free = cfr < 0
+        viol_cs = max(viol_cs, float(np.abs(us[free]).max()) if free.any() else 0.0)
+        viol_dual = max(viol_dual, float(us.max()) if n else 0.0)
+    dual = float(us.sum() + vs.sum())
+    gap = primal - dual
+    dual_feasible = bool(viol_dual <= tol)
+    slack_ok = bool(viol_cs <= tol)
+    gap_ok = bool(abs(gap) <= tol * max(1, n + m))
+    optimal = dual_feasible and slack_ok and gap_ok
+    if invalid_entries:
+        reason = f"C has NaN or {'+' if maximize else '-'}inf entries"
+    elif not dual_feasible:
+        reason = f"the duals are infeasible (violation {viol_dual:.3g} > tol {tol:.3g})"
+    elif not slack_ok:
+        reason = f"complementary slackness fails (violation {viol_cs:.3g} > tol {tol:.3g})"
+    elif not gap_ok:
+        reason = f"the duality gap {gap:.3g} exceeds the tolerance"
+    else:
+        reason = ""
+    return LAPCertificate(
+        valid_assignment=True,
+        dual_feasible=dual_feasible,
+        complementary_slackness=slack_ok,
+        primal_cost=float(sign * primal),
+        dual_objective=float(sign * dual),
+        duality_gap=float(gap),
+        max_violation=float(max(viol_dual, viol_cs)),
+        optimal=optimal,
+        reason=reason,
+    )
+
+
+def verify_lap(C, result: LAPResult, *, maximize: bool = False, tol: float | None = None):
+    """Certifies a LAP solution by LP duality, independently of the solver.
+
+    Checks that the assignment is valid (each row of the smaller side assigned
+    to a distinct column, ``row_for_col`` consistent, no forbidden entry used),
+    that the duals are feasible (``C - u - v >= -tol``, reversed when
+    maximizing; on rectangular problems the larger side's duals are ``<= 0``),
+    complementary slackness (zero reduced cost on assigned pairs, zero duals
+    on unassigned vertices), and that the duality gap vanishes.
+
+    Any ``result`` gives certificates, never an exception: fields of the
+    wrong shape (they must be ``col_for_row [..., n]``, ``row_for_col
+    [..., m]``, ``u [..., n]``, ``v [..., m]`` for ``C`` of shape
+    ``[..., n, m]``) or dtype (integer assignments, real duals), indices out
+    of range, and NaN or infinite duals make the certificate fail, with the
+    first problem in ``reason``: a bad assignment gives
+    ``valid_assignment=False``, bad duals ``dual_feasible=False``, and both
+    ``optimal=False``. A ``C`` with NaN (or ``-inf``; ``+inf`` when
+    maximizing) entries is never certified optimal.
+
+    Args:
+      C: ``[..., n, m]`` the costs that were solved (a real dtype).
+      result: the :class:`LAPResult` of ``solve_lap(C, maximize=maximize)``,
+        or any object with its ``col_for_row``, ``row_for_col``, ``u`` and
+        ``v`` attributes.
+      maximize: whether ``result`` maximizes.
+      tol: absolute tolerance; default 0 for integer costs, else
+        ``64 * eps * max(1, |C|, |u|, |v|)`` with the ``eps`` of the dtype
+        the solve ran in (float32 for float16 and bfloat16 costs).
+
+    Returns:
+      A :class:`LAPCertificate` for a single matrix, or a list of them (in
+      row-major batch order) for a batch.
+
+    Raises:
+      ValueError: ``C`` has fewer than two dimensions, or is not real (bool,
+        integer or floating point).
+      TypeError: ``result`` lacks one of the four attributes.
+    """
+    C = np.asarray(C)
+    if C.ndim < 2:
+        raise ValueError(f"verify_lap: C must have shape [..., n, m], got {C.shape}")
+    if C.size and C.dtype.kind not in "biuf":
+        raise ValueError(f"verify_lap: C must be real, got dtype {C.dtype}")
+    missing = [f for f in ("col_for_row", "row_for_col", "u", "v") if not hasattr(result, f)]
+    if missing:
+        raise TypeError(f"verify_lap: result has no {', '.join(missing)}")
+    dtype = C.dtype
+    batch, (n, m) = C.shape[:-2], C.shape[-2:]
+    cfr, why_cfr = _field(result, "col_for_row", (*batch, n), "iu")
+    rfc, why_rfc = _field(result, "row_for_col", (*batch, m), "iu")
+    u, why_u = _field(result, "u", (*batch, n), "biuf")
+    v, why_v = _field(result, "v", (*batch, m), "biuf")
+    if cfr is None or rfc is None:
+        cfr = rfc = None
+    if u is None or v is None:
+        u = v = None
+    why = why_cfr or why_rfc or why_u or why_v
+    # Garbage may overflow (sums of huge duals) or subtract infinities; the
+    # checks see the resulting inf/nan, so NumPy need not warn.
+    with np.errstate(over="ignore", invalid="ignore"):
+        if C.ndim == 2:
+            return _verify_one(C, cfr, rfc, u, v, maximize, tol, dtype, why)
+        return _verify_batch(C, cfr, rfc, u, v, maximize, tol, dtype, why)
+
+
+def _verify_batch(C, cfr, rfc, u, v, maximize, tol, dtype, why) -> list[LAPCertificate]:
+    n, m = C.shape[-2:]
+    B = int(np.prod(C.shape[:-2]))
+
+    def member(a, size, b):
+        return None if a is None else a.reshape(B, size)[b]
+
+    return [
+        _verify_one(
+            C.reshape(B, n, m)[b],
+            member(cfr, n, b),
+            member(rfc, m, b),
+            member(u, n, b),
+            member(v, m, b),
+            maximize,
+            tol,
+            dtype,
+            why,
+        )
+        for b in range(B)
+    ]

@@ -1,0 +1,163 @@
+"""The matching custom calls: one ``ffi_call`` per handler, state as named
+buffers.
+
+Graph operands: ``cxadj`` int32 ``[..., n_cols + 1]`` and ``cadj`` int32
+``[..., nnz_cap]``. Leading dimensions are batch dimensions; under
+``jax.vmap`` the batched dimension becomes a leading dimension
+(``vmap_method="broadcast_all"``) and the kernels put the batch on the grid.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from .. import _ffi
+from .types import MatchingStatus
+
+
+class MatchingState(NamedTuple):
+    """The state of a (batch of) matching solve(s).
+
+    Attributes:
+      row_match: int32 ``[..., n_rows]``, the column matched to each row
+        (-1 free; -2 transiently marks a path's end inside a phase).
+      col_match: int32 ``[..., n_cols]``, the row matched to each column.
+      info: int32 ``[..., MATCHING_INFO_LEN]``: status and counters (read
+        them with :func:`info_field`).
+      work: int32 workspace (its layout is the library's).
+    """
+
+    row_match: jax.Array
+    col_match: jax.Array
+    info: jax.Array
+    work: jax.Array
+
+
+@functools.cache
+def _checked() -> None:
+    _ffi.register()
+    _ffi.check_enum(MatchingStatus, "MATCHING_STATUS_")
+
+
+def code(kind: str, name: str) -> int:
+    """The library's code of an option, e.g. ``code("DRIVER", "apfb")``."""
+    _checked()
+    return _ffi.constant(f"MATCHING_{kind}_{name.upper()}")
+
+
+def info_field(info: jax.Array, name: str) -> jax.Array:
+    """One field of ``info`` (``"STATUS"``, ``"N_PHASES"``, ``"N_LEVELS"``):
+    int32 ``[...]``."""
+    return info[..., _ffi.constant(f"MATCHING_INFO_{name}")]
+
+
+def _state_shapes(cxadj: jax.Array, n_rows: int) -> MatchingState:
+    *batch, ncp1 = cxadj.shape
+    n_cols = ncp1 - 1
+
+    def shape(length):
+        return jax.ShapeDtypeStruct((*batch, length), jnp.int32)
+
+    return MatchingState(
+        row_match=shape(n_rows),
+        col_match=shape(n_cols),
+        info=shape(_ffi.constant("MATCHING_INFO_LEN")),
+        work=shape(_ffi.matching_workspace_len(n_rows, n_cols)),
+    )
+
+
+def _attrs(**kw: int) -> dict[str, np.int32]:
+    return {k: np.int32(v) for k, v in kw.items()}
+
+
+def matching_init(cxadj, cadj, rm0, cm0, *, init: int) -> MatchingState:
+    """Initial matching (none, cheap or the warm start rm0/cm0) and BFS array."""
+    _checked()
+    call = jax.ffi.ffi_call(
+        "jaxmatch_matching_init",
+        _state_shapes(cxadj, rm0.shape[-1]),
+        vmap_method="broadcast_all",
+    )
+    return MatchingState(*call(cxadj, cadj, rm0, cm0, **_attrs(init=init)))
+
+
+def matching_step(
+    cxadj, cadj, state: MatchingState, *, levels: int, mapping: int, **options: int
+) -> MatchingState:
+    """Up to ``levels`` BFS levels, then Alternate + FixMatching if due.
+
+    ``options``: driver, bfs, max_phases, hybrid_depth, auto_free_divisor.
+    """
+    _checked()
+    call = jax.ffi.ffi_call(
+        "jaxmatch_matching_step",
+        _state_shapes(cxadj, state.row_match.shape[-1]),
+        vmap_method="broadcast_all",
+        input_output_aliases={k + 2: k for k in range(len(MatchingState._fields))},
+    )
+    out = call(cxadj, cadj, *state, **_attrs(levels=levels, mapping=mapping, **options))
+    return MatchingState(*out)
+
+
+def matching_solve(cxadj, cadj, rm0, cm0, *, init: int, **options: int) -> MatchingState:
+    """Initialisation and the whole solve in one call (fused)."""
+    _checked()
+    call = jax.ffi.ffi_call(
+        "jaxmatch_matching_solve",
+        _state_shapes(cxadj, rm0.shape[-1]),
+        vmap_method="broadcast_all",
+    )
+    return MatchingState(*call(cxadj, cadj, rm0, cm0, **_attrs(init=init, **options)))
+
+
+@functools.cache
+def _host_entry() -> tuple[Any, int, int]:
+    """The host entry point with its argument types, the info length and the
+    status slot (looked up once)."""
+    _checked()
+    fn = _ffi.cpu_library().jaxmatch_matching_solve_host
+    fn.restype = ctypes.c_int
+    fn.argtypes = [ctypes.c_int] * 3 + [ctypes.c_void_p] * 2 + [ctypes.c_int] * 6
+    fn.argtypes += [ctypes.c_void_p] * 3
+    return fn, _ffi.constant("MATCHING_INFO_LEN"), _ffi.constant("MATCHING_INFO_STATUS")
+
+
+def solve_host(
+    cxadj: np.ndarray, cadj: np.ndarray, n_rows: int, *, init: str, **options: int
+) -> tuple[np.ndarray, np.ndarray, int]:
+    """Solves one graph on the calling thread, without XLA.
+
+    Args:
+      cxadj: int32 ``[n_cols + 1]`` column pointers.
+      cadj: int32 ``[cap]`` row indices (duplicates in a column allowed).
+      n_rows: number of rows.
+      init: ``"none"`` or ``"cheap"``.
+      options: driver, bfs, max_phases, hybrid_depth, auto_free_divisor
+        (library codes and values).
+
+    Returns:
+      ``(row_match, col_match, status)``: int32 ``[n_rows]``, ``[n_cols]``
+      and a :class:`MatchingStatus` code.
+    """
+    fn, info_len, status_slot = _host_entry()
+    cxadj = np.ascontiguousarray(cxadj, np.int32)
+    cadj = np.ascontiguousarray(cadj, np.int32)
+    n_cols = cxadj.shape[0] - 1
+    out = np.empty(n_rows + n_cols + info_len, np.int32)  # row_match, col_match, info
+    o = out.ctypes.data
+    names = ("driver", "bfs", "max_phases", "hybrid_depth", "auto_free_divisor")
+    rc = fn(
+        n_rows, n_cols, cadj.shape[0], cxadj.ctypes.data, cadj.ctypes.data,
+        code("INIT", init), *(options[k] for k in names),
+        o, o + 4 * n_rows, o + 4 * (n_rows + n_cols),
+    )  # fmt: skip
+    if rc != 0:  # pragma: no cover - the wrapper validates first
+        raise ValueError(f"jaxmatch_matching_solve_host rejected its arguments ({rc})")
+    status = int(out[n_rows + n_cols + status_slot])
+    return out[:n_rows], out[n_rows : n_rows + n_cols], status

@@ -1,0 +1,295 @@
+"""Maximum-cardinality bipartite matching by parallel BFS augmenting paths.
+
+The GPU algorithms of Deveci, Kaya, Ucar and Catalyurek ("GPU accelerated
+maximum cardinality matching algorithms for bipartite graphs", Euro-Par
+2013): a BFS from every free column at once, one level per kernel, finds
+augmenting paths; ``Alternate`` flips many of them in parallel and
+``FixMatching`` repairs the conflicts the races leave.
+
+* drivers: ``"apfb"`` runs each phase's BFS to its end, ``"apsb"`` stops it
+  at the first level that reaches a free row (shortest paths), ``"hybrid"``
+  (ours) at :data:`HYBRID_DEPTH_FACTOR` times that level's depth;
+  ``"auto"`` (the default) runs as APFB when the initial matching leaves
+  more than one column in :data:`AUTO_FREE_DIVISOR` free, else as the
+  hybrid;
+* level kernels: ``"wr"`` (GPUBFS-WR) tracks each tree's root and stops
+  growing trees whose root already found a path; ``"plain"`` (GPUBFS) does
+  not;
+* initial matching: the papers' cheap (greedy) matching, none, or a warm
+  start.
+
+Two execution shapes, as for the LAP solver:
+
+* ``"stepped"`` -- ``lax.while_loop`` over a step call that runs up to
+  ``levels_per_call`` BFS level kernels and then, once the phase's BFS has
+  ended, Alternate and FixMatching; for large graphs on the GPU;
+* ``"fused"`` -- one call per solve (a thread block per graph on the GPU,
+  the whole loop in C++ on the CPU); for the CPU and for batches of small
+  graphs.
+
+``"auto"`` picks per platform when the computation is lowered: fused on the
+CPU; on the GPU fused up to :data:`FUSED_MAX_VERTICES` vertices per side and
+stepped above.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+from jax import lax
+
+from .._static import static_int, static_str
+from . import _ffi as matching_ffi
+from .graph import BipartiteGraph
+from .types import MatchingResult, MatchingStatus
+
+#: On the GPU, ``execution="auto"`` runs graphs with at most this many rows
+#: and columns fused (a block per graph), larger ones stepped.
+FUSED_MAX_VERTICES = 4096
+
+#: BFS level kernels per stepped call, by driver.
+LEVELS_PER_CALL = {"apfb": 16, "apsb": 8, "hybrid": 16, "auto": 16}
+
+#: The hybrid driver stops a phase's BFS once it is this many times as deep
+#: as the level that found the phase's first augmenting path (passed to the
+#: kernels as the ``hybrid_depth`` attribute).
+HYBRID_DEPTH_FACTOR = 4
+
+#: ``method="auto"`` runs as APFB when more than ``n_cols / AUTO_FREE_DIVISOR``
+#: columns are free after the initial matching (as on randomly ordered
+#: geometric graphs, where the hybrid's extra phases restart wide BFSs), else
+#: as the hybrid; chosen once per solve, on the device (passed to the kernels
+#: as the ``auto_free_divisor`` attribute).
+AUTO_FREE_DIVISOR = 50
+
+#: Upper bound on ``levels_per_call`` (larger values are clamped).
+MAX_LEVELS_PER_CALL = 1024
+
+_METHODS = ("auto", "apfb", "apsb", "hybrid")
+_EXECUTIONS = ("auto", "fused", "stepped")
+_MAPPINGS = ("auto", "ct", "mt")
+_BFS_KERNELS = ("wr", "plain")
+
+
+def _check_graph(G: Any) -> BipartiteGraph:
+    if not isinstance(G, BipartiteGraph):
+        raise TypeError(
+            "expected a jaxmatch.BipartiteGraph (build one with "
+            f"BipartiteGraph.from_scipy / from_edges / from_dense), got {type(G).__name__}"
+        )
+    for name in ("cxadj", "cadj"):
+        a = getattr(G, name)
+        if jnp.result_type(a) != jnp.int32:
+            raise TypeError(f"graph.{name} must be int32, got {jnp.result_type(a)}")
+    if jnp.shape(G.cxadj)[-1] != G.n_cols + 1:
+        raise ValueError(
+            f"graph.cxadj has {jnp.shape(G.cxadj)[-1]} entries; "
+            f"expected n_cols + 1 = {G.n_cols + 1}"
+        )
+    if jnp.shape(G.cxadj)[:-1] != jnp.shape(G.cadj)[:-1]:
+        raise ValueError("graph.cxadj and graph.cadj have different batch shapes")
+    return G
+
+
+def _choice(value: Any, allowed: tuple[str, ...], what: str) -> str:
+    static_str(value, what)
+    if value not in allowed:
+        raise ValueError(f"{what} must be one of {allowed}, got {value!r}")
+    return value
+
+
+def _warm_start(init: Any, G: BipartiteGraph, batch: tuple[int, ...]):
+    """``(mode, rm0, cm0)`` from the ``init`` argument (mode: "none",
+    "cheap" or "given")."""
+    empty_r = jnp.full((*batch, G.n_rows), -1, jnp.int32)
+    empty_c = jnp.full((*batch, G.n_cols), -1, jnp.int32)
+    if init is None:
+        return "none", empty_r, empty_c
+    if isinstance(init, jax.core.Tracer):
+        raise TypeError(
+            "init must be 'cheap', None or a (row_match, col_match) pair of arrays; "
+            "got a single traced value"
+        )
+    if isinstance(init, str):
+        if init != "cheap":
+            raise ValueError(f"init must be 'cheap', None or (row_match, col_match), got {init!r}")
+        return "cheap", empty_r, empty_c
+    if isinstance(init, MatchingResult):
+        rm, cm = init.row_match, init.col_match
+    elif isinstance(init, (tuple, list)) and len(init) == 2:
+        rm, cm = init
+    else:
+        raise TypeError("init must be 'cheap', None, a MatchingResult or (row_match, col_match)")
+    rm, cm = jnp.asarray(rm), jnp.asarray(cm)
+    for name, a, n in (("row_match", rm, G.n_rows), ("col_match", cm, G.n_cols)):
+        if not jnp.issubdtype(a.dtype, jnp.integer):
+            raise TypeError(f"warm start {name} must be integer, got {a.dtype}")
+        if a.ndim < 1 or a.shape[-1] != n:
+            raise ValueError(f"warm start {name} must have shape [..., {n}], got {a.shape}")
+    rm = jnp.broadcast_to(rm.astype(jnp.int32), (*batch, G.n_rows))
+    cm = jnp.broadcast_to(cm.astype(jnp.int32), (*batch, G.n_cols))
+    return "given", rm, cm
+
+
+def _result(state: matching_ffi.MatchingState) -> MatchingResult:
+    status = matching_ffi.info_field(state.info, "STATUS")
+    valid = status != MatchingStatus.INVALID_GRAPH
+    rm = jnp.where(valid[..., None], state.row_match, -1)
+    cm = jnp.where(valid[..., None], state.col_match, -1)
+    return MatchingResult(
+        row_match=rm,
+        col_match=cm,
+        cardinality=jnp.sum(cm >= 0, axis=-1, dtype=jnp.int32),
+        n_phases=matching_ffi.info_field(state.info, "N_PHASES"),
+        n_levels=matching_ffi.info_field(state.info, "N_LEVELS"),
+        status=status,
+    )
+
+
+def _stepped(G, init, rm0, cm0, *, levels, mapping, **options):
+    state = matching_ffi.matching_init(G.cxadj, G.cadj, rm0, cm0, init=init)
+    running_code = int(MatchingStatus.RUNNING)
+
+    def running(state):
+        return jnp.any(matching_ffi.info_field(state.info, "STATUS") == running_code)
+
+    def step(state):
+        return matching_ffi.matching_step(
+            G.cxadj, G.cadj, state, levels=levels, mapping=mapping, **options
+        )
+
+    return lax.while_loop(running, step, state)
+
+
+def _fused(G, init, rm0, cm0, **options):
+    return matching_ffi.matching_solve(G.cxadj, G.cadj, rm0, cm0, init=init, **options)
+
+
+def max_cardinality_matching(
+    G: BipartiteGraph,
+    *,
+    method: str = "auto",
+    bfs: str = "wr",
+    init: Any = "cheap",
+    mapping: str = "auto",
+    execution: str = "auto",
+    levels_per_call: int | None = None,
+    max_phases: int | None = None,
+) -> MatchingResult:
+    """A maximum-cardinality matching of a bipartite graph.
+
+    Jittable; ``jax.vmap`` over graphs of the same padded shapes (see
+    :meth:`BipartiteGraph.pad_to`) runs them as one batched kernel.
+
+    Only ``G`` (its index arrays; ``n_rows``/``n_cols`` are static pytree
+    metadata) and the arrays of a warm-start ``init`` may be traced. The
+    options ``method``, ``bfs``, ``init`` as a string or ``None``,
+    ``mapping``, ``execution``, ``levels_per_call`` and ``max_phases`` are
+    static: under ``jax.jit`` close over them, or mark them with
+    ``jax.jit(f, static_argnames=("method", ...))`` or
+    ``functools.partial(f, method=...)``; a traced value raises a
+    ``TypeError`` naming the option.
+
+    Args:
+      G: the graph (its column CSR ``cxadj``/``cadj`` is what the kernels
+        read). Graphs from the ``BipartiteGraph`` constructors are validated;
+        a malformed CSR passed in some other way is detected by the kernels
+        and reported as ``status == MatchingStatus.INVALID_GRAPH``.
+      method: static. ``"apfb"`` (full BFS per phase, the papers' best), ``"apsb"``
+        (BFS stops at the first level that finds a path), ``"hybrid"`` (BFS
+        stops at :data:`HYBRID_DEPTH_FACTOR` times the depth of that level)
+        or ``"auto"`` (APFB when more than one column in
+        :data:`AUTO_FREE_DIVISOR` is free after ``init``, else hybrid; each
+        graph of a batch chooses for itself).
+      bfs: static. ``"wr"`` (GPUBFS-WR, root tracking) or ``"plain"`` (GPUBFS).
+      init: ``"cheap"`` (greedy initial matching) or ``None`` (start empty),
+        both static; or a warm start ``(row_match, col_match)`` /
+        :class:`MatchingResult` (int ``[..., n_rows]`` / ``[..., n_cols]``,
+        -1 unmatched; these arrays may be traced); pairs that are not edges
+        or whose two sides do not name each other are dropped.
+      mapping: static. CUDA thread mapping of the stepped kernels: ``"ct"`` (a
+        constant 256 x 256 grid, threads stride over vertices), ``"mt"``
+        (about a thread per vertex) or ``"auto"`` (ct). Ignored on the CPU.
+      execution: static. ``"fused"``, ``"stepped"`` or ``"auto"`` (module
+        docstring).
+      levels_per_call: static int. BFS levels per stepped call (default
+        :data:`LEVELS_PER_CALL` of the driver; at most
+        :data:`MAX_LEVELS_PER_CALL`).
+      max_phases: static int. Safety bound on phases (default ``min(n_rows, n_cols) + 1``,
+        which the theory never reaches: each phase adds a pair).
+
+    Returns:
+      A :class:`MatchingResult`; ``status`` is ``MatchingStatus.MAXIMUM``.
+
+    Raises:
+      TypeError: ``G`` is not a :class:`BipartiteGraph`; an option is not of
+        its type, or is traced (the message names the ``static_argnames``
+        recipe); a malformed warm start.
+      ValueError: an unknown option value, ``levels_per_call < 1``, or warm
+        start arrays of the wrong shape.
+    """
+    G = _check_graph(G)
+    method = _choice(method, _METHODS, "method")
+    bfs = _choice(bfs, _BFS_KERNELS, "bfs")
+    mapping = _choice(mapping, _MAPPINGS, "mapping")
+    execution = _choice(execution, _EXECUTIONS, "execution")
+    if levels_per_call is None:
+        levels_per_call = LEVELS_PER_CALL[method]
+    levels_per_call = static_int(levels_per_call, "levels_per_call")
+    if levels_per_call < 1:
+        raise ValueError("levels_per_call must be >= 1")
+    # The GPU launches this many level kernels per call: keep it bounded.
+    levels_per_call = min(levels_per_call, MAX_LEVELS_PER_CALL)
+    if max_phases is None:
+        max_phases = min(G.n_rows, G.n_cols) + 1
+    max_phases = max(1, min(static_int(max_phases, "max_phases"), 2**31 - 1))
+
+    batch = tuple(jnp.shape(G.cxadj)[:-1])
+    mode, rm0, cm0 = _warm_start(init, G, batch)
+    init_code = matching_ffi.code("INIT", mode)
+    opts = dict(
+        driver=matching_ffi.code("DRIVER", method),
+        bfs=matching_ffi.code("BFS", bfs),
+        max_phases=max_phases,
+        hybrid_depth=HYBRID_DEPTH_FACTOR,
+        auto_free_divisor=AUTO_FREE_DIVISOR,
+    )
+    mapping_code = matching_ffi.code("MAPPING", "ct" if mapping == "auto" else mapping)
+
+    def stepped(G, rm0, cm0):
+        return _stepped(
+            G, init_code, rm0, cm0, levels=int(levels_per_call), mapping=mapping_code, **opts
+        )
+
+    def fused(G, rm0, cm0):
+        return _fused(G, init_code, rm0, cm0, **opts)
+
+    if execution == "fused":
+        state = fused(G, rm0, cm0)
+    elif execution == "stepped":
+        state = stepped(G, rm0, cm0)
+    else:
+        big = max(G.n_rows, G.n_cols) > FUSED_MAX_VERTICES
+        state = lax.platform_dependent(G, rm0, cm0, cpu=fused, cuda=stepped if big else fused)
+    return _result(state)
+
+
+def cheap_matching(G: BipartiteGraph) -> MatchingResult:
+    """The papers' cheap matching: each column, in turn, takes its first free
+    neighbouring row (on the GPU the columns race for rows with
+    compare-and-swap, so the result may differ from the sequential greedy).
+
+    Jittable and vmappable like :func:`max_cardinality_matching`; ``status``
+    is ``MatchingStatus.INITIAL`` (``INVALID_GRAPH`` for a malformed CSR).
+    """
+    G = _check_graph(G)
+    batch = tuple(jnp.shape(G.cxadj)[:-1])
+    _, rm0, cm0 = _warm_start(None, G, batch)
+    state = matching_ffi.matching_init(
+        G.cxadj, G.cadj, rm0, cm0, init=matching_ffi.code("INIT", "cheap")
+    )
+    res = _result(state)
+    initial = res.status == MatchingStatus.RUNNING
+    return res._replace(status=jnp.where(initial, MatchingStatus.INITIAL, res.status))

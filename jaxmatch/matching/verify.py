@@ -1,0 +1,157 @@
+"""The matching certificate: a Koenig vertex cover, checked in NumPy,
+independently of the solver."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .graph import BipartiteGraph, GraphValidationError, sorted_unique, validate_csr
+from .types import MatchingCertificate
+
+
+def _matching_fields(matching):
+    """``(row_match, col_match)`` as given, before any conversion."""
+    if hasattr(matching, "row_match") and hasattr(matching, "col_match"):
+        return matching.row_match, matching.col_match
+    if isinstance(matching, (tuple, list)) and len(matching) == 2:
+        return matching[0], matching[1]
+    raise TypeError(
+        "matching must have row_match and col_match attributes (a MatchingResult) "
+        f"or be a (row_match, col_match) pair, got {type(matching).__name__}"
+    )
+
+
+def _as_match_array(x, name: str) -> tuple[np.ndarray | None, str]:
+    """``(array, "")``, or ``(None, why)`` when ``x`` is no integer array."""
+    try:
+        a = np.asarray(x)
+    except (TypeError, ValueError) as err:  # ragged lists, odd objects
+        return None, f"{name} is not an array ({err})"
+    if a.size and a.dtype.kind not in "iu":
+        return None, f"{name} must hold integers, got dtype {a.dtype}"
+    return a, ""
+
+
+def _graph_validity(G: BipartiteGraph) -> str:
+    """Empty string when both CSR structures of ``G`` are well formed (what the
+    checks below index with), else the first problem. Whether the two CSRs
+    hold the same edges is not needed: validity is judged on the column CSR,
+    and the cover, grown along the row CSR, is checked against the column
+    CSR's edges, so a disagreement can only make the certificate fail."""
+    try:
+        validate_csr(G.cxadj, G.cadj, G.n_cols, G.n_rows, what="column CSR")
+        validate_csr(G.rxadj, G.radj, G.n_rows, G.n_cols, what="row CSR")
+    except GraphValidationError as err:
+        return f"malformed graph: {err}"
+    return ""
+
+
+def _matching_validity(G: BipartiteGraph, rm: np.ndarray, cm: np.ndarray) -> str:
+    """Empty string when the matching is valid, else the first problem. The
+    graph is well formed and both arrays hold integers."""
+    if rm.shape != (G.n_rows,) or cm.shape != (G.n_cols,):
+        return f"shapes {rm.shape}, {cm.shape} do not fit a {G.n_rows} x {G.n_cols} graph"
+    # Compare in the arrays' own dtypes: a cast of uint64 to int64 could wrap.
+    if np.any((rm < -1) | (rm >= G.n_cols)) or np.any((cm < -1) | (cm >= G.n_rows)):
+        return "a match index is out of range"
+    rm, cm = rm.astype(np.int64), cm.astype(np.int64)
+    rows = np.flatnonzero(rm >= 0)
+    if np.any(cm[rm[rows]] != rows):
+        return "row_match and col_match disagree"
+    if np.count_nonzero(cm >= 0) != rows.size:
+        return "col_match has matches that row_match lacks"
+    # Each matched column must list its row: one pass over the column CSR.
+    cx = np.asarray(G.cxadj, np.int64)
+    col_of_edge = np.repeat(np.arange(G.n_cols), np.diff(cx))
+    hit = np.asarray(G.cadj)[: cx[-1]] == cm[col_of_edge]
+    listed = np.bincount(col_of_edge[hit], minlength=G.n_cols) > 0
+    missing = np.flatnonzero((cm >= 0) & ~listed)
+    if missing.size:
+        j = missing[0]
+        return f"matched pair ({cm[j]}, {j}) is not an edge"
+    return ""
+
+
+def _row_neighbours(G: BipartiteGraph, rows: np.ndarray) -> np.ndarray:
+    """Every column adjacent to any of ``rows`` (with repeats)."""
+    rp, radj = np.asarray(G.rxadj, np.int64), np.asarray(G.radj)
+    starts, counts = rp[rows], rp[rows + 1] - rp[rows]
+    offsets = np.repeat(starts - np.concatenate([[0], np.cumsum(counts)[:-1]]), counts)
+    return radj[np.arange(counts.sum()) + offsets]
+
+
+def verify_matching(G: BipartiteGraph, matching) -> MatchingCertificate:
+    """Certifies a bipartite matching, independently of any solver.
+
+    Validity: every matched pair is an edge of ``G``, no vertex is matched
+    twice, and ``row_match``/``col_match`` are mutual inverses. Maximality:
+    the alternating BFS from every unmatched row reaches a set Z of vertices;
+    (rows not in Z) + (columns in Z) is a vertex cover, and it has as many
+    vertices as the matching has pairs exactly when no augmenting path exists
+    (Koenig's theorem), which proves the matching maximum.
+
+    Args:
+      G: the graph.
+      matching: an object with ``row_match`` (int ``[n_rows]``, -1 if
+        unmatched) and ``col_match`` (int ``[n_cols]``) attributes, or a
+        ``(row_match, col_match)`` pair (a tuple or a list).
+
+    Returns:
+      A :class:`MatchingCertificate`; its ``cover_rows``/``cover_cols`` are the
+      Koenig vertex cover. Every input the certificate can judge gives one:
+      a malformed graph (pointers that decrease or overrun, indices out of
+      range, arrays of the wrong rank or dtype -- a batched graph included),
+      match arrays of the wrong shape or a non-integer dtype, or indices out
+      of range, give ``valid=False`` with the problem in ``reason`` (and an
+      empty cover), never an exception.
+
+    Raises:
+      TypeError: ``matching`` has no ``row_match``/``col_match`` attributes
+        and is not a pair.
+    """
+    row_match, col_match = _matching_fields(matching)
+    n_rows, n_cols = int(G.n_rows), int(G.n_cols)
+    empty_r, empty_c = np.zeros(max(n_rows, 0), bool), np.zeros(max(n_cols, 0), bool)
+    reason = _graph_validity(G)
+    rm, why_r = _as_match_array(row_match, "row_match")
+    cm, why_c = _as_match_array(col_match, "col_match")
+    reason = reason or why_r or why_c
+    if not reason:
+        assert rm is not None and cm is not None
+        reason = _matching_validity(G, rm, cm)
+    if reason:
+        return MatchingCertificate(False, 0, empty_r, empty_c, 0, False, False, reason)
+    assert rm is not None and cm is not None
+    rm, cm = rm.astype(np.int64), cm.astype(np.int64)
+    cardinality = int(np.count_nonzero(rm >= 0))
+    # Alternating BFS, a level at a time: unmatched rows, their columns, the
+    # rows those columns are matched to, ...
+    seen_r = rm < 0
+    seen_c = np.zeros(G.n_cols, bool)
+    frontier = np.flatnonzero(seen_r)
+    while frontier.size:
+        cols = sorted_unique(_row_neighbours(G, frontier))
+        cols = cols[~seen_c[cols]]
+        seen_c[cols] = True
+        rows = cm[cols]
+        rows = rows[rows >= 0]
+        rows = rows[~seen_r[rows]]
+        seen_r[rows] = True
+        frontier = rows
+    cover_rows, cover_cols = ~seen_r, seen_c
+    rows, cols = G.edges()
+    is_cover = bool(np.all(cover_rows[rows] | cover_cols[cols]))
+    cover_size = int(cover_rows.sum() + cover_cols.sum())
+    maximum = is_cover and cover_size == cardinality
+    reason = (
+        ""
+        if maximum
+        else (
+            "an augmenting path exists: the Koenig cover is larger than the matching"
+            if is_cover
+            else "the alternating-BFS cover misses an edge"
+        )
+    )
+    return MatchingCertificate(
+        True, cardinality, cover_rows, cover_cols, cover_size, is_cover, bool(maximum), reason
+    )

@@ -1,0 +1,155 @@
+"""Bad input: clear errors eagerly, `feasible == False` under jit, no crash."""
+
+from __future__ import annotations
+
+import jax
+import numpy as np
+import pytest
+from lap_cases import EXECUTIONS
+from scipy.optimize import linear_sum_assignment as scipy_lsa
+
+import jaxmatch
+from jaxmatch import LAPStatus
+
+INVALID = "matrix contains invalid numeric entries"
+INFEASIBLE = "cost matrix is infeasible"
+
+
+def _both_raise(C, match, exc=ValueError, maximize=False):
+    with pytest.raises(exc, match=match):
+        scipy_lsa(C, maximize=maximize)
+    with pytest.raises(exc, match=match):
+        jaxmatch.linear_sum_assignment(C, maximize=maximize)
+
+
+def test_nan_and_neg_inf(device):
+    C = np.array([[np.nan, 1.0], [1.0, 1.0]])
+    _both_raise(C, INVALID)
+    _both_raise(np.array([[-np.inf, 1.0], [1.0, 1.0]]), INVALID)
+    _both_raise(np.array([[np.inf, 1.0], [1.0, 1.0]]), INVALID, maximize=True)
+
+
+def test_infeasible(device):
+    _both_raise(np.array([[np.inf, 1.0], [np.inf, 1.0]]), INFEASIBLE)
+    _both_raise(np.full((3, 3), np.inf), INFEASIBLE)
+    _both_raise(np.array([[-np.inf, 1.0], [-np.inf, 1.0]]), INFEASIBLE, maximize=True)
+    tall = np.array([[np.inf, np.inf], [np.inf, 1.0], [np.inf, 2.0]])
+    _both_raise(tall, INFEASIBLE)
+
+
+def test_wrong_rank_and_dtype(device):
+    _both_raise(np.zeros(3), "expected a matrix", ValueError)
+    _both_raise(np.zeros((2, 2, 2)), "expected a matrix", ValueError)
+    with pytest.raises(TypeError, match="Cannot cast"):
+        jaxmatch.linear_sum_assignment(np.array([["a"]]))
+    with pytest.raises(ValueError, match="expected a matrix"):
+        jaxmatch.solve_lap(np.zeros(3))
+    with pytest.raises(TypeError, match="must be real"):
+        jaxmatch.solve_lap(np.ones((2, 2), dtype=np.complex64))
+    with pytest.raises(ValueError, match="method"):
+        jaxmatch.solve_lap(np.ones((2, 2)), method="munkres")
+    with pytest.raises(ValueError, match="execution"):
+        jaxmatch.solve_lap(np.ones((2, 2)), execution="eventually")
+
+
+def test_empty(device):
+    for shape in [(0, 0), (0, 4), (4, 0)]:
+        r, c = jaxmatch.linear_sum_assignment(np.zeros(shape))
+        rs, cs = scipy_lsa(np.zeros(shape))
+        assert r.shape == c.shape == rs.shape == cs.shape == (0,)
+        res = jaxmatch.solve_lap(np.zeros(shape, np.float32))
+        assert bool(res.feasible) and float(res.cost) == 0.0
+        assert res.col_for_row.shape == (shape[0],)
+    batch = jaxmatch.solve_lap(np.zeros((0, 3, 3), np.float32))
+    assert batch.col_for_row.shape == (0, 3)
+
+
+def test_scipy_dropin_outputs(device):
+    rng = np.random.default_rng(0)
+    for shape in [(5, 5), (3, 7), (7, 3)]:
+        C = rng.random(shape)
+        r, c = jaxmatch.linear_sum_assignment(C)
+        rs, cs = scipy_lsa(C)
+        assert r.dtype == rs.dtype and c.dtype == cs.dtype
+        np.testing.assert_array_equal(r, np.sort(r))
+        assert len(r) == min(shape)
+        np.testing.assert_allclose(C[r, c].sum(), C[rs, cs].sum(), rtol=1e-6)
+    # bool and small-int matrices, as scipy accepts them
+    B = np.array([[True, False], [False, True]])
+    np.testing.assert_array_equal(jaxmatch.linear_sum_assignment(B)[1], scipy_lsa(B)[1])
+    r, c = jaxmatch.linear_sum_assignment(np.array([[1, 2], [3, 4]], dtype=np.int64))
+    assert c.dtype == np.intp
+
+
+@pytest.mark.parametrize("execution", EXECUTIONS)
+def test_invalid_under_jit_reports_status(device, execution):
+    f = jax.jit(lambda c: jaxmatch.solve_lap(c, execution=execution))
+    nan = np.array([[np.nan, 1.0], [1.0, 1.0]], np.float32)
+    res = f(nan)
+    assert not bool(res.feasible) and int(res.status) == LAPStatus.INVALID_ENTRIES
+    assert np.all(np.asarray(res.col_for_row) == -1) and np.isnan(float(res.cost))
+    inf = np.array([[np.inf, 1.0], [np.inf, 1.0]], np.float32)
+    res = f(inf)
+    assert not bool(res.feasible) and int(res.status) == LAPStatus.INFEASIBLE
+    neg = np.array([[-np.inf, 1.0], [1.0, 1.0]], np.float32)
+    assert int(f(neg).status) == LAPStatus.INVALID_ENTRIES
+
+
+def test_int32_overflow_detected(device):
+    # Fits: the optimum -2*big and every reduced cost are within int32.
+    big = np.iinfo(np.int32).max // 2
+    C = np.array([[big, -big], [-big, big]], dtype=np.int32)
+    res = jaxmatch.solve_lap(C)
+    assert bool(res.feasible) and int(res.cost) == -2 * big
+    # Reduced costs c - u reach 2**32: detected, not wrapped.
+    big = np.iinfo(np.int32).max - 1
+    C = np.array([[big, -big], [-big, big]], dtype=np.int32)
+    res = jaxmatch.solve_lap(C)
+    assert int(res.status) == LAPStatus.OVERFLOW and not bool(res.feasible)
+    # The eager drop-in solves it exactly, as scipy does (float64 retry).
+    r, c = jaxmatch.linear_sum_assignment(C)
+    rs, cs = scipy_lsa(C)
+    assert C[r, c].astype(np.int64).sum() == C[rs, cs].astype(np.int64).sum() == -2 * big
+    # A total that overflows although every entry and dual fits.
+    n = 4
+    C = np.full((n, n), 2**30, dtype=np.int32)
+    res = jaxmatch.solve_lap(C)
+    assert int(res.status) == LAPStatus.OVERFLOW
+    # Large but safe values are exact.
+    C = np.array([[2**29, 0], [0, 2**29]], dtype=np.int32)
+    res = jaxmatch.solve_lap(C, maximize=True)
+    assert bool(res.feasible) and int(res.cost) == 2**30
+
+
+def test_int64_outside_int32_range_with_x64(device):
+    C = np.array([[2**40, 1], [1, 2**40]], dtype=np.int64)
+    r, c = jaxmatch.linear_sum_assignment(C)
+    np.testing.assert_array_equal(r, [0, 1])
+    np.testing.assert_array_equal(c, [1, 0])
+
+
+def test_wide_integers_without_x64_never_wrap():
+    with jax.enable_x64(False):
+        big = np.array([[2**40, 1], [1, 2**40]], dtype=np.int64)
+        with pytest.raises(OverflowError, match="jax_enable_x64"):
+            jaxmatch.solve_lap(big)
+        _, c = jaxmatch.linear_sum_assignment(big)  # the drop-in, as scipy: float64
+        np.testing.assert_array_equal(c, scipy_lsa(big)[1])
+        small = np.array([[3, 1], [1, 3]], dtype=np.int64)
+        res = jaxmatch.solve_lap(small)
+        assert res.cost.dtype == np.int32 and int(res.cost) == 2
+        with pytest.raises(TypeError, match="jax_enable_x64"):
+            jax.jit(jaxmatch.solve_lap)(jax.numpy.ones((2, 2), jax.numpy.uint32))
+
+
+def test_float64_input_without_x64_solve_lap_uses_float32_the_drop_in_float64():
+    """solve_lap follows JAX's dtype rules (float32 without x64); the eager
+    drop-in solves float64 input in float64 whatever x64 says."""
+    C = 1e6 + 1e-3 * np.random.default_rng(1).random((50, 50))
+    rs, cs = scipy_lsa(C)
+    with jax.enable_x64(False):
+        res = jaxmatch.solve_lap(C)
+        r, c = jaxmatch.linear_sum_assignment(C)
+    assert res.cost.dtype == np.float32
+    np.testing.assert_array_equal(c, cs)
+    assert C[r, c].sum() == C[rs, cs].sum()

@@ -1,0 +1,176 @@
+// The CUDA matching launchers run directly (no JAX), for compute-sanitizer
+// and as a GPU test (tests/matching/test_matching_kernel_harness.py builds it
+// with CMake).
+//
+// Fused and stepped solves (both thread mappings) of small random graphs for
+// every driver, BFS kernel and initialisation; each result must be a valid
+// matching with the cardinality of the serial solve on the host (the same
+// step order, mcm_init and mcm_solve_loop, run by a serial team).  A launch
+// that has not finished after 3 s counts as a hang: the harness reports it
+// and exits.
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+#include <thread>
+#include <vector>
+
+#include "matching/matching_kernels.h"
+#include "matching/matching_steps.h"
+
+using namespace jaxmatch;
+
+#define CK(x)                                                               \
+  do {                                                                      \
+    cudaError_t e = (x);                                                    \
+    if (e != cudaSuccess) {                                                 \
+      std::printf("CUDA %s at line %d\n", cudaGetErrorString(e), __LINE__); \
+      std::exit(2);                                                         \
+    }                                                                       \
+  } while (0)
+
+struct Graph {
+  int nr, nc;
+  std::vector<int> cx, ca;
+};
+
+static bool Finished(cudaStream_t s) {
+  for (int i = 0; i < 300; ++i) {
+    if (cudaStreamQuery(s) == cudaSuccess) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return false;
+}
+
+static int HostCardinality(const Graph& g, const McmOptions& o, int init) {
+  const int w = static_cast<int>(McmWorkLayout(g.nr, g.nc).len);
+  std::vector<int> rm(g.nr), cm(g.nc), info(kMcmInfoLen), work(w),
+      none_r(g.nr, -1), none_c(g.nc, -1);
+  const McmProblem p{
+      1,           g.nr,        g.nc,      static_cast<int>(g.ca.size()),
+      g.cx.data(), g.ca.data(), rm.data(), cm.data(),
+      info.data(), work.data()};
+  McmView v = p.view(0);
+  const SerialTeam team;
+  mcm_init(team, v, init, none_r.data(), none_c.data());
+  mcm_solve_loop(team, v, o);
+  int card = 0;
+  for (int c : cm) card += c >= 0;
+  return card;
+}
+
+template <class V>
+int* ToDevice(const V& h) {
+  int* d = nullptr;
+  CK(cudaMalloc(&d, 4 * (h.size() ? h.size() : 1)));
+  if (h.size())
+    CK(cudaMemcpy(d, h.data(), 4 * h.size(), cudaMemcpyHostToDevice));
+  return d;
+}
+
+int main() {
+  cudaStream_t s;
+  CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  int dev = 0, sms = 0;
+  CK(cudaGetDevice(&dev));
+  CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  const int resident = sms * 2048 / kMcmThreads;
+
+  std::vector<Graph> graphs;
+  graphs.push_back({1, 1, {0, 1}, {0}});
+  graphs.push_back({2, 2, {0, 2, 4}, {0, 1, 0, 1}});
+  graphs.push_back({3, 2, {0, 0, 0}, {0}});  // no edges
+  std::mt19937 rng(1);
+  for (int t = 0; t < 24; ++t) {
+    Graph g;
+    g.nr = 1 + rng() % 60;
+    g.nc = 1 + rng() % 60;
+    g.cx = {0};
+    for (int c = 0; c < g.nc; ++c) {
+      for (int r = 0; r < g.nr; ++r)
+        if (rng() % 8 == 0) g.ca.push_back(r);
+      g.cx.push_back(static_cast<int>(g.ca.size()));
+    }
+    if (g.ca.empty()) g.ca.push_back(0);  // capacity 1, no edge
+    graphs.push_back(g);
+  }
+
+  int bad = 0, runs = 0;
+  for (size_t gi = 0; gi < graphs.size(); ++gi) {
+    const Graph& g = graphs[gi];
+    const int w = static_cast<int>(McmWorkLayout(g.nr, g.nc).len);
+    std::vector<int> none_r(g.nr, -1), none_c(g.nc, -1);
+    int* d_cx = ToDevice(g.cx);
+    int* d_ca = ToDevice(g.ca);
+    int* d_rm0 = ToDevice(none_r);
+    int* d_cm0 = ToDevice(none_c);
+    int* d_rm = ToDevice(none_r);
+    int* d_cm = ToDevice(none_c);
+    int* d_info = ToDevice(std::vector<int>(kMcmInfoLen));
+    int* d_work = ToDevice(std::vector<int>(w));
+    const McmProblem p{1,      g.nr,  g.nc, static_cast<int>(g.ca.size()),
+                       d_cx,   d_ca,  d_rm, d_cm,
+                       d_info, d_work};
+    for (int stepped = 0; stepped < 2; ++stepped)
+      for (int driver = kMcmApfb; driver <= kMcmAuto; ++driver)
+        for (int bfs = 0; bfs < 2; ++bfs)
+          for (int init = 0; init < 2; ++init, ++runs) {
+            const McmOptions o{driver, bfs, std::min(g.nr, g.nc) + 1, 4, 50};
+            bool ok;
+            if (!stepped) {
+              CK(LaunchMcmSolve(s, p, init, d_rm0, d_cm0, o));
+              ok = Finished(s);
+            } else {
+              CK(LaunchMcmInit(s, p, init, d_rm0, d_cm0, resident));
+              ok = Finished(s);
+              for (int call = 0; ok && call < 100000; ++call) {
+                int status = 0;
+                CK(cudaMemcpy(&status, d_info + kMcmStatus, 4,
+                              cudaMemcpyDeviceToHost));
+                if (status != kMcmRunning) break;
+                CK(LaunchMcmStep(s, p, o, call % 2, 3, resident));
+                ok = Finished(s);
+              }
+            }
+            if (!ok) {
+              std::printf(
+                  "HANG graph %zu (%dx%d) stepped %d driver %d bfs %d init "
+                  "%d\n",
+                  gi, g.nr, g.nc, stepped, driver, bfs, init);
+              return 1;
+            }
+            std::vector<int> rm(g.nr), cm(g.nc), info(kMcmInfoLen);
+            CK(cudaMemcpy(rm.data(), d_rm, 4 * g.nr, cudaMemcpyDeviceToHost));
+            CK(cudaMemcpy(cm.data(), d_cm, 4 * g.nc, cudaMemcpyDeviceToHost));
+            CK(cudaMemcpy(info.data(), d_info, 4 * kMcmInfoLen,
+                          cudaMemcpyDeviceToHost));
+            int card = 0;
+            bool valid = info[kMcmStatus] == kMcmDone;
+            for (int r = 0; r < g.nr; ++r) {
+              const int c = rm[r];
+              if (c < 0) continue;
+              ++card;
+              bool edge = false;
+              for (int k = g.cx[c]; k < g.cx[c + 1]; ++k) edge |= g.ca[k] == r;
+              valid &= edge && cm[c] == r;
+            }
+            int col_card = 0;
+            for (int c : cm) col_card += c >= 0;
+            valid &= col_card == card;
+            const int expect = HostCardinality(g, o, init);
+            if (!valid || card != expect) {
+              ++bad;
+              std::printf(
+                  "BAD graph %zu (%dx%d) stepped %d driver %d bfs %d init %d: "
+                  "status %d valid %d cardinality %d expected %d\n",
+                  gi, g.nr, g.nc, stepped, driver, bfs, init, info[kMcmStatus],
+                  valid, card, expect);
+            }
+          }
+    for (int* ptr : {d_cx, d_ca, d_rm0, d_cm0, d_rm, d_cm, d_info, d_work})
+      CK(cudaFree(ptr));
+  }
+  std::printf("matching_kernel_harness: %s (%d runs, %d bad)\n",
+              bad ? "FAILED" : "OK", runs, bad);
+  return bad ? 1 : 0;
+}

@@ -1,0 +1,325 @@
+"""Maximum-cardinality matching against scipy, networkx and brute force.
+
+Graphs are grouped into four size buckets (tiny, wide, tall, square); each
+graph is embedded into its bucket with isolated vertices (the maximum
+cardinality does not change), padded to the bucket's edge capacity and
+stacked, so every solver variant runs once per bucket as one
+``jax.jit(jax.vmap(...))`` call.  Every member is then compared with the
+oracle and certified by :func:`jaxmatch.verify_matching` (a Koenig cover).
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+
+import jax
+import numpy as np
+import pytest
+from matching_cases import (
+    BFS,
+    COLD_INITS,
+    EXECUTIONS,
+    FAMILIES,
+    INITS,
+    MAPPINGS,
+    METHODS,
+    brute_force_cardinality,
+    check_result,
+    graph_key,
+    greedy_matching,
+    is_maximal,
+    make_bucket,
+    member,
+    networkx_cardinality,
+    scipy_cardinality,
+)
+
+import jaxmatch
+from jaxmatch import MatchingStatus
+
+# name: seed, n_rows, n_cols, base graphs (each embedded twice, duplicates
+# dropped), oracle
+BUCKET_SPECS = {
+    "tiny": (101, 6, 6, 260, "brute"),
+    "wide": (102, 20, 32, 200, "scipy"),
+    "tall": (103, 48, 30, 200, "scipy"),
+    "square": (104, 100, 100, 150, "scipy"),
+}
+MIN_DISTINCT_GRAPHS = 1000
+
+
+@functools.cache
+def bucket(name):
+    seed, n_rows, n_cols, n_base, oracle = BUCKET_SPECS[name]
+    return make_bucket(name, seed, n_rows, n_cols, n_base, oracle=oracle)
+
+
+def all_buckets():
+    return [bucket(name) for name in BUCKET_SPECS]
+
+
+def _solver(init, **options):
+    """``jit(vmap(...))`` over (graph, warm row_match, warm col_match)."""
+
+    def one(g, rm, cm):
+        start = (rm, cm) if init == "warm" else init
+        return jaxmatch.max_cardinality_matching(g, init=start, **options)
+
+    return jax.jit(jax.vmap(one))
+
+
+def _run(b, init, **options):
+    return jax.device_get(_solver(init, **options)(b.batch, b.warm_rm, b.warm_cm))
+
+
+def _valid_warm_pairs(b, i):
+    """Columns of member ``i``'s warm start whose pair is an edge named by
+    both sides (the pairs the solvers keep)."""
+    rm, cm = b.warm_rm[i], b.warm_cm[i]
+    A = b.mats[i]
+    cols = [
+        j for j in range(b.n_cols) if 0 <= cm[j] < b.n_rows and rm[cm[j]] == j and A[cm[j], j] != 0
+    ]
+    return np.asarray(cols, np.int64)
+
+
+def _check_bucket(b, res, what, *, init="cheap"):
+    statuses = np.asarray(res.status)
+    assert np.all(statuses == MatchingStatus.MAXIMUM), (what, np.unique(statuses))
+    for i, G in enumerate(b.graphs):
+        one = member(res, i)
+        label = f"{what} {b.name}[{i}] {b.labels[i]}"
+        check_result(G, one, int(b.oracle[i]), label)
+        # every phase adds at least one pair, and runs at least one level
+        assert one.n_levels >= one.n_phases, label
+        if init is None:
+            assert one.n_phases <= b.oracle[i], label
+        if init == "warm":
+            # a column matched by the (valid part of the) warm start is never
+            # freed (rows may be, within a phase), and each phase adds a pair
+            kept = _valid_warm_pairs(b, i)
+            assert np.all(one.col_match[kept] >= 0), label
+            assert one.n_phases <= b.oracle[i] - len(kept), label
+    return len(b.graphs)
+
+
+def test_buckets_hold_enough_distinct_graphs():
+    sizes = {b.name: len(b.graphs) for b in all_buckets()}
+    assert sum(sizes.values()) >= MIN_DISTINCT_GRAPHS, sizes
+    fams = {lab[0] for b in all_buckets() for lab in b.labels}
+    assert fams == set(FAMILIES)
+    # square, tall and wide graphs, with and without a perfect matching
+    shapes = {lab[1] for b in all_buckets() for lab in b.labels}
+    assert any(r < c for r, c in shapes) and any(r > c for r, c in shapes)
+    assert any(r == c > 0 for r, c in shapes)
+    assert all(any(A.nnz == 0 for A in b.mats) for b in all_buckets())
+    perfect = [b.oracle[i] == min(lab[1]) for b in all_buckets() for i, lab in enumerate(b.labels)]
+    assert 0 < sum(perfect) < len(perfect)
+
+
+def test_oracles_agree():
+    """scipy against brute force (tiny bucket) and networkx (a subset)."""
+    tiny = bucket("tiny")
+    np.testing.assert_array_equal([scipy_cardinality(A) for A in tiny.mats], tiny.oracle)
+    for b in all_buckets()[1:]:
+        sub = slice(None, None, 7)
+        np.testing.assert_array_equal([networkx_cardinality(A) for A in b.mats[sub]], b.oracle[sub])
+
+
+def test_bucket_graphs_equal_constructor_graphs():
+    """The buckets' NumPy-built graphs are what ``from_scipy`` + ``pad_to``
+    build, and stacking those (``stack_graphs``) gives the bucket's batch."""
+    from matching_cases import graph_arrays, stack_graphs
+
+    leaves = jax.tree_util.tree_leaves
+    for b in all_buckets():
+        idx = list(range(0, len(b.mats), len(b.mats) // 4))
+        cap = int(b.batch.cadj.shape[-1])
+        built = [jaxmatch.BipartiteGraph.from_scipy(b.mats[i]) for i in idx]
+        for i, h in zip(idx, built):
+            g = graph_arrays(b.mats[i], cap)
+            assert (g.n_rows, g.n_cols) == (h.n_rows, h.n_cols) == (b.n_rows, b.n_cols)
+            for x, y in zip(leaves(g), leaves(h.pad_to(cap))):
+                np.testing.assert_array_equal(x, y)
+        stacked = stack_graphs(built + [graph_arrays(b.mats[0], cap)])
+        for x, y in zip(leaves(stacked), leaves(b.batch)):
+            np.testing.assert_array_equal(np.asarray(x)[:-1], y[idx])
+
+
+@pytest.mark.parametrize("execution", EXECUTIONS)
+@pytest.mark.parametrize("init", INITS, ids=str)
+@pytest.mark.parametrize("bfs", BFS)
+@pytest.mark.parametrize("method", METHODS)
+def test_sweep(device, method, bfs, init, execution):
+    """Every driver x level kernel x init x execution shape, on every graph
+    of every bucket; the count is asserted per combination."""
+    count = 0
+    for b in all_buckets():
+        res = _run(b, init, method=method, bfs=bfs, execution=execution)
+        count += _check_bucket(b, res, f"{method}/{bfs}/{init}/{execution}", init=init)
+    assert count == len({graph_key(A) for b in all_buckets() for A in b.mats})
+    assert count >= MIN_DISTINCT_GRAPHS
+
+
+@pytest.mark.parametrize("mapping", MAPPINGS)
+@pytest.mark.parametrize("bfs", BFS)
+@pytest.mark.parametrize("method", METHODS)
+def test_thread_mappings(device, method, bfs, mapping):
+    b = bucket("tall")
+    res = _run(b, "cheap", method=method, bfs=bfs, execution="stepped", mapping=mapping)
+    _check_bucket(b, res, f"{method}/{bfs}/{mapping}")
+
+
+@pytest.mark.parametrize("levels", [1, 3, 1000])
+@pytest.mark.parametrize("method", METHODS)
+def test_levels_per_call(device, method, levels):
+    b = bucket("wide")
+    res = _run(b, None, method=method, execution="stepped", levels_per_call=levels)
+    _check_bucket(b, res, f"{method}/levels={levels}")
+
+
+def test_auto_execution(device):
+    """``execution="auto"`` and ``method="auto"`` solve every graph; on the
+    CPU auto is the fused kernel, bit for bit, running as APFB for each graph
+    whose cheap matching leaves more than n_cols / AUTO_FREE_DIVISOR columns
+    free and as the hybrid for the others."""
+    b = bucket("square")
+    auto = _run(b, "cheap")
+    _check_bucket(b, auto, "auto")
+    if device.platform == "cpu":
+        cheap = jax.device_get(jax.vmap(jaxmatch.cheap_matching)(b.batch))
+        free = np.sum(np.asarray(cheap.col_match) == -1, axis=-1)
+        as_apfb = free * jaxmatch.matching.AUTO_FREE_DIVISOR > b.n_cols
+        assert as_apfb.any() and not as_apfb.all()  # both rules are compared
+        apfb = _run(b, "cheap", method="apfb", execution="fused")
+        hybrid = _run(b, "cheap", method="hybrid", execution="fused")
+        for x, y, z in zip(auto, apfb, hybrid):
+            x, y, z = np.asarray(x), np.asarray(y), np.asarray(z)
+            pick = as_apfb.reshape((-1,) + (1,) * (x.ndim - 1))
+            np.testing.assert_array_equal(x, np.where(pick, y, z))
+
+
+def test_cpu_fused_and_stepped_agree():
+    """On the CPU one serial worker runs the same steps in the same order,
+    fused or stepped: identical matchings and counters.  (CPU only: the GPU
+    kernels race, so GPU results may differ run to run.)"""
+    b = bucket("square")
+    with jax.default_device(jax.devices("cpu")[0]):
+        for method, bfs in itertools.product(METHODS, BFS):
+            fused = _run(b, None, method=method, bfs=bfs, execution="fused")
+            stepped = _run(b, None, method=method, bfs=bfs, execution="stepped")
+            for name, x, y in zip(fused._fields, fused, stepped):
+                np.testing.assert_array_equal(x, y, err_msg=f"{method}/{bfs}: {name}")
+
+
+def test_padding_vertices_stay_unmatched(device):
+    """Graphs embedded at the end of their bucket: the isolated padding
+    vertices are unmatched and the leading block certifies on the original,
+    unpadded graph."""
+    from matching_cases import graph_arrays
+
+    checked = 0
+    for b in all_buckets():
+        res = _run(b, "cheap")
+        for i, (_family, (nr, nc), permuted) in enumerate(b.labels):
+            if permuted:
+                continue
+            one = member(res, i)
+            assert np.all(one.row_match[nr:] == -1) and np.all(one.col_match[nc:] == -1)
+            G = graph_arrays(b.mats[i][:nr, :nc])
+            cert = jaxmatch.verify_matching(G, (one.row_match[:nr], one.col_match[:nc]))
+            assert cert.maximum and cert.cardinality == b.oracle[i], cert.reason
+            checked += 1
+    assert checked > 400
+
+
+def test_brute_force_tiny(device):
+    """Every graph on at most 3 + 3 vertices (all 512 masks of 3 x 3),
+    against exhaustive search, in one batch."""
+    from matching_cases import graph_arrays
+
+    masks = ((np.arange(512)[:, None] >> np.arange(9)) & 1).reshape(512, 3, 3)
+    graphs = [graph_arrays(m, 9) for m in masks]
+    batch = jax.tree_util.tree_map(lambda *xs: np.stack(xs), *graphs)
+    brute = [brute_force_cardinality(m) for m in masks]
+    for method, bfs, init in itertools.product(METHODS, BFS, COLD_INITS):
+        solve = functools.partial(
+            jaxmatch.max_cardinality_matching, method=method, bfs=bfs, init=init
+        )
+        res = jax.device_get(jax.jit(jax.vmap(solve))(batch))
+        for i, G in enumerate(graphs):
+            check_result(G, member(res, i), brute[i], f"{method}/{bfs}/{init} mask {i}")
+
+
+def test_cheap_matching(device):
+    """A valid, maximal matching with no phases; on the CPU exactly the
+    sequential greedy of the papers."""
+    for b in all_buckets():
+        res = jax.device_get(jax.jit(jax.vmap(jaxmatch.cheap_matching))(b.batch))
+        assert np.all(res.n_phases == 0) and np.all(res.n_levels == 0)
+        assert np.all(res.status != MatchingStatus.INVALID_GRAPH)
+        for i, G in enumerate(b.graphs):
+            one = member(res, i)
+            cert = jaxmatch.verify_matching(G, one)
+            assert cert.valid, cert.reason
+            assert int(one.cardinality) == cert.cardinality <= b.oracle[i]
+            assert is_maximal(b.mats[i], one.row_match, one.col_match), (b.name, i)
+            if device.platform == "cpu":
+                rm, cm = greedy_matching(b.mats[i])
+                np.testing.assert_array_equal(one.row_match, rm)
+                np.testing.assert_array_equal(one.col_match, cm)
+
+
+def test_cheap_matching_status(device):
+    """``cheap_matching`` reports ``MatchingStatus.INITIAL`` (never RUNNING,
+    which is documented as never returned)."""
+    G = jaxmatch.BipartiteGraph.from_edges([0, 1], [0, 1], 2, 2)
+    res = jax.device_get(jaxmatch.cheap_matching(G))
+    assert int(res.status) == MatchingStatus.INITIAL
+
+
+@pytest.mark.parametrize("init", COLD_INITS)
+def test_phase_limit(device, init):
+    """``max_phases=1``: each result is MAXIMUM (certified) or PHASE_LIMIT
+    after exactly one phase with a valid matching (not always maximal: with
+    the plain BFS a phase can free a matched row, e.g. K_{2,2} from an empty
+    start gives row_match [0, -1])."""
+    b = bucket("square")
+    limited = 0
+    for method, bfs, execution in itertools.product(METHODS, BFS, EXECUTIONS):
+        res = _run(b, init, method=method, bfs=bfs, execution=execution, max_phases=1)
+        for i, G in enumerate(b.graphs):
+            one = member(res, i)
+            label = f"{method}/{bfs}/{execution}/{init} square[{i}] {b.labels[i]}"
+            if int(one.status) == MatchingStatus.PHASE_LIMIT:
+                limited += 1
+                assert int(one.n_phases) == 1, label
+                cert = jaxmatch.verify_matching(G, one)
+                assert cert.valid, (label, cert.reason)
+                assert cert.cardinality <= b.oracle[i]
+            else:
+                check_result(G, one, int(b.oracle[i]), label)
+    assert limited > 0
+
+
+def test_maximum_warm_start_is_returned_unchanged(device):
+    """A warm start that is already maximum has no augmenting path: every
+    variant returns it as it is."""
+    from scipy.sparse.csgraph import maximum_bipartite_matching as scipy_mbm
+
+    b = bucket("tall")
+    rms, cms = [], []
+    for A in b.mats:
+        cm = scipy_mbm(A.tocsr(), perm_type="row").astype(np.int32)
+        rm = np.full(b.n_rows, -1, np.int32)
+        rm[cm[cm >= 0]] = np.flatnonzero(cm >= 0)
+        rms.append(rm)
+        cms.append(cm)
+    rms, cms = np.stack(rms), np.stack(cms)
+    for method, bfs, execution in itertools.product(METHODS, BFS, EXECUTIONS):
+        solve = _solver("warm", method=method, bfs=bfs, execution=execution)
+        res = jax.device_get(solve(b.batch, rms, cms))
+        assert np.all(res.status == MatchingStatus.MAXIMUM) and np.all(res.n_phases == 0)
+        np.testing.assert_array_equal(res.row_match, rms)
+        np.testing.assert_array_equal(res.col_match, cms)

@@ -1,0 +1,146 @@
+"""The library owns every layout, code and size: the Python side reads them
+from it, checks them at load, and lowers each platform to its own kernels."""
+
+from __future__ import annotations
+
+import ctypes
+import enum
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import jaxmatch
+from jaxmatch import _ffi
+from jaxmatch.lap import _ffi as lap_ffi
+from jaxmatch.matching import _ffi as matching_ffi
+
+
+def test_library_speaks_this_packages_abi():
+    lib = _ffi.cpu_library()
+    lib.jaxmatch_abi_version.restype = ctypes.c_int
+    assert lib.jaxmatch_abi_version() == _ffi.ABI_VERSION
+
+
+def test_stale_library_is_refused_with_the_fix(tmp_path):
+    class StaleLibrary:
+        @staticmethod
+        def jaxmatch_abi_version():
+            return _ffi.ABI_VERSION - 1
+
+    with pytest.raises(_ffi.JaxmatchLibraryError, match=r"stale.*pip install"):
+        _ffi._check_abi(StaleLibrary(), tmp_path / "libjaxmatch_cpu.so")
+
+
+def test_library_without_abi_symbol_is_refused(tmp_path):
+    with pytest.raises(_ffi.JaxmatchLibraryError, match="ABI None"):
+        _ffi._check_abi(object(), tmp_path / "libjaxmatch_cpu.so")
+
+
+@pytest.mark.parametrize(
+    "enum_cls, prefix",
+    [(jaxmatch.LAPStatus, "LAP_STATUS_"), (jaxmatch.MatchingStatus, "MATCHING_STATUS_")],
+)
+def test_status_enums_are_the_librarys_codes(enum_cls, prefix):
+    _ffi.check_enum(enum_cls, prefix)
+    exported = {k: v for k, v in _ffi.constants().items() if k.startswith(prefix)}
+    assert exported == {prefix + m.name: int(m.value) for m in enum_cls}
+
+
+def test_a_drifted_enum_is_detected():
+    Drifted = enum.IntEnum("Drifted", {"RUNNING": 0, "OPTIMAL": 2})
+    with pytest.raises(_ffi.JaxmatchLibraryError, match="does not match"):
+        _ffi.check_enum(Drifted, "LAP_STATUS_")
+
+
+def test_every_option_the_api_sends_is_exported():
+    assert {lap_ffi.variant_code(m) for m in ("tree", "classical")} == {0, 1}
+    names = {
+        "DRIVER": ("apfb", "apsb", "hybrid", "auto"),
+        "BFS": ("wr", "plain"),
+        "INIT": ("none", "cheap", "given"),
+        "MAPPING": ("ct", "mt"),
+    }
+    for kind, values in names.items():
+        codes = [matching_ffi.code(kind, v) for v in values]
+        assert len(set(codes)) == len(codes), kind
+    with pytest.raises(_ffi.JaxmatchLibraryError, match="no constant"):
+        matching_ffi.code("DRIVER", "hopcroft_karp")
+
+
+def test_workspace_lengths_come_from_the_library():
+    tree = _ffi.lap_workspace_lens(5, 7, lap_ffi.variant_code("tree"))
+    classical = _ffi.lap_workspace_lens(5, 7, lap_ffi.variant_code("classical"))
+    assert tree[1] == classical[1] == 7 + 2  # slack [m] and delta [2]
+    assert classical[0] - tree[0] == 5 + 5 + 5 * 7  # tree list, zero counts, zero lists
+    assert _ffi.matching_workspace_len(3, 4) == 3 * 4 + 3
+
+
+def test_state_buffers_are_named():
+    C = jnp.asarray(np.random.default_rng(0).random((2, 3, 4)), jnp.float32)
+    state = lap_ffi.lap_solve(C, variant=lap_ffi.variant_code("tree"))
+    assert state.col_for_row.shape == (2, 3) and state.row_for_col.shape == (2, 4)
+    assert state.u.shape == (2, 3) and state.v.shape == (2, 4)
+    status = lap_ffi.info_field(state.info, "STATUS")
+    assert np.all(np.asarray(status) == jaxmatch.LAPStatus.OPTIMAL)
+
+
+def test_missing_cuda_stub_names_the_fix():
+    """Without the CUDA library, CUDA lowering finds a stand-in handler that
+    fails with the install command; run it here on the CPU to read it."""
+    jax.ffi.register_ffi_target(
+        "jaxmatch_test_missing_cuda",
+        jax.ffi.pycapsule(_ffi.cpu_library().jaxmatch_missing_cuda),
+        platform="cpu",
+    )
+    call = jax.ffi.ffi_call("jaxmatch_test_missing_cuda", jax.ShapeDtypeStruct((2,), jnp.int32))
+    with pytest.raises(Exception, match=r"nvcc.*pip install"):
+        jax.block_until_ready(call(jnp.zeros(3), variant=np.int32(0)))
+
+
+# ------------------------------------------------- lowering per platform
+
+
+def _custom_calls(fn, *args, platforms):
+    text = jax.jit(fn).trace(*args).lower(lowering_platforms=platforms).as_text()
+    return {t for t in _ffi.TARGETS if f"jaxmatch_{t}" in text}
+
+
+@pytest.mark.parametrize("m, gpu_targets", [(8, {"lap_solve"}), (1100, {"lap_init", "lap_step"})])
+def test_lap_auto_execution_follows_the_lowering_platform(m, gpu_targets):
+    C = jnp.zeros((m, m), jnp.float32)
+    solve = lambda C: jaxmatch.solve_lap(C).cost  # noqa: E731
+    assert _custom_calls(solve, C, platforms=("cpu",)) == {"lap_solve"}
+    assert _custom_calls(solve, C, platforms=("cuda",)) == gpu_targets
+
+
+def test_matching_auto_execution_follows_the_lowering_platform():
+    n = jaxmatch.matching.FUSED_MAX_VERTICES + 1
+    G = jaxmatch.BipartiteGraph.from_edges(np.arange(n), np.arange(n), n, n)
+    solve = lambda G: jaxmatch.max_cardinality_matching(G).cardinality  # noqa: E731
+    assert _custom_calls(solve, G, platforms=("cpu",)) == {"matching_solve"}
+    stepped = {"matching_init", "matching_step"}
+    assert _custom_calls(solve, G, platforms=("cuda",)) == stepped
+
+
+@pytest.mark.gpu
+def test_cpu_placed_solves_on_a_gpu_host_run_the_cpu_kernels():
+    cpu = jax.devices("cpu")[0]
+    rng = np.random.default_rng(0)
+    C = jax.device_put(rng.random((1100, 1100)).astype(np.float32), cpu)
+    solve = jax.jit(jaxmatch.solve_lap)
+    text = solve.lower(C).as_text()
+    assert "jaxmatch_lap_solve" in text and "jaxmatch_lap_step" not in text
+    res = solve(C)
+    assert res.cost.devices() == {cpu}
+    assert jaxmatch.verify_lap(np.asarray(C), jax.device_get(res)).optimal
+    n = jaxmatch.matching.FUSED_MAX_VERTICES + 1
+    rows, cols = rng.integers(0, n, 3 * n), rng.integers(0, n, 3 * n)
+    G = jax.device_put(jaxmatch.BipartiteGraph.from_edges(rows, cols, n, n), cpu)
+    match = jax.jit(jaxmatch.max_cardinality_matching)
+    text = match.lower(G).as_text()
+    assert "jaxmatch_matching_solve" in text and "jaxmatch_matching_step" not in text
+    m = match(G)
+    assert m.cardinality.devices() == {cpu}
+    assert jaxmatch.verify_matching(G, jax.device_get(m)).maximum

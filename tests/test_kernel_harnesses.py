@@ -1,0 +1,40 @@
+"""The CUDA kernels of each family without JAX (tests/<family>/
+<family>_kernel_harness.cu, built with CMake): compared with the serial
+solver, plainly and under compute-sanitizer's memcheck."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+
+import pytest
+
+#: harness, argument for the (slower) sanitizer run, success line
+HARNESSES = [
+    ("lap_kernel_harness", ["quick"], "lap_kernel_harness: OK (0 mismatches)"),
+    ("matching_kernel_harness", [], "matching_kernel_harness: OK"),
+]
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("name, _quick, ok_line", HARNESSES)
+def test_kernels_match_the_serial_solver(kernel_harnesses, name, _quick, ok_line):
+    run = subprocess.run([str(kernel_harnesses / name)], capture_output=True, text=True)
+    assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-4000:]
+    assert ok_line in run.stdout
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("name, quick, ok_line", HARNESSES)
+def test_kernels_under_memcheck(kernel_harnesses, name, quick, ok_line):
+    sanitizer = shutil.which("compute-sanitizer")
+    if sanitizer is None:
+        pytest.fail("compute-sanitizer is not on PATH")
+    command = [sanitizer, "--tool", "memcheck", "--error-exitcode", "3"]
+    run = subprocess.run(
+        [*command, str(kernel_harnesses / name), *quick], capture_output=True, text=True
+    )
+    output = run.stdout + run.stderr
+    assert run.returncode == 0, output[-4000:]
+    assert ok_line in run.stdout
+    assert "ERROR SUMMARY: 0 errors" in output

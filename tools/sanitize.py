@@ -1,0 +1,122 @@
+"""Representative workloads for compute-sanitizer (memcheck, racecheck, ...).
+
+    XLA_PYTHON_CLIENT_ALLOCATOR=platform compute-sanitizer --tool memcheck \\
+        python3 tools/sanitize.py lap|matching
+
+With the platform allocator every XLA buffer is its own cudaMalloc, so
+out-of-bounds accesses are caught. ``lap``: every method x execution on
+float, int and infeasible batches. ``matching``: every driver x level kernel
+x init x execution x thread mapping on graphs with free rows and columns
+left, batched (vmap) and single, plus a malformed graph the kernels must
+reject without touching memory out of bounds. Exits non-zero if any result
+fails its certificate.
+"""
+
+from __future__ import annotations
+
+import itertools
+import sys
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import scipy.sparse as sp
+
+import jaxmatch
+
+
+def lap_workload() -> tuple[int, int]:
+    """(runs, failed certificates) of the LAP workload (float64 costs need x64)."""
+    jax.config.update("jax_enable_x64", True)
+    rng = np.random.default_rng(0)
+    runs = bad = 0
+    shapes = [
+        ((4, 7, 7), np.float32),
+        ((3, 5, 9), np.float64),
+        ((2, 9, 4), np.int32),
+        ((2, 40, 40), np.float32),
+        ((1, 1, 1), np.float32),
+    ]
+    for shape, dtype in shapes:
+        C = (rng.integers(0, 6, shape) if dtype == np.int32 else rng.random(shape)).astype(dtype)
+        C_inf = C.copy()
+        if dtype != np.int32:
+            C_inf[..., 0, :] = np.inf  # infeasible members
+        for method, execution, mat in itertools.product(
+            ("tree", "classical"), ("fused", "stepped"), (C, C_inf)
+        ):
+            res = jax.device_get(jaxmatch.solve_lap(mat, method=method, execution=execution))
+            for b, cert in enumerate(jaxmatch.verify_lap(mat, res)):
+                runs += 1
+                if bool(res.feasible.reshape(-1)[b]) and not cert.optimal:
+                    bad += 1
+    return runs, bad
+
+
+def _graphs(rng) -> list:
+    out = []
+    for nr, nc, dens in ((7, 9, 0.3), (40, 31, 0.08), (300, 260, 0.01), (2000, 2100, 0.002)):
+        A = sp.random(nr, nc, density=dens, format="csr", random_state=int(rng.integers(1 << 30)))
+        out.append(jaxmatch.BipartiteGraph.from_scipy(A))
+    return out
+
+
+def matching_workload() -> tuple[int, int]:
+    """(runs, failed checks) of the matching workload."""
+    runs = bad = 0
+    for G in _graphs(np.random.default_rng(0)):
+        for method, bfs, init, execution, mapping in itertools.product(
+            ("apfb", "apsb", "hybrid"),
+            ("wr", "plain"),
+            ("cheap", None),
+            ("fused", "stepped"),
+            ("ct", "mt"),
+        ):
+            if execution == "fused" and mapping == "mt":
+                continue
+            res = jaxmatch.max_cardinality_matching(
+                G, method=method, bfs=bfs, init=init, execution=execution, mapping=mapping
+            )
+            runs += 1
+            bad += not jaxmatch.verify_matching(G, res).maximum
+    # a batch of padded graphs, both execution shapes
+    Gs = [
+        jaxmatch.BipartiteGraph.from_scipy(
+            sp.random(50, 40, density=0.05, format="csr", random_state=s)
+        )
+        for s in range(6)
+    ]
+    cap = max(int(g.cadj.shape[0]) for g in Gs)
+    Gb = jax.tree.map(lambda *x: jnp.stack(x), *[g.pad_to(cap) for g in Gs])
+    for execution in ("fused", "stepped"):
+        res = jax.vmap(lambda G, e=execution: jaxmatch.max_cardinality_matching(G, execution=e))(Gb)
+        for i, G in enumerate(Gs):
+            runs += 1
+            member = jax.tree.map(lambda x, i=i: x[i], res)
+            bad += not jaxmatch.verify_matching(G, member).maximum
+    # a malformed column CSR built without validation: a row index out of range
+    G = Gs[0]
+    broken = jaxmatch.BipartiteGraph(
+        G.cxadj, G.cadj.at[0].set(10**6), G.rxadj, G.radj, G.n_rows, G.n_cols
+    )
+    for execution in ("fused", "stepped"):
+        res = jaxmatch.max_cardinality_matching(broken, execution=execution)
+        runs += 1
+        bad += int(res.status) != jaxmatch.MatchingStatus.INVALID_GRAPH
+    return runs, bad
+
+
+WORKLOADS = {"lap": lap_workload, "matching": matching_workload}
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 1 or argv[0] not in WORKLOADS:
+        print(f"usage: python3 tools/sanitize.py {'|'.join(WORKLOADS)}", file=sys.stderr)
+        return 2
+    runs, bad = WORKLOADS[argv[0]]()
+    print(f"sanitize {argv[0]} workload done: {runs} runs, failed checks: {bad}")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
