@@ -8,6 +8,7 @@
 
 #include "lap/lap_state.h"
 #include "matching/matching_state.h"
+#include "weighted/weighted_state.h"
 
 #define JM_C_API extern "C" __attribute__((visibility("default")))
 
@@ -15,7 +16,7 @@ namespace {
 
 // Bump whenever a handler's operands, attributes or a constant change; the
 // Python package refuses a library of another version.
-constexpr int kAbiVersion = 3;
+constexpr int kAbiVersion = 4;
 
 struct NamedConstant {
   const char* name;
@@ -63,6 +64,17 @@ constexpr NamedConstant kConstants[] = {
     {"MATCHING_INFO_STATUS", kMcmStatus},
     {"MATCHING_INFO_N_PHASES", kMcmNPhases},
     {"MATCHING_INFO_N_LEVELS", kMcmNLevels},
+    // Weighted matching
+    {"WEIGHTED_METHOD_SUITOR", kWmSuitor},
+    {"WEIGHTED_METHOD_LD", kWmLd},
+    {"WEIGHTED_STATUS_RUNNING", kWmRunning},
+    {"WEIGHTED_STATUS_DOMINANT", kWmDominant},
+    {"WEIGHTED_STATUS_INVALID_GRAPH", kWmBadGraph},
+    {"WEIGHTED_STATUS_INVALID_WEIGHTS", kWmInvalidWeights},
+    {"WEIGHTED_INFO_LEN", kWmInfoLen},
+    {"WEIGHTED_INFO_STATUS", kWmStatus},
+    {"WEIGHTED_INFO_N_ROUNDS", kWmRounds},
+    {"WEIGHTED_INFO_N_PROPOSALS", kWmProposals},
 };
 
 }  // namespace
@@ -93,6 +105,11 @@ JM_C_API int64_t jaxmatch_lap_workspace_len(int n, int m, int variant,
 // The length of one matching problem's int32 workspace.
 JM_C_API int64_t jaxmatch_matching_workspace_len(int n_rows, int n_cols) {
   return static_cast<int64_t>(McmWorkLayout(n_rows, n_cols).len);
+}
+
+// The length of one weighted matching problem's int32 workspace.
+JM_C_API int64_t jaxmatch_weighted_workspace_len(int n) {
+  return static_cast<int64_t>(WmWorkLayout(n).len);
 }
 
 // Registered for the CUDA platform in place of every jaxmatch target when the

@@ -23,9 +23,18 @@ from .matching import (
     maximum_bipartite_matching,
     verify_matching,
 )
+from .weighted import (
+    Graph,
+    WeightedMatchingCertificate,
+    WeightedMatchingResult,
+    WeightedMatchingStatus,
+    approximate_weighted_matching,
+    verify_weighted_matching,
+)
 
 __all__ = [
     "BipartiteGraph",
+    "Graph",
     "GraphValidationError",
     "LAPCertificate",
     "LAPResult",
@@ -33,6 +42,10 @@ __all__ = [
     "MatchingCertificate",
     "MatchingResult",
     "MatchingStatus",
+    "WeightedMatchingCertificate",
+    "WeightedMatchingResult",
+    "WeightedMatchingStatus",
+    "approximate_weighted_matching",
     "backends",
     "cheap_matching",
     "hungarian",
@@ -42,4 +55,5 @@ __all__ = [
     "solve_lap",
     "verify_lap",
     "verify_matching",
+    "verify_weighted_matching",
 ]

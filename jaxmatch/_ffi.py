@@ -19,7 +19,7 @@ from pathlib import Path
 import jax
 
 #: The library ABI this package speaks (``kAbiVersion`` in cuda_ffi/library.cc).
-ABI_VERSION = 3
+ABI_VERSION = 4
 
 _PKG_DIR = Path(__file__).resolve().parent
 
@@ -31,6 +31,8 @@ TARGETS = (
     "matching_init",
     "matching_step",
     "matching_solve",
+    "weighted_init",
+    "weighted_step",
 )
 
 _REINSTALL = "Reinstall jaxmatch: `pip install --no-build-isolation --force-reinstall .`"
@@ -187,6 +189,14 @@ def matching_workspace_len(n_rows: int, n_cols: int) -> int:
     fn.restype = ctypes.c_int64
     fn.argtypes = [ctypes.c_int] * 2
     return int(fn(n_rows, n_cols))
+
+
+def weighted_workspace_len(n: int) -> int:
+    """Length of one weighted matching problem's int32 workspace."""
+    fn = cpu_library().jaxmatch_weighted_workspace_len
+    fn.restype = ctypes.c_int64
+    fn.argtypes = [ctypes.c_int]
+    return int(fn(n))
 
 
 @functools.cache

@@ -66,6 +66,7 @@ def kernel_harnesses(tmp_path_factory):
             "--target",
             "lap_kernel_harness",
             "matching_kernel_harness",
+            "weighted_kernel_harness",
             "-j",
             "8",
         ],

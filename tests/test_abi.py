@@ -40,7 +40,11 @@ def test_library_without_abi_symbol_is_refused(tmp_path):
 
 @pytest.mark.parametrize(
     "enum_cls, prefix",
-    [(jaxmatch.LAPStatus, "LAP_STATUS_"), (jaxmatch.MatchingStatus, "MATCHING_STATUS_")],
+    [
+        (jaxmatch.LAPStatus, "LAP_STATUS_"),
+        (jaxmatch.MatchingStatus, "MATCHING_STATUS_"),
+        (jaxmatch.WeightedMatchingStatus, "WEIGHTED_STATUS_"),
+    ],
 )
 def test_status_enums_are_the_librarys_codes(enum_cls, prefix):
     _ffi.check_enum(enum_cls, prefix)
@@ -75,6 +79,9 @@ def test_workspace_lengths_come_from_the_library():
     assert tree[1] == classical[1] == 7 + 2  # slack [m] and delta [2]
     assert classical[0] - tree[0] == 5 + 5 + 5 * 7  # tree list, zero counts, zero lists
     assert _ffi.matching_workspace_len(3, 4) == 3 * 4 + 3
+    # offer (n 64-bit words), cand, cand_edge; padded to an even length
+    assert _ffi.weighted_workspace_len(5) == 4 * 5
+    assert _ffi.weighted_workspace_len(0) == 0
 
 
 def test_state_buffers_are_named():

@@ -1,7 +1,7 @@
 """Representative workloads for compute-sanitizer (memcheck, racecheck, ...).
 
     XLA_PYTHON_CLIENT_ALLOCATOR=platform compute-sanitizer --tool memcheck \\
-        python3 tools/sanitize.py lap|matching
+        python3 tools/sanitize.py lap|matching|weighted
 
 With the platform allocator every XLA buffer is its own cudaMalloc, so
 out-of-bounds accesses are caught. ``lap``: every method x execution on
@@ -106,7 +106,36 @@ def matching_workload() -> tuple[int, int]:
     return runs, bad
 
 
-WORKLOADS = {"lap": lap_workload, "matching": matching_workload}
+def weighted_workload() -> tuple[int, int]:
+    """(runs, failed checks) of the weighted matching workload: both methods
+    on single and batched graphs, and a malformed graph."""
+    rng = np.random.default_rng(0)
+    runs = bad = 0
+    graphs = []
+    for n, m in ((1, 0), (9, 20), (300, 1200), (3000, 9000)):
+        u, v = rng.integers(0, n, m), rng.integers(0, n, m)
+        graphs.append(jaxmatch.Graph.from_edges(u, v, rng.integers(1, 4, m).astype(np.float32), n))
+    for G, method in itertools.product(graphs, ("suitor", "ld")):
+        res = jaxmatch.approximate_weighted_matching(G, method=method)
+        runs += 1
+        bad += not jaxmatch.verify_weighted_matching(G, res).locally_dominant
+    cap = max(int(g.adj.shape[0]) for g in graphs[1:3])
+    same_n = [g for g in graphs if g.n == 300]
+    Gb = jax.tree.map(lambda *x: jnp.stack(x), *[g.pad_to(cap) for g in same_n * 3])
+    for method in ("suitor", "ld"):
+        res = jax.vmap(lambda G, m=method: jaxmatch.approximate_weighted_matching(G, method=m))(Gb)
+        runs += 1
+        bad += int(np.sum(np.asarray(res.status) != jaxmatch.WeightedMatchingStatus.DOMINANT))
+    G = graphs[2]
+    broken = jaxmatch.Graph(G.xadj, G.adj.at[0].set(10**6), G.weights, G.n)
+    for method in ("suitor", "ld"):
+        res = jaxmatch.approximate_weighted_matching(broken, method=method)
+        runs += 1
+        bad += int(res.status) != jaxmatch.WeightedMatchingStatus.INVALID_GRAPH
+    return runs, bad
+
+
+WORKLOADS = {"lap": lap_workload, "matching": matching_workload, "weighted": weighted_workload}
 
 
 def main(argv: list[str]) -> int:

@@ -74,6 +74,18 @@ JM_HD void atomic_min_nonneg(double* p, double x) {
 
 JM_HD void atomic_min_nonneg(int* p, int x) { atomic_min_int(p, x); }
 
+// Maximum of 64-bit unsigned words; returns the old value.
+JM_HD unsigned long long atomic_max_u64(unsigned long long* p,
+                                        unsigned long long x) {
+#if defined(__CUDA_ARCH__)
+  return atomicMax(p, x);
+#else
+  const unsigned long long old = *p;
+  if (x > old) *p = x;
+  return old;
+#endif
+}
+
 // Reads a scalar that other workers of the team may have written before the
 // last barrier; volatile keeps the compiler from reusing a stale register.
 JM_HD int load_shared_scalar(const int* p) {
@@ -95,6 +107,12 @@ struct SerialTeam {
   JM_HD int size() const { return 1; }
   JM_HD void sync() const {}
   JM_HD int sync_or(int bits) const { return bits; }
+  // Reductions and broadcasts within a team that is one tile of lanes (the
+  // weighted matching's vertex teams, common/teams.cuh's TileTeam): every
+  // worker gets the result.
+  JM_HD unsigned long long all_max(unsigned long long x) const { return x; }
+  JM_HD int all_min(int x) const { return x; }
+  JM_HD unsigned long long from_first(unsigned long long x) const { return x; }
 };
 
 // ---------------------------------------------------------------- numerics

@@ -2,6 +2,8 @@
 // (<family>/<family>_steps.h; the CPU's SerialTeam is in common/device.h).
 #pragma once
 
+#include <cooperative_groups.h>
+
 namespace jaxmatch {
 
 // The threads of one block work on one problem (fused solvers).
@@ -38,6 +40,39 @@ struct GridRowTeam {
   static constexpr bool kRowOuter = false;
   __device__ int rank() const { return blockIdx.x * blockDim.x + threadIdx.x; }
   __device__ int size() const { return gridDim.x * blockDim.x; }
+};
+
+// The kLanes threads of one tile of a warp (kLanes a power of two <= 32)
+// work on one vertex: they read its neighbour list interleaved and combine
+// their findings with butterfly (shuffle-xor) reductions.  Tiles of a warp
+// run independently; every lane of a tile takes the same branches.
+template <int kLanes>
+struct TileTeam {
+  cooperative_groups::thread_block_tile<kLanes, void> tile;
+  __device__ explicit TileTeam(
+      cooperative_groups::thread_block_tile<kLanes, void> t)
+      : tile(t) {}
+  __device__ int rank() const { return tile.thread_rank(); }
+  __device__ int size() const { return kLanes; }
+  __device__ unsigned long long all_max(unsigned long long x) const {
+#pragma unroll
+    for (int d = kLanes / 2; d > 0; d /= 2) {
+      const unsigned long long y = tile.shfl_xor(x, d);
+      x = y > x ? y : x;
+    }
+    return x;
+  }
+  __device__ int all_min(int x) const {
+#pragma unroll
+    for (int d = kLanes / 2; d > 0; d /= 2) {
+      const int y = tile.shfl_xor(x, d);
+      x = y < x ? y : x;
+    }
+    return x;
+  }
+  __device__ unsigned long long from_first(unsigned long long x) const {
+    return tile.shfl(x, 0);
+  }
 };
 
 }  // namespace jaxmatch

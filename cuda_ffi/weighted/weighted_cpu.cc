@@ -1,0 +1,65 @@
+// CPU back end of the weighted matching solvers: the steps of
+// weighted_steps.h run by a serial team, one batch member after another.
+//
+// Handlers (operands in weighted_ffi.h):
+//   jaxmatch_weighted_init_cpu  state cleared, the graph validated
+//   jaxmatch_weighted_step_cpu  Suitor to its end, or up to `rounds` LD
+//                               rounds
+#include <cstring>
+
+#include "weighted/weighted_ffi.h"
+#include "weighted/weighted_steps.h"
+
+namespace jaxmatch {
+namespace {
+
+ffi::Error WmInitCpu(WmIndexBuffer xadj, WmIndexBuffer adj, WmKeyBuffer key,
+                     WmIndexResult mate, WmIndexResult mate_edge,
+                     WmIndexResult info, WmIndexResult work) {
+  WmProblem problem{};
+  JM_RETURN_IF_ERROR(PrepareWmInit(
+      xadj, adj, key, {&*mate, &*mate_edge, &*info, &*work}, &problem));
+  const SerialTeam team;
+  for (int64_t b = 0; b < problem.batch; ++b) {
+    WmView p = problem.view(b);
+    wm_init_clear(team, p);
+    wm_init_validate(team, p);
+  }
+  return ffi::Error::Success();
+}
+
+ffi::Error WmStepCpu(WmIndexBuffer xadj, WmIndexBuffer adj, WmKeyBuffer key,
+                     WmIndexBuffer mate_in, WmIndexBuffer mate_edge_in,
+                     WmIndexBuffer info_in, WmIndexBuffer work_in,
+                     WmIndexResult mate, WmIndexResult mate_edge,
+                     WmIndexResult info, WmIndexResult work, int32_t method,
+                     int32_t rounds) {
+  const WmState in{&mate_in, &mate_edge_in, &info_in, &work_in};
+  const WmState out{&*mate, &*mate_edge, &*info, &*work};
+  WmProblem problem{};
+  JM_RETURN_IF_ERROR(
+      PrepareWmStep(xadj, adj, key, in, out, method, rounds, &problem,
+                    [](const void* from, void* to, std::size_t bytes) {
+                      std::memcpy(to, from, bytes);
+                      return ffi::Error::Success();
+                    }));
+  for (int64_t b = 0; b < problem.batch; ++b) {
+    WmView p = problem.view(b);
+    if (!wm_running(p)) continue;
+    if (method == kWmSuitor)
+      wm_suitor_serial(p);
+    else
+      wm_ld_rounds_serial(p, rounds);
+  }
+  return ffi::Error::Success();
+}
+
+}  // namespace
+}  // namespace jaxmatch
+
+namespace ffi = xla::ffi;
+
+JM_EXPORT_HANDLER(jaxmatch_weighted_init_cpu, jaxmatch::WmInitCpu,
+                  jaxmatch::BindWmInit(ffi::Ffi::Bind()));
+JM_EXPORT_HANDLER(jaxmatch_weighted_step_cpu, jaxmatch::WmStepCpu,
+                  jaxmatch::BindWmStep(ffi::Ffi::Bind()));

@@ -1,0 +1,118 @@
+// State of one approximate weighted matching problem on a general graph
+// (Suitor, Manne and Halappanavar; locally dominant matching).  It travels
+// through XLA as four named int32 buffers, each [..., len] with the graph's
+// leading dimensions:
+//
+//   mate      [n]               the vertex matched to each vertex, -1 free
+//   mate_edge [n]               the CSR position of edge (u, mate[u]), -1
+//   info      [kWmInfoLen]      scalars (WmScalar): status, counters
+//   work      [WmWorkLayout::len]  offer (as n uint64), cand, cand_edge
+//
+// and the workspace arrays mean:
+//   offer     [n]  Suitor: the best proposal vertex v holds, packed as
+//                  (key << 32) | proposer; 0 when none
+//   cand      [n]  LD: the heaviest free neighbour of v this round, -1 none
+//   cand_edge [n]  the CSR position of v's current proposal (Suitor) or
+//                  candidate (LD)
+//
+// The graph is the symmetric CSR (xadj [n + 1], adj [cap]; every edge stored
+// from both ends) with one uint32 key per stored edge: the order of the
+// weights (0: never matched).  Edges are totally ordered by (key, larger
+// endpoint, smaller endpoint); a vertex comparing two of its edges, or two
+// proposals, compares (key, other endpoint), which is the same order.
+//
+// Only C++ knows the workspace layout; Python asks the library for its
+// length and reads info through the slots the library exports.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "common/device.h"
+
+namespace jaxmatch {
+
+enum WmMethod : int { kWmSuitor = 0, kWmLd = 1 };
+
+enum WmStatus : int {
+  kWmRunning = 0,
+  kWmDominant = 1,  // done: the locally dominant matching
+  kWmBadGraph = 2,  // malformed CSR (validated constructors never give one)
+  kWmInvalidWeights = 3,  // NaN weights (set by the Python wrapper)
+};
+
+enum WmScalar : int {
+  kWmStatus = 0,
+  kWmRounds = 1,     // LD rounds; Suitor passes over the vertices
+  kWmAnyCand0 = 2,   // LD: a vertex found a candidate (rounds of parity 0)
+  kWmAnyCand1 = 3,   // ... (parity 1)
+  kWmProposals = 4,  // Suitor: proposals that took (initial and re-proposals)
+  kWmInfoLen = 8,
+};
+
+// Offsets into one problem's int32 workspace; `offer` is 8-byte aligned when
+// the workspace is (its length is even).
+struct WmWorkLayout {
+  std::size_t offer, cand, cand_edge, len;
+  JM_HD explicit WmWorkLayout(int n) {
+    offer = 0;
+    cand = offer + 2 * static_cast<std::size_t>(n);
+    cand_edge = cand + n;
+    len = cand_edge + n;
+    len += len & 1;
+  }
+};
+
+using WmOffer = unsigned long long;
+
+JM_HD WmOffer wm_pack(uint32_t key, int id) {
+  return (static_cast<WmOffer>(key) << 32) | static_cast<uint32_t>(id);
+}
+JM_HD int wm_id(WmOffer x) { return static_cast<int>(x & 0xffffffffu); }
+JM_HD uint32_t wm_key(WmOffer x) { return static_cast<uint32_t>(x >> 32); }
+
+// One problem: the graph and its state.
+struct WmView {
+  int n, cap;
+  const int* xadj;
+  const int* adj;
+  const uint32_t* key;
+  int* sc;
+  int* mate;
+  int* mate_edge;
+  WmOffer* offer;
+  int* cand;
+  int* cand_edge;
+};
+
+// A batch of graphs with equal shapes and their states: the operands of one
+// call, each [batch, len].  view(b) is problem b.
+struct WmProblem {
+  int64_t batch;
+  int n, cap;
+  const int* xadj;      // [batch, n + 1]
+  const int* adj;       // [batch, cap]
+  const uint32_t* key;  // [batch, cap]
+  int* mate;            // [batch, n]
+  int* mate_edge;       // [batch, n]
+  int* info;            // [batch, kWmInfoLen]
+  int* work;            // [batch, WmWorkLayout::len]
+
+  JM_HD WmView view(int64_t b) const {
+    const WmWorkLayout L(n);
+    int* w = work + b * static_cast<int64_t>(L.len);
+    return WmView{n,
+                  cap,
+                  xadj + b * (n + 1),
+                  adj + b * cap,
+                  key + b * cap,
+                  info + b * kWmInfoLen,
+                  mate + b * n,
+                  mate_edge + b * n,
+                  reinterpret_cast<WmOffer*>(w + L.offer),
+                  w + L.cand,
+                  w + L.cand_edge};
+  }
+};
+
+}  // namespace jaxmatch

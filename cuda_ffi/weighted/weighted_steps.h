@@ -1,0 +1,237 @@
+// The steps of the approximate weighted matching algorithms on general
+// graphs, written once for every back end: Suitor (Manne and Halappanavar;
+// on GPUs Naim, Manne, Halappanavar, Tumeo, Langguth) and the locally
+// dominant (LD) matching by rounds of mutually heaviest pairs.
+//
+// Each step is a function of a Team: the workers that share one vertex (a
+// serial worker on the CPU, a tile of a warp on CUDA: TileTeam in
+// common/teams.cuh) or, for the per-vertex steps, of one worker.
+//
+// Edges are totally ordered by (key, larger endpoint, smaller endpoint)
+// (weighted_state.h), so the locally dominant matching is unique: it is what
+// the sequential greedy algorithm (heaviest remaining edge first) returns,
+// and both methods return it, on every back end and every interleaving.
+//
+// Suitor.  offer[v] is the best proposal v holds, packed (key << 32) | u, so
+// that one 64-bit atomicMax both compares a proposal with v's current offer
+// and installs it.  A vertex u proposes to its heaviest neighbour v whose
+// offer (key_uv, u) beats; when the atomic returns an offer above u's (the
+// read was stale), u searches again; when it installs u's, the suitor it
+// replaced (if any) is dislodged and proposes again, in the same team
+// (sequential Suitor's "re-process before moving on").  Why this is correct
+// with any interleaving:
+//  * offers only grow, so a vertex refused by v stays refused; a stale read
+//    of an offer is never above the true one, so the search never skips a
+//    neighbour that would accept, and the atomic refuses one that would not;
+//  * at every moment each vertex is either held by exactly one team (being
+//    processed), or the suitor of exactly one vertex (its proposal stands),
+//    or done without a neighbour that would accept it: the atomic that
+//    installs a proposal hands the replaced suitor to the installing team;
+//  * so the final offers are those of sequential Suitor under the same
+//    total order, whose mutual pairs (u holds v's offer and v holds u's) are
+//    the locally dominant matching.
+#pragma once
+
+#include <climits>
+
+#include "weighted/weighted_state.h"
+
+namespace jaxmatch {
+
+JM_HD bool wm_running(const WmView& p) {
+  return load_shared_scalar(p.sc + kWmStatus) == kWmRunning;
+}
+
+// ------------------------------------------------------------ initialisation
+
+// Whether u's adjacency is a valid slice of adj with neighbours in range (and
+// the pointers start at 0).
+JM_HD bool wm_vertex_ok(const WmView& p, int u) {
+  const int lo = p.xadj[u], hi = p.xadj[u + 1];
+  if (lo < 0 || hi < lo || hi > p.cap || (u == 0 && lo != 0)) return false;
+  for (int k = lo; k < hi; ++k) {
+    const int v = p.adj[k];
+    if (v < 0 || v >= p.n) return false;
+  }
+  return true;
+}
+
+// Scalars and every array cleared (one worker per vertex).
+template <class Team>
+JM_HD void wm_init_clear(const Team& team, WmView& p) {
+  if (team.rank() == 0) {
+    for (int k = 0; k < kWmInfoLen; ++k) p.sc[k] = 0;
+    p.sc[kWmStatus] = kWmRunning;
+  }
+  for (int u = team.rank(); u < p.n; u += team.size()) {
+    p.mate[u] = -1;
+    p.mate_edge[u] = -1;
+    p.offer[u] = 0;
+    p.cand[u] = -1;
+    p.cand_edge[u] = -1;
+  }
+}
+
+// Marks a malformed graph (after wm_init_clear, past a barrier).
+template <class Team>
+JM_HD void wm_init_validate(const Team& team, WmView& p) {
+  for (int u = team.rank(); u < p.n; u += team.size())
+    if (!wm_vertex_ok(p, u)) p.sc[kWmStatus] = kWmBadGraph;
+}
+
+// ------------------------------------------------------------ Suitor
+
+// u's heaviest neighbour v that would take u's proposal (offer[v] below
+// (key_uv, u)), packed (key_uv << 32) | v, or 0 when none.
+template <class Team>
+JM_HD WmOffer wm_suitor_target(const Team& team, const WmView& p, int u) {
+  WmOffer best = 0;
+  const int hi = p.xadj[u + 1];
+  for (int k = p.xadj[u] + team.rank(); k < hi; k += team.size()) {
+    const int v = p.adj[k];
+    const uint32_t key = p.key[k];
+    if (key == 0 || v == u) continue;
+    if (wm_pack(key, u) <= load_shared_value(p.offer + v)) continue;
+    const WmOffer c = wm_pack(key, v);
+    if (c > best) best = c;
+  }
+  return team.all_max(best);
+}
+
+// Processes u, then every suitor that a proposal of this team dislodges,
+// until a proposal dislodges nobody or finds no neighbour that would take it.
+// Returns the number of proposals installed.
+template <class Team>
+JM_HD int wm_suitor_chase(const Team& team, WmView& p, int u) {
+  int installed = 0;
+  int cur = u;
+  while (cur >= 0) {
+    const WmOffer target = wm_suitor_target(team, p, cur);
+    if (target == 0) break;
+    const int v = wm_id(target);
+    const WmOffer mine = wm_pack(wm_key(target), cur);
+    WmOffer old = 0;
+    if (team.rank() == 0) old = atomic_max_u64(p.offer + v, mine);
+    old = team.from_first(old);
+    if (old > mine) continue;  // a heavier proposal came first: search again
+    ++installed;
+    cur = old == 0 ? -1 : wm_id(old);  // the dislodged suitor proposes again
+  }
+  return installed;
+}
+
+// The CSR position of edge (u, v) with key `key` in u's list, or -1.
+template <class Team>
+JM_HD int wm_find_edge(const Team& team, const WmView& p, int u, int v,
+                       uint32_t key) {
+  int found = INT_MAX;
+  const int hi = p.xadj[u + 1];
+  for (int k = p.xadj[u] + team.rank(); k < hi; k += team.size()) {
+    if (p.adj[k] == v && p.key[k] == key) {
+      found = k;
+      break;
+    }
+  }
+  found = team.all_min(found);
+  return found == INT_MAX ? -1 : found;
+}
+
+// After every chase: u and v are matched when each holds the other's
+// proposal.  The edge is found in u's list by v's offer (u's proposal).
+template <class Team>
+JM_HD void wm_suitor_finalize(const Team& team, WmView& p, int u) {
+  const WmOffer held = p.offer[u];
+  int v = held == 0 ? -1 : wm_id(held);
+  int edge = -1;
+  if (v >= 0) {
+    const WmOffer theirs = p.offer[v];
+    if (theirs == 0 || wm_id(theirs) != u)
+      v = -1;
+    else
+      edge = wm_find_edge(team, p, u, v, wm_key(theirs));
+  }
+  if (team.rank() == 0) {
+    p.mate[u] = v;
+    p.mate_edge[u] = edge;
+  }
+}
+
+// ------------------------------------------------------------ LD rounds
+
+// One round, first half: u's heaviest free neighbour (while u is free) into
+// cand[u] / cand_edge[u]; any candidate sets the round's flag.
+template <class Team>
+JM_HD void wm_ld_candidate(const Team& team, WmView& p, int u, int parity) {
+  WmOffer best = 0;
+  int best_pos = INT_MAX;
+  if (p.mate[u] < 0) {
+    const int hi = p.xadj[u + 1];
+    for (int k = p.xadj[u] + team.rank(); k < hi; k += team.size()) {
+      const int v = p.adj[k];
+      const uint32_t key = p.key[k];
+      if (key == 0 || v == u || p.mate[v] >= 0) continue;
+      const WmOffer c = wm_pack(key, v);
+      if (c > best || (c == best && k < best_pos)) {
+        best = c;
+        best_pos = k;
+      }
+    }
+  }
+  const WmOffer top = team.all_max(best);
+  const int pos = team.all_min(best == top ? best_pos : INT_MAX);
+  if (team.rank() == 0) {
+    p.cand[u] = top == 0 ? -1 : wm_id(top);
+    p.cand_edge[u] = top == 0 ? -1 : pos;
+    if (top != 0) p.sc[kWmAnyCand0 + parity] = 1;
+  }
+}
+
+// Second half (one worker per vertex, after a barrier): mutual candidates
+// are matched; each side writes its own entries.
+JM_HD void wm_ld_match(WmView& p, int u) {
+  const int v = p.cand[u];
+  if (v >= 0 && p.cand[v] == u) {
+    p.mate[u] = v;
+    p.mate_edge[u] = p.cand_edge[u];
+  }
+}
+
+// The round's scalar transition (one worker, after the match step's
+// barrier): a round with no candidate ends the solve; otherwise it counts
+// and the next round's flag is cleared.
+JM_HD void wm_ld_control(WmView& p, int parity) {
+  if (p.sc[kWmAnyCand0 + parity] == 0) {
+    p.sc[kWmStatus] = kWmDominant;
+    return;
+  }
+  p.sc[kWmRounds] += 1;
+  p.sc[kWmAnyCand0 + (parity ^ 1)] = 0;
+}
+
+// ------------------------------------------------------------ serial drivers
+// The CPU back end (and the kernel harness's reference).
+
+// Sequential Suitor: each vertex in turn, every dislodged suitor re-processed
+// before the next vertex.
+inline void wm_suitor_serial(WmView& p) {
+  const SerialTeam team;
+  int installed = 0;
+  for (int u = 0; u < p.n; ++u) installed += wm_suitor_chase(team, p, u);
+  for (int u = 0; u < p.n; ++u) wm_suitor_finalize(team, p, u);
+  p.sc[kWmProposals] += installed;
+  p.sc[kWmRounds] = 1;
+  p.sc[kWmStatus] = kWmDominant;
+}
+
+// Up to `rounds` LD rounds (fewer when the matching is done).
+inline void wm_ld_rounds_serial(WmView& p, int rounds) {
+  const SerialTeam team;
+  for (int r = 0; r < rounds && wm_running(p); ++r) {
+    const int parity = r & 1;
+    for (int u = 0; u < p.n; ++u) wm_ld_candidate(team, p, u, parity);
+    for (int u = 0; u < p.n; ++u) wm_ld_match(p, u);
+    wm_ld_control(p, parity);
+  }
+}
+
+}  // namespace jaxmatch

@@ -1,0 +1,97 @@
+"""The weighted matching custom calls: one ``ffi_call`` per handler, state as
+named buffers.
+
+Graph operands: ``xadj`` int32 ``[..., n + 1]``, ``adj`` int32
+``[..., capacity]`` and ``key`` uint32 ``[..., capacity]`` (the order of each
+stored edge's weight; 0 for edges that are never matched). Leading
+dimensions are batch dimensions; under ``jax.vmap`` the batched dimension
+becomes a leading dimension (``vmap_method="broadcast_all"``) and the
+kernels put the batch on the grid.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from .. import _ffi
+from .types import WeightedMatchingStatus
+
+
+class WeightedState(NamedTuple):
+    """The state of a (batch of) weighted matching solve(s).
+
+    Attributes:
+      mate: int32 ``[..., n]``, the vertex matched to each vertex (-1 free).
+      mate_edge: int32 ``[..., n]``, the position of the matched edge.
+      info: int32 ``[..., WEIGHTED_INFO_LEN]``: status and counters (read
+        them with :func:`info_field`).
+      work: int32 workspace (its layout is the library's).
+    """
+
+    mate: jax.Array
+    mate_edge: jax.Array
+    info: jax.Array
+    work: jax.Array
+
+
+@functools.cache
+def _checked() -> None:
+    _ffi.register()
+    _ffi.check_enum(WeightedMatchingStatus, "WEIGHTED_STATUS_")
+
+
+def method_code(name: str) -> int:
+    """The library's code of a method (``"suitor"`` or ``"ld"``)."""
+    _checked()
+    return _ffi.constant(f"WEIGHTED_METHOD_{name.upper()}")
+
+
+def info_field(info: jax.Array, name: str) -> jax.Array:
+    """One field of ``info`` (``"STATUS"``, ``"N_ROUNDS"``,
+    ``"N_PROPOSALS"``): int32 ``[...]``."""
+    return info[..., _ffi.constant(f"WEIGHTED_INFO_{name}")]
+
+
+def _state_shapes(xadj: jax.Array) -> WeightedState:
+    *batch, np1 = xadj.shape
+    n = np1 - 1
+
+    def shape(length):
+        return jax.ShapeDtypeStruct((*batch, length), jnp.int32)
+
+    return WeightedState(
+        mate=shape(n),
+        mate_edge=shape(n),
+        info=shape(_ffi.constant("WEIGHTED_INFO_LEN")),
+        work=shape(_ffi.weighted_workspace_len(n)),
+    )
+
+
+def weighted_init(xadj, adj, key) -> WeightedState:
+    """The cleared state; the graph's CSR validated (status INVALID_GRAPH)."""
+    _checked()
+    call = jax.ffi.ffi_call(
+        "jaxmatch_weighted_init", _state_shapes(xadj), vmap_method="broadcast_all"
+    )
+    return WeightedState(*call(xadj, adj, key))
+
+
+def weighted_step(
+    xadj, adj, key, state: WeightedState, *, method: int, rounds: int
+) -> WeightedState:
+    """Suitor to its end, or ``rounds`` (even) LD rounds; a no-op on a
+    problem that is not running."""
+    _checked()
+    call = jax.ffi.ffi_call(
+        "jaxmatch_weighted_step",
+        _state_shapes(xadj),
+        vmap_method="broadcast_all",
+        input_output_aliases={k + 3: k for k in range(len(WeightedState._fields))},
+    )
+    out = call(xadj, adj, key, *state, method=np.int32(method), rounds=np.int32(rounds))
+    return WeightedState(*out)

@@ -1,0 +1,181 @@
+"""Approximate maximum weight matching on general graphs: Suitor and the
+locally dominant (LD) matching.
+
+Both return the locally dominant matching under one total order on the
+edges -- by weight, ties by the larger endpoint, then the smaller one -- which
+is unique: it is the matching of the sequential greedy algorithm (heaviest
+remaining edge first), a 1/2-approximation of the maximum weight matching.
+So the result is identical on the CPU and the GPU and from run to run.
+Edges of weight <= 0 are never matched (no maximum weight matching needs
+them).
+
+* ``"suitor"`` (Manne and Halappanavar; on GPUs Naim et al.): every vertex
+  proposes to its heaviest neighbour whose standing offer it beats; a
+  dislodged suitor proposes again. One pass (a tile of a warp per vertex
+  on the GPU, one 64-bit atomicMax per proposal).
+* ``"ld"``: rounds in which every free vertex points to its heaviest free
+  neighbour and mutual pairs match (what cuGraph implements); the rounds run
+  in a ``lax.while_loop``, :data:`LD_ROUNDS_PER_CALL` per custom call.
+* ``"auto"``: Suitor (fewer passes over the edges on both platforms).
+
+Weights reach the kernels as uint32 keys in the weights' order: float32 and
+int32 weights directly (their bits), float64 weights by their rank among the
+graph's weights (a sort).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+from jax import lax
+
+from .._static import static_int, static_str
+from . import _ffi as weighted_ffi
+from .graph import Graph
+from .types import WeightedMatchingResult, WeightedMatchingStatus
+
+#: LD rounds per custom call (each round is two kernels on the GPU); must be
+#: even.
+LD_ROUNDS_PER_CALL = 16
+
+_METHODS = ("auto", "suitor", "ld")
+_WEIGHT_DTYPES = (jnp.float32, jnp.float64, jnp.int32)
+
+
+def _check_graph(G: Any) -> Graph:
+    if not isinstance(G, Graph):
+        raise TypeError(
+            "expected a jaxmatch.Graph (build one with Graph.from_scipy / from_edges / "
+            f"from_networkx), got {type(G).__name__}"
+        )
+    for name in ("xadj", "adj"):
+        a = getattr(G, name)
+        if jnp.result_type(a) != jnp.int32:
+            raise TypeError(f"graph.{name} must be int32, got {jnp.result_type(a)}")
+    wt = jnp.result_type(G.weights)
+    if wt not in _WEIGHT_DTYPES:
+        raise TypeError(f"graph.weights must be float32, float64 or int32, got {wt}")
+    if jnp.shape(G.xadj)[-1] != G.n + 1:
+        raise ValueError(
+            f"graph.xadj has {jnp.shape(G.xadj)[-1]} entries; expected n + 1 = {G.n + 1}"
+        )
+    if jnp.shape(G.adj) != jnp.shape(G.weights):
+        raise ValueError("graph.adj and graph.weights must have the same shape")
+    if jnp.shape(G.xadj)[:-1] != jnp.shape(G.adj)[:-1]:
+        raise ValueError("graph.xadj and graph.adj have different batch shapes")
+    return G
+
+
+def edge_keys(weights: jax.Array) -> jax.Array:
+    """uint32 keys ``[..., capacity]`` in the order of the weights: 0 for
+    weights <= 0 (and NaN), larger for heavier edges, equal for equal
+    weights.
+
+    float32 and int32 weights give their bits; float64 weights their rank
+    among the positive weights of the graph (a sort over the last axis).
+    """
+    w = jnp.asarray(weights)
+    positive = w > 0
+    if w.dtype == jnp.float32:
+        bits = lax.bitcast_convert_type(w, jnp.uint32)
+        return jnp.where(positive, bits, jnp.uint32(0))
+    if w.dtype == jnp.int32:
+        return jnp.where(positive, w, 0).astype(jnp.uint32)
+    # 64-bit weights: 1 + the number of entries below w once the others are
+    # zeroed (every zero is below a positive w, so keys start at 1).
+    zeroed = jnp.where(positive, w, jnp.zeros((), w.dtype))
+    search = jnp.searchsorted
+    for _ in range(w.ndim - 1):
+        search = jax.vmap(search)
+    rank = search(jnp.sort(zeroed, axis=-1), zeroed)
+    return jnp.where(positive, rank + 1, 0).astype(jnp.uint32)
+
+
+def _used_entries(G: Graph) -> jax.Array:
+    """bool ``[..., capacity]``: the stored entries (not padding)."""
+    cap = jnp.shape(G.adj)[-1]
+    return jnp.arange(cap, dtype=jnp.int32) < G.xadj[..., -1:]
+
+
+def _result(G: Graph, state: weighted_ffi.WeightedState) -> WeightedMatchingResult:
+    status = weighted_ffi.info_field(state.info, "STATUS")
+    has_nan = (
+        jnp.any(jnp.isnan(G.weights) & _used_entries(G), axis=-1)
+        if jnp.issubdtype(jnp.result_type(G.weights), jnp.floating)
+        else jnp.zeros(status.shape, bool)
+    )
+    status = jnp.where(has_nan, jnp.int32(WeightedMatchingStatus.INVALID_WEIGHTS), status)
+    ok = (status == WeightedMatchingStatus.DOMINANT)[..., None]
+    mate = jnp.where(ok, state.mate, -1)
+    mate_edge = jnp.where(ok, state.mate_edge, -1)
+    n = G.n
+    once = (mate > jnp.arange(n, dtype=jnp.int32)) & (mate_edge >= 0)
+    w_edge = jnp.take_along_axis(G.weights, jnp.maximum(mate_edge, 0), axis=-1)
+    zero = jnp.zeros((), w_edge.dtype)
+    weight = jnp.sum(jnp.where(once, w_edge, zero), axis=-1, dtype=w_edge.dtype)
+    return WeightedMatchingResult(
+        mate=mate,
+        mate_edge=mate_edge,
+        weight=weight,
+        cardinality=jnp.sum(once, axis=-1, dtype=jnp.int32),
+        n_rounds=weighted_ffi.info_field(state.info, "N_ROUNDS"),
+        status=status,
+    )
+
+
+def approximate_weighted_matching(
+    G: Graph, *, method: str = "auto", rounds_per_call: int | None = None
+) -> WeightedMatchingResult:
+    """A 1/2-approximate maximum weight matching of an undirected graph: the
+    locally dominant matching, equal to the sequential greedy's.
+
+    Jittable; ``jax.vmap`` over graphs of the same ``n`` and capacity (see
+    :meth:`Graph.pad_to`) runs them as one batched kernel. ``G``'s arrays
+    may be traced; ``method`` and ``rounds_per_call`` are static (a traced
+    value raises a ``TypeError`` naming the ``static_argnames`` recipe).
+
+    Args:
+      G: the graph. Graphs from the :class:`Graph` constructors are
+        validated; a malformed CSR passed in some other way is reported as
+        ``status == INVALID_GRAPH`` and NaN weights as ``INVALID_WEIGHTS``
+        (``mate`` all -1 in both cases).
+      method: static. ``"suitor"``, ``"ld"`` or ``"auto"`` (Suitor).
+      rounds_per_call: static int. LD rounds per custom call (default
+        :data:`LD_ROUNDS_PER_CALL`; rounded up to an even number). Ignored
+        by Suitor.
+
+    Returns:
+      A :class:`WeightedMatchingResult`; ``status`` is ``DOMINANT``.
+
+    Raises:
+      TypeError: ``G`` is not a :class:`Graph` or has arrays of the wrong
+        dtypes; an option of the wrong type or traced.
+      ValueError: an unknown method, ``rounds_per_call < 1``, or arrays of
+        inconsistent shapes.
+    """
+    G = _check_graph(G)
+    static_str(method, "method")
+    if method not in _METHODS:
+        raise ValueError(f"method must be one of {_METHODS}, got {method!r}")
+    if rounds_per_call is None:
+        rounds_per_call = LD_ROUNDS_PER_CALL
+    rounds = static_int(rounds_per_call, "rounds_per_call")
+    if rounds < 1:
+        raise ValueError("rounds_per_call must be >= 1")
+    rounds = min(rounds + (rounds & 1), 1 << 20)
+    code = weighted_ffi.method_code("suitor" if method == "auto" else method)
+
+    key = edge_keys(G.weights)
+    state = weighted_ffi.weighted_init(G.xadj, G.adj, key)
+    running_code = int(WeightedMatchingStatus.RUNNING)
+
+    def running(state):
+        return jnp.any(weighted_ffi.info_field(state.info, "STATUS") == running_code)
+
+    def step(state):
+        return weighted_ffi.weighted_step(G.xadj, G.adj, key, state, method=code, rounds=rounds)
+
+    state = lax.while_loop(running, step, state)
+    return _result(G, state)

@@ -1,0 +1,232 @@
+"""Undirected weighted graphs as CSR pytrees, for the weighted matching
+solvers.
+
+A :class:`Graph` stores every edge from both ends: vertex ``u``'s neighbours
+are ``adj[xadj[u]:xadj[u + 1]]`` (sorted) with weights
+``weights[xadj[u]:xadj[u + 1]]``. ``n`` is static (part of the tree
+structure); the arrays are leaves, so graphs with equal ``n`` and equal
+capacity can be stacked and ``vmap``-ed.
+
+Every constructor drops self-loops and merges duplicate edges, keeping the
+heaviest weight; weights must be finite. Float weights keep their dtype
+(float16 and bfloat16 become float32; float64 needs ``jax_enable_x64``,
+else JAX stores float32); integer weights become int32 (an error if they do
+not fit).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from ..matching.graph import GraphValidationError, validate_csr
+
+
+def _as_index_array(x, name: str) -> np.ndarray:
+    a = np.asarray(x)
+    if a.ndim != 1:
+        raise GraphValidationError(f"{name} must be one-dimensional, got shape {a.shape}")
+    if a.size and a.dtype.kind not in "iu":
+        raise GraphValidationError(f"{name} must hold integers, got dtype {a.dtype}")
+    return a.astype(np.int64)
+
+
+def as_weight_array(w, count: int) -> np.ndarray:
+    """``w`` as a 1-D NumPy weight array of ``count`` entries in a supported
+    dtype (float32, float64 or int32); raises :class:`GraphValidationError`
+    for other shapes or dtypes, NaN or infinite weights."""
+    a = np.asarray(w)
+    if a.ndim == 0:
+        a = np.full(count, a)
+    if a.ndim != 1 or a.shape[0] != count:
+        raise GraphValidationError(f"weights must have shape ({count},), got {a.shape}")
+    kind = a.dtype.kind
+    if kind == "f" or a.dtype.name == "bfloat16":
+        if a.dtype not in (np.float32, np.float64):
+            a = a.astype(np.float32)
+        bad = ~np.isfinite(a)
+        if np.any(bad):
+            raise GraphValidationError(
+                f"weights must be finite, got {a[bad][0]} at edge {int(np.flatnonzero(bad)[0])}"
+            )
+        return a
+    if kind in "iu" or kind == "b":
+        a64 = a.astype(np.int64)
+        if a64.size and (a64.min() < -(2**31) or a64.max() >= 2**31):
+            raise GraphValidationError("integer weights must fit in int32")
+        return a64.astype(np.int32)
+    raise GraphValidationError(f"weights must be real numbers, got dtype {a.dtype}")
+
+
+@jax.tree_util.register_pytree_node_class
+class Graph:
+    """An undirected weighted graph on ``n`` vertices, every edge stored
+    from both ends.
+
+    Attributes:
+      xadj: int32 ``[n + 1]``. Vertex pointers: the neighbours of ``u`` are
+        ``adj[xadj[u]:xadj[u + 1]]``.
+      adj: int32 ``[capacity]``. Neighbour indices; entries past
+        ``xadj[-1]`` are padding.
+      weights: float32, float64 or int32 ``[capacity]``: the weight of each
+        stored edge (equal from both ends).
+      n: static number of vertices.
+    """
+
+    def __init__(self, xadj, adj, weights, n: int):
+        self.xadj, self.adj, self.weights = xadj, adj, weights
+        self.n = int(n)
+
+    # -- pytree
+    def tree_flatten(self):
+        return (self.xadj, self.adj, self.weights), (self.n,)
+
+    @classmethod
+    def tree_unflatten(cls, aux, children):
+        return cls(*children, *aux)
+
+    def __repr__(self) -> str:
+        return (
+            f"Graph(n={self.n}, capacity={np.shape(self.adj)[-1]}, "
+            f"weights={jnp.result_type(self.weights)})"
+        )
+
+    @property
+    def n_edges(self):
+        """Number of undirected edges (int32 ``[...]``): stored entries / 2."""
+        return self.xadj[..., -1] // 2
+
+    # -- constructors
+    @classmethod
+    def from_edges(cls, u, v, w, n: int) -> Graph:
+        """From parallel arrays of edges, each given once (either direction).
+
+        Args:
+          u, v: integer ``[m]`` endpoints, in ``[0, n)``.
+          w: ``[m]`` weights (or a scalar for all edges): finite floats or
+            integers.
+          n: number of vertices.
+
+        Self-loops are dropped; an edge given more than once keeps its
+        heaviest weight.
+
+        Raises:
+          GraphValidationError: endpoints out of range or of different
+            lengths, non-finite weights or an unsupported dtype.
+        """
+        if n < 0:
+            raise GraphValidationError(f"negative size {n}")
+        a = _as_index_array(u, "u")
+        b = _as_index_array(v, "v")
+        if a.shape != b.shape:
+            raise GraphValidationError(f"u and v differ in length ({a.shape[0]} vs {b.shape[0]})")
+        wt = as_weight_array(w, a.shape[0])
+        for name, x in (("u", a), ("v", b)):
+            if x.size and (x.min() < 0 or x.max() >= n):
+                bad = x[(x < 0) | (x >= n)][0]
+                raise GraphValidationError(f"{name} index {bad} out of range [0, {n})")
+        keep = a != b
+        a, b, wt = a[keep], b[keep], wt[keep]
+        # Both directions; sort by (source, target, weight) and keep each
+        # pair's last (heaviest) entry.
+        src = np.concatenate([a, b])
+        dst = np.concatenate([b, a])
+        ww = np.concatenate([wt, wt])
+        order = np.lexsort((ww, dst, src))
+        src, dst, ww = src[order], dst[order], ww[order]
+        last = np.ones(src.size, bool)
+        if src.size:
+            last[:-1] = (src[1:] != src[:-1]) | (dst[1:] != dst[:-1])
+        src, dst, ww = src[last], dst[last], ww[last]
+        xadj = np.concatenate([[0], np.cumsum(np.bincount(src, minlength=n))]).astype(np.int32)
+        return cls(jnp.asarray(xadj), jnp.asarray(dst.astype(np.int32)), jnp.asarray(ww), n)
+
+    @classmethod
+    def from_scipy(cls, A) -> Graph:
+        """From a symmetric scipy sparse matrix (``A[u, v]`` is the weight of
+        edge ``{u, v}``; stored entries are edges, explicit zeros included;
+        the diagonal is ignored).
+
+        Raises:
+          GraphValidationError: not square, not symmetric in structure or
+            values, a malformed CSR, or non-finite values.
+        """
+        import scipy.sparse as sp
+
+        if not sp.issparse(A):
+            raise GraphValidationError(f"expected a scipy sparse matrix, got {type(A).__name__}")
+        if A.shape[0] != A.shape[1]:
+            raise GraphValidationError(f"the matrix must be square, got shape {A.shape}")
+        csr = sp.csr_matrix(A)
+        validate_csr(csr.indptr, csr.indices, csr.shape[0], csr.shape[1], what="scipy CSR")
+        csr.sum_duplicates()
+        coo = csr.tocoo()
+        r, c = coo.row.astype(np.int64), coo.col.astype(np.int64)
+        w = as_weight_array(coo.data, coo.data.shape[0])
+        n = csr.shape[0]
+        fwd = np.lexsort((c, r))
+        bwd = np.lexsort((r, c))
+        if not (
+            np.array_equal(r[fwd], c[bwd])
+            and np.array_equal(c[fwd], r[bwd])
+            and np.array_equal(w[fwd], w[bwd])
+        ):
+            raise GraphValidationError(
+                "the matrix must be symmetric in structure and values (A == A.T)"
+            )
+        upper = r < c
+        return cls.from_edges(r[upper], c[upper], w[upper], n)
+
+    @classmethod
+    def from_networkx(cls, g: Any, weight: str = "weight", default: float = 1.0) -> Graph:
+        """From an undirected networkx graph; vertex ``i`` is the ``i``-th
+        node of ``g.nodes``.
+
+        Args:
+          g: a ``networkx.Graph`` (directed graphs are refused).
+          weight: the edge attribute that holds the weight.
+          default: the weight of an edge without that attribute.
+        """
+        if g.is_directed():
+            raise GraphValidationError("expected an undirected networkx graph")
+        index = {node: i for i, node in enumerate(g.nodes)}
+        edges = list(g.edges(data=weight, default=default))
+        u = np.array([index[a] for a, _, _ in edges], np.int64)
+        v = np.array([index[b] for _, b, _ in edges], np.int64)
+        w = np.array([x for _, _, x in edges]) if edges else np.zeros(0, np.float32)
+        return cls.from_edges(u, v, w, len(index))
+
+    def pad_to(self, capacity: int) -> Graph:
+        """The same graph with its edge arrays padded to ``capacity`` entries
+        (for stacking graphs of different edge counts into one batch)."""
+        size = int(np.shape(self.adj)[-1])
+        if capacity < size:
+            raise GraphValidationError(f"capacity {capacity} < current {size}")
+        pad = [(0, 0)] * (np.ndim(self.adj) - 1) + [(0, capacity - size)]
+        return Graph(self.xadj, jnp.pad(self.adj, pad), jnp.pad(self.weights, pad), self.n)
+
+    def validate(self) -> Graph:
+        """Checks the CSR structure, the weights' finiteness and the symmetry
+        of structure and weights (eager, one graph); returns ``self``."""
+        validate_csr(self.xadj, self.adj, self.n, self.n, what="CSR")
+        u, v, w = self.edges(both=True)
+        as_weight_array(w, w.shape[0])
+        fwd, bwd = np.lexsort((v, u)), np.lexsort((u, v))
+        if not (np.array_equal(u[fwd], v[bwd]) and np.array_equal(w[fwd], w[bwd])):
+            raise GraphValidationError("every edge must be stored from both ends, equally weighted")
+        return self
+
+    def edges(self, both: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(u, v, w)`` NumPy arrays of the edges (one graph): each once with
+        ``u < v`` or, with ``both``, every stored entry."""
+        p = np.asarray(self.xadj).astype(np.int64)
+        u = np.repeat(np.arange(self.n), np.diff(p))
+        v = np.asarray(self.adj)[: p[-1]].astype(np.int64)
+        w = np.asarray(self.weights)[: p[-1]]
+        if both:
+            return u, v, w
+        keep = u < v
+        return u[keep], v[keep], w[keep]
