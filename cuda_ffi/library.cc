@@ -29,6 +29,7 @@ constexpr NamedConstant kConstants[] = {
     // LAP
     {"LAP_VARIANT_TREE", kLapTree},
     {"LAP_VARIANT_CLASSICAL", kLapClassical},
+    {"LAP_VARIANT_JV", kLapJv},
     {"LAP_STATUS_RUNNING", kLapRunning},
     {"LAP_STATUS_OPTIMAL", kLapOptimal},
     {"LAP_STATUS_INFEASIBLE", kLapInfeasible},

@@ -5,10 +5,13 @@
 //   jaxmatch_lap_init_cpu   initialisation
 //   jaxmatch_lap_step_cpu   `iterations` iterations of the main loop
 //   jaxmatch_lap_solve_cpu  the whole solve
+#include <algorithm>
 #include <cstring>
+#include <thread>
 #include <vector>
 
 #include "lap/lap_ffi.h"
+#include "lap/lap_jv.h"
 #include "lap/lap_steps.h"
 
 namespace jaxmatch {
@@ -31,14 +34,49 @@ ffi::Error RunSerial(const ffi::AnyBuffer& C, const LapShape& s,
   });
 }
 
+// Below this many cost entries in a batch, JV solves its members on the
+// calling thread (starting threads costs tens of microseconds).
+constexpr int64_t kLapJvThreadedEntries = int64_t{1} << 16;
+
+// JV on every batch member, the members spread over the host's cores.
+ffi::Error RunJv(const ffi::AnyBuffer& C, const LapShape& s,
+                 const LapStateData& state) {
+  return DispatchCost(C.element_type(), [&](auto zero) -> ffi::Error {
+    using T = decltype(zero);
+    const LapProblem<T> problem = LapProblemOf<T>(s, C, state);
+    auto solve_member = [&](int64_t b) {
+      LapView<T> p = problem.view(b);
+      lap_jv_solve(p.C, p.n, p.m, p.sc, p.col_for_row, p.row_for_col, p.u, p.v);
+    };
+    const int64_t entries = s.batch * s.n * static_cast<int64_t>(s.m);
+    const int64_t cores = std::max(1u, std::thread::hardware_concurrency());
+    const int64_t workers = std::min(cores, s.batch);
+    if (workers < 2 || entries < kLapJvThreadedEntries) {
+      for (int64_t b = 0; b < s.batch; ++b) solve_member(b);
+      return ffi::Error::Success();
+    }
+    std::vector<std::thread> threads;
+    for (int64_t w = 0; w < workers; ++w)
+      threads.emplace_back([&, w] {
+        for (int64_t b = w; b < s.batch; b += workers) solve_member(b);
+      });
+    for (auto& t : threads) t.join();
+    return ffi::Error::Success();
+  });
+}
+
 // Initialises every batch member and, when `solve`, runs its main loop to
-// the end.
+// the end (JV: the whole solve; it has no separate initialisation).
 ffi::Error LapFromScratchCpu(ffi::AnyBuffer C, ffi::RemainingRets rets,
                              int32_t variant, bool solve) {
   LapShape s;
   LapStateData out;
   JM_RETURN_IF_ERROR(GetLapShape(C, variant, &s));
   JM_RETURN_IF_ERROR(CheckLapResults(s, C.element_type(), rets, &out));
+  if (variant == kLapJv) {
+    if (!solve) return CheckSteppedVariant(variant, "in a stepped solve");
+    return RunJv(C, s, out);
+  }
   return RunSerial(C, s, out, /*init=*/true, solve ? -1 : 0);
 }
 
@@ -90,6 +128,11 @@ namespace {
 template <class T>
 void SolveHost(int n, int m, int variant, const void* C, int* cfr, int* rfc,
                void* u, void* v, int* info) {
+  if (variant == jaxmatch::kLapJv) {
+    jaxmatch::lap_jv_solve(static_cast<const T*>(C), n, m, info, cfr, rfc,
+                           static_cast<T*>(u), static_cast<T*>(v));
+    return;
+  }
   const jaxmatch::LapWorkLayout L(n, m, variant);
   std::vector<int> work(L.ilen);
   std::vector<T> twork(L.tlen);
@@ -107,9 +150,7 @@ void SolveHost(int n, int m, int variant, const void* C, int* cfr, int* rfc,
 extern "C" __attribute__((visibility("default"))) int jaxmatch_lap_solve_host(
     int dtype, int n, int m, int variant, const void* C, int* col_for_row,
     int* row_for_col, void* u, void* v, int* info) {
-  if (n < 0 || m < n ||
-      (variant != jaxmatch::kLapTree && variant != jaxmatch::kLapClassical))
-    return 1;
+  if (n < 0 || m < n || jaxmatch::CheckVariant(variant).failure()) return 1;
   switch (dtype) {
     case jaxmatch::kLapHostFloat32:
       SolveHost<float>(n, m, variant, C, col_for_row, row_for_col, u, v, info);

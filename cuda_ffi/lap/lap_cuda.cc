@@ -16,6 +16,7 @@ ffi::Error LapFromScratchCuda(cudaStream_t stream, ffi::AnyBuffer C,
                               bool solve) {
   LapShape s;
   LapStateData out;
+  JM_RETURN_IF_ERROR(CheckSteppedVariant(variant, "on a GPU"));
   JM_RETURN_IF_ERROR(GetLapShape(C, variant, &s));
   JM_RETURN_IF_ERROR(CheckLapResults(s, C.element_type(), rets, &out));
   return DispatchCost(C.element_type(), [&](auto zero) -> ffi::Error {

@@ -18,9 +18,19 @@
 namespace jaxmatch {
 
 inline ffi::Error CheckVariant(int32_t variant) {
-  if (variant != kLapTree && variant != kLapClassical)
+  if (variant != kLapTree && variant != kLapClassical && variant != kLapJv)
     return InvalidArgument("unknown LAP variant " + std::to_string(variant));
   return ffi::Error::Success();
+}
+
+// The variants the stepped handlers (init, step) and the GPU run: not JV.
+inline ffi::Error CheckSteppedVariant(int32_t variant, const char* where) {
+  if (variant == kLapJv)
+    return InvalidArgument(
+        std::string("method 'jv' (Jonker-Volgenant) runs on the CPU only, as "
+                    "one fused call; not ") +
+        where + ". Use method 'tree' or 'classical' there, or 'auto'.");
+  return CheckVariant(variant);
 }
 
 inline ffi::Error CheckCostDtype(ffi::DataType dt) {
@@ -165,6 +175,7 @@ inline ffi::Error CheckLapStep(const ffi::AnyBuffer& C, int32_t variant,
                                const ffi::RemainingRets& rets,
                                int32_t iterations, LapShape* s,
                                LapStateData* in, LapStateData* out) {
+  JM_RETURN_IF_ERROR(CheckSteppedVariant(variant, "in a stepped solve"));
   JM_RETURN_IF_ERROR(GetLapShape(C, variant, s));
   JM_RETURN_IF_ERROR(CheckLapOperands(*s, C.element_type(), args, in));
   JM_RETURN_IF_ERROR(CheckLapResults(*s, C.element_type(), rets, out));

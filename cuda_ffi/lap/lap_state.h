@@ -19,7 +19,9 @@
 
 namespace jaxmatch {
 
-enum LapVariant : int32_t { kLapTree = 0, kLapClassical = 1 };
+// kLapJv, Jonker-Volgenant's shortest augmenting paths (lap_jv.h), runs on
+// the CPU only, as one fused call.
+enum LapVariant : int32_t { kLapTree = 0, kLapClassical = 1, kLapJv = 2 };
 
 enum LapStatus : int32_t {
   kLapRunning = 0,
@@ -99,6 +101,11 @@ struct LapWorkLayout {
     slack = 0;
     delta = m;
     tlen = static_cast<std::size_t>(m) + 2;
+    if (variant == kLapJv) {  // lap_jv.h keeps its own arrays
+      pred = col_flag = row_flag = root = claim = list = 0;
+      tree_list = zcnt = zidx = ilen = 0;
+      slack = delta = tlen = 0;
+    }
   }
 };
 

@@ -49,7 +49,7 @@ def _checked() -> None:
 
 
 def variant_code(method: str) -> int:
-    """The library's code of a variant ("tree" or "classical")."""
+    """The library's code of a variant ("tree", "classical" or "jv")."""
     _checked()
     return _ffi.constant(f"LAP_VARIANT_{method.upper()}")
 

@@ -8,6 +8,15 @@ augmenting paths per pass:
 * ``"classical"`` -- the Munkres (O(n^4)) variant: zero-slack edges are
   compressed into per-row lists, rebuilt after each dual update.
 
+And for the CPU, where a core cannot exploit many paths per pass:
+
+* ``"jv"`` -- Jonker & Volgenant's shortest augmenting paths (1987) with
+  their initialisation, duals kept in float64 (int64 for integer costs);
+  batch members are spread over the host's cores. CPU only, fused only.
+
+``"auto"`` runs ``"jv"`` on the CPU and ``"tree"`` on a GPU (chosen when
+the computation is lowered); with ``execution="stepped"`` it runs ``"tree"``.
+
 Two execution shapes:
 
 * ``"stepped"`` -- ``lax.while_loop`` over a step call (forward pass, reverse
@@ -32,7 +41,8 @@ from .._static import static_str
 from . import _ffi as lap_ffi
 from .types import LAPResult, LAPStatus
 
-Method = Literal["auto", "tree", "classical"]
+Method = Literal["auto", "tree", "classical", "jv"]
+_METHODS = ("auto", "tree", "classical", "jv")
 Execution = Literal["auto", "fused", "stepped"]
 
 #: Main-loop iterations per ``lax.while_loop`` iteration of the stepped solver.
@@ -137,11 +147,16 @@ def _flip(x: jax.Array, maximize: bool | jax.Array, axes: int) -> jax.Array:
     return jnp.where(maximize.reshape(maximize.shape + (1,) * axes), -x, x)
 
 
-def _resolve_method(method: str) -> str:
+def _check_method(method: str, execution: str) -> str:
     static_str(method, "method")
-    if method not in ("auto", "tree", "classical"):
-        raise ValueError(f"method must be one of 'auto', 'tree', 'classical'; got {method!r}")
-    return "tree" if method == "auto" else method
+    if method not in _METHODS:
+        raise ValueError(f"method must be one of {_METHODS}; got {method!r}")
+    if method == "jv" and execution == "stepped":
+        raise ValueError(
+            "method 'jv' runs as one fused call (on the CPU); use execution 'auto' or "
+            "'fused', or a GPU variant ('tree', 'classical') for 'stepped'"
+        )
+    return method
 
 
 def _check_execution(execution: str) -> str:
@@ -189,8 +204,14 @@ def _assignment_cost(C, col_for_row, ok):
     return jnp.where(ok, total, jnp.nan), jnp.ones(ok.shape, bool)
 
 
+def _solution(state: lap_ffi.LapState) -> lap_ffi.LapState:
+    """The state without its workspaces, whose lengths differ by variant (so
+    that both branches of a platform choice have one shape)."""
+    return state._replace(work=None, twork=None)
+
+
 def _fused(Ck: jax.Array, variant: int) -> lap_ffi.LapState:
-    return lap_ffi.lap_solve(Ck, variant=variant)
+    return _solution(lap_ffi.lap_solve(Ck, variant=variant))
 
 
 def _stepped(Ck: jax.Array, variant: int) -> lap_ffi.LapState:
@@ -202,21 +223,29 @@ def _stepped(Ck: jax.Array, variant: int) -> lap_ffi.LapState:
     def step(state):
         return lap_ffi.lap_step(Ck, state, variant=variant, iterations=STEPPED_ITERATIONS_PER_CALL)
 
-    return lax.while_loop(running, step, lap_ffi.lap_init(Ck, variant=variant))
+    return _solution(lax.while_loop(running, step, lap_ffi.lap_init(Ck, variant=variant)))
 
 
-def _run_solver(Ck: jax.Array, variant: int, execution: str) -> lap_ffi.LapState:
-    """Runs the chosen execution shape; ``"auto"`` is chosen per platform when
-    the computation is lowered: fused on the CPU, on the GPU fused up to
-    :data:`FUSED_MAX_COLUMNS` columns and stepped above."""
-    if execution == "fused":
-        return _fused(Ck, variant)
+def _run_solver(Ck: jax.Array, method: str, execution: str) -> lap_ffi.LapState:
+    """Runs the chosen method and execution shape; ``"auto"`` is chosen per
+    platform when the computation is lowered. Method: JV on the CPU, the tree
+    variant on a GPU (and in every stepped solve). Execution: fused on the
+    CPU, on a GPU fused up to :data:`FUSED_MAX_COLUMNS` columns and stepped
+    above."""
+    if method == "jv":
+        return _fused(Ck, lap_ffi.variant_code("jv"))
+    variant = lap_ffi.variant_code("tree" if method == "auto" else method)
     if execution == "stepped":
         return _stepped(Ck, variant)
+    cpu_variant = lap_ffi.variant_code("jv") if method == "auto" else variant
+    cpu = functools.partial(_fused, variant=cpu_variant)
     fused = functools.partial(_fused, variant=variant)
     stepped = functools.partial(_stepped, variant=variant)
-    gpu = fused if Ck.shape[-1] <= FUSED_MAX_COLUMNS else stepped
-    return lax.platform_dependent(Ck, cpu=fused, cuda=gpu)
+    if execution == "fused":
+        gpu = fused
+    else:
+        gpu = fused if Ck.shape[-1] <= FUSED_MAX_COLUMNS else stepped
+    return lax.platform_dependent(Ck, cpu=cpu, cuda=gpu)
 
 
 def _solve(C: jax.Array, maximize: bool | jax.Array, method: str, execution: str) -> LAPResult:
@@ -224,7 +253,6 @@ def _solve(C: jax.Array, maximize: bool | jax.Array, method: str, execution: str
     not) broadcastable to the batch shape, in which case the signs are
     flipped with ``jnp.where``."""
     *batch, n, m = C.shape
-    variant = lap_ffi.variant_code(_resolve_method(method))
     transposed = n > m
     Ck = jnp.swapaxes(C, -1, -2) if transposed else C
     nk = Ck.shape[-2]
@@ -251,7 +279,7 @@ def _solve(C: jax.Array, maximize: bool | jax.Array, method: str, execution: str
         )
 
     Ck = jnp.where(ok_input[..., None, None], Ck, jnp.zeros((), Ck.dtype))
-    state = _run_solver(Ck, variant, execution)
+    state = _run_solver(Ck, method, execution)
 
     status = lap_ffi.info_field(state.info, "STATUS")
     status = jnp.where(valid, status, LAPStatus.INVALID_ENTRIES)
@@ -347,7 +375,9 @@ def solve_lap(
         (traced under ``jit``, batched under ``vmap``) of shape ``[]`` or
         broadcastable to the batch shape ``[...]``, choosing per problem.
       method: static. ``"tree"`` (alternating tree, Lawler), ``"classical"``
-        (Munkres), or ``"auto"`` (the tree variant).
+        (Munkres), ``"jv"`` (Jonker-Volgenant, CPU only, fused only), or
+        ``"auto"`` (JV on the CPU, the tree variant on a GPU and in stepped
+        solves).
       execution: static. ``"fused"`` (the whole solve in one kernel),
         ``"stepped"`` (``lax.while_loop`` of step kernels) or ``"auto"``.
 
@@ -367,8 +397,8 @@ def solve_lap(
         without x64 (never wrapped).
     """
     C = _canonical_costs(C)
-    _resolve_method(method)
     _check_execution(execution)
+    _check_method(method, execution)
     flag = _maximize_flag(maximize, tuple(C.shape[:-2]))
     if isinstance(flag, bool):
         return _solve_static(C, flag, method, execution)
@@ -388,7 +418,7 @@ def hungarian(
         are solved in float32).
       maximize: maximize the total instead; a bool, traced or not (see
         :func:`solve_lap`).
-      method: static. ``"auto"``, ``"tree"`` or ``"classical"``.
+      method: static. ``"auto"``, ``"tree"``, ``"classical"`` or ``"jv"``.
 
     Returns:
       int32 ``[..., n]``: the column assigned to each row, ``-1`` for rows

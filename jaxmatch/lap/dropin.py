@@ -34,12 +34,12 @@ def _solve(a: np.ndarray) -> np.ndarray:
     """The column of each row of a minimisation problem (-1 unassigned)."""
     transposed = a.shape[0] > a.shape[1]
     work = a.T if transposed else a
-    tree = lap_ffi.variant_code("tree")
-    sol = lap_ffi.solve_host(work, variant=tree)
+    jv = lap_ffi.variant_code("jv")
+    sol = lap_ffi.solve_host(work, variant=jv)
     if sol.status == LAPStatus.OVERFLOW:
-        # int32 arithmetic overflowed: every int32 value and every sum of at
+        # An int32 dual does not fit: every int32 value and every sum of at
         # most 2**21 of them is exact in float64.
-        sol = lap_ffi.solve_host(work.astype(np.float64), variant=tree)
+        sol = lap_ffi.solve_host(work.astype(np.float64), variant=jv)
     if sol.status == LAPStatus.INFEASIBLE:
         raise ValueError("cost matrix is infeasible")
     if sol.status != LAPStatus.OPTIMAL:  # pragma: no cover - a bug if reached

@@ -1,0 +1,330 @@
+// The CPU's linear assignment solver: Jonker and Volgenant's shortest
+// augmenting path algorithm ("A shortest augmenting path algorithm for dense
+// and sparse linear assignment problems", Computing 38, 1987), for one
+// problem on one core.  The GPU variants (lap_steps.h) find many augmenting
+// paths per pass, which a single core cannot exploit; JV's initialisation
+// (column reduction, reduction transfer, augmenting row reduction) assigns
+// most rows cheaply, and each remaining free row is then augmented along a
+// shortest path (Dijkstra over the columns, with a list of the columns at
+// the current least distance so that ties cost one pass).
+//
+// Costs are read as T and every dual and distance is kept in a wider type W
+// (double for float costs, int64 for int32 costs), so float32 duals lose no
+// precision over thousands of updates and integer arithmetic cannot wrap.
+//
+// Duals.  Column prices v are kept; the row duals are u_i = C[i, x_i] - v[x_i]
+// at the end.  Every step keeps C[i, j] - v[j] >= u_i with equality on the
+// assignment, so (u, v) certify optimality (lap/verify.py).  On a
+// rectangular problem (n < m) the initialisation is skipped and v starts at
+// 0: Dijkstra only lowers the prices of the columns it scans and never scans
+// a free column before the path's end, so v <= 0 with v = 0 on the columns
+// left free, the conditions of the rectangular LP's dual.  The same holds
+// when C holds +inf (forbidden pairs), where the initialisation's
+// differences of infinities are avoided the same way.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+#include <vector>
+
+#include "lap/lap_state.h"
+
+namespace jaxmatch {
+
+template <class T>
+using LapJvWide = typename std::conditional<std::is_floating_point<T>::value,
+                                            double, int64_t>::type;
+
+template <class T>
+class LapJv {
+ public:
+  using W = LapJvWide<T>;
+
+  LapJv(int n, int m, const T* C)
+      : n_(n), m_(m), C_(C), x_(n, -1), y_(m, -1), v_(m, W(0)) {}
+
+  // Solves; returns kLapOptimal, or kLapInfeasible when no assignment of
+  // finite cost exists.  *augmentations counts the shortest-path searches.
+  int Solve(int* augmentations) {
+    std::vector<int> free_rows;
+    const bool square_finite = n_ == m_ && AllFinite();
+    if (square_finite) {
+      ColumnReduction(&free_rows);
+      for (int pass = 0; pass < 2 && !free_rows.empty(); ++pass)
+        AugmentingRowReduction(&free_rows);
+    } else {
+      for (int i = 0; i < n_; ++i) free_rows.push_back(i);
+    }
+    pred_.assign(m_, 0);
+    cols_.resize(m_);
+    d_.resize(m_);
+    *augmentations = 0;
+    for (int f : free_rows) {
+      ++*augmentations;
+      if (!Augment(f)) return kLapInfeasible;
+    }
+    return kLapOptimal;
+  }
+
+  // The assignment and the duals, written to the state's arrays; false when
+  // a dual does not fit T (integer costs).  A square problem's duals may be
+  // shifted (u - s, v + s) without changing any reduced cost: for integer
+  // costs s is chosen, when one exists, so that every dual fits T.
+  bool Write(int* col_for_row, int* row_for_col, T* u, T* v) const {
+    std::vector<W> row_dual(n_);
+    for (int i = 0; i < n_; ++i)
+      row_dual[i] = x_[i] >= 0 ? Cost(i, x_[i]) - v_[x_[i]] : W(0);
+    const W shift = n_ == m_ ? FittingShift(row_dual) : W(0);
+    bool fits = true;
+    for (int i = 0; i < n_; ++i) {
+      col_for_row[i] = x_[i];
+      fits &= Store(row_dual[i] - shift, u + i);
+    }
+    for (int j = 0; j < m_; ++j) {
+      row_for_col[j] = y_[j];
+      fits &= Store(v_[j] + shift, v + j);
+    }
+    return fits;
+  }
+
+ private:
+  W Cost(int i, int j) const {
+    return static_cast<W>(C_[static_cast<int64_t>(i) * m_ + j]);
+  }
+  static W Inf() {
+    return std::numeric_limits<W>::has_infinity
+               ? std::numeric_limits<W>::infinity()
+               : std::numeric_limits<W>::max();
+  }
+  static bool Store(W w, T* out) {
+    if (std::is_floating_point<T>::value) {
+      *out = static_cast<T>(w);
+      return true;
+    }
+    if (w < std::numeric_limits<T>::min() || w > std::numeric_limits<T>::max())
+      return false;
+    *out = static_cast<T>(w);
+    return true;
+  }
+  // For integer costs: 0 when every dual fits T, else a shift s that makes
+  // u - s and v + s fit (0 when none does).
+  W FittingShift(const std::vector<W>& row_dual) const {
+    if (std::is_floating_point<T>::value || n_ == 0) return W(0);
+    const W lo = static_cast<W>(std::numeric_limits<T>::min());
+    const W hi = static_cast<W>(std::numeric_limits<T>::max());
+    W u_min = row_dual[0], u_max = row_dual[0], v_min = v_[0], v_max = v_[0];
+    for (W x : row_dual) u_min = std::min(u_min, x), u_max = std::max(u_max, x);
+    for (W x : v_) v_min = std::min(v_min, x), v_max = std::max(v_max, x);
+    const W s_min = std::max(lo - v_min, u_max - hi);
+    const W s_max = std::min(hi - v_max, u_min - lo);
+    if (s_min > s_max || (s_min <= 0 && 0 <= s_max)) return W(0);
+    return s_min > 0 ? s_min : s_max;
+  }
+  bool AllFinite() const {
+    if (!std::is_floating_point<T>::value) return true;
+    const int64_t size = static_cast<int64_t>(n_) * m_;
+    for (int64_t k = 0; k < size; ++k)
+      if (!(std::isfinite(static_cast<double>(C_[k])))) return false;
+    return true;
+  }
+
+  // Column reduction and reduction transfer (square, finite costs): each
+  // column's price is its least cost; a row that is the least of exactly
+  // one column takes it, and that column's price drops by the row's second
+  // least reduced cost.  Every reduced cost stays >= 0.
+  void ColumnReduction(std::vector<int>* free_rows) {
+    std::vector<W> best(m_, Inf());
+    std::vector<int> argbest(m_, 0);
+    for (int i = 0; i < n_; ++i) {
+      for (int j = 0; j < m_; ++j) {
+        const W c = Cost(i, j);
+        if (c < best[j]) {
+          best[j] = c;
+          argbest[j] = i;
+        }
+      }
+    }
+    std::vector<char> unique(n_, 1);
+    for (int j = m_ - 1; j >= 0; --j) {
+      v_[j] = best[j];
+      const int i = argbest[j];
+      if (x_[i] < 0) {
+        x_[i] = j;
+        y_[j] = i;
+      } else {
+        unique[i] = 0;
+      }
+    }
+    for (int i = 0; i < n_; ++i) {
+      if (x_[i] < 0) {
+        free_rows->push_back(i);
+      } else if (unique[i]) {
+        const int j = x_[i];
+        W second = Inf();
+        for (int k = 0; k < m_; ++k)
+          if (k != j && Cost(i, k) - v_[k] < second)
+            second = Cost(i, k) - v_[k];
+        if (second < Inf()) v_[j] -= second;
+      }
+    }
+  }
+
+  // Augmenting row reduction (square, finite costs): a free row takes its
+  // least reduced-cost column, lowering that column's price to the row's
+  // second least so the row stays at its minimum; the column's previous
+  // owner becomes free and is processed next when the price dropped.  The
+  // pass is bounded as in JV's code (a row may be revisited at most about
+  // n times in all).
+  void AugmentingRowReduction(std::vector<int>* free_rows) {
+    std::vector<int>& rows = *free_rows;
+    const int count = static_cast<int>(rows.size());
+    int current = 0, kept = 0;
+    int64_t visits = 0;
+    while (current < count) {
+      ++visits;
+      const int i = rows[current++];
+      int j1 = 0, j2 = -1;
+      W u1 = Cost(i, 0) - v_[0], u2 = Inf();
+      for (int j = 1; j < m_; ++j) {
+        const W h = Cost(i, j) - v_[j];
+        if (h < u2) {
+          if (h >= u1) {
+            u2 = h;
+            j2 = j;
+          } else {
+            u2 = u1;
+            u1 = h;
+            j2 = j1;
+            j1 = j;
+          }
+        }
+      }
+      int i0 = y_[j1];
+      const W lowered = j2 >= 0 ? v_[j1] - (u2 - u1) : v_[j1];
+      const bool lowers = lowered < v_[j1];
+      if (visits < static_cast<int64_t>(current) * n_) {
+        if (lowers) {
+          v_[j1] = lowered;
+        } else if (i0 >= 0 && j2 >= 0) {
+          j1 = j2;
+          i0 = y_[j2];
+        }
+        if (i0 >= 0) {
+          if (lowers)
+            rows[--current] = i0;
+          else
+            rows[kept++] = i0;
+        }
+      } else if (i0 >= 0) {
+        rows[kept++] = i0;
+      }
+      if (i0 >= 0) x_[i0] = -1;
+      x_[i] = j1;
+      y_[j1] = i;
+    }
+    rows.resize(kept);
+  }
+
+  // Dijkstra from free row f over the columns; augments along the shortest
+  // path to a free column and updates the prices of the columns scanned.
+  // false when every column is at infinite distance.
+  bool Augment(int f) {
+    for (int j = 0; j < m_; ++j) {
+      cols_[j] = j;
+      pred_[j] = f;
+      d_[j] = Cost(f, j) - v_[j];
+    }
+    // cols_[0, lo): scanned; [lo, hi): at the least distance, to scan;
+    // [hi, m): the rest.
+    int lo = 0, hi = 0, scanned = 0, end = -1;
+    W least = W(0);
+    while (end < 0) {
+      if (lo == hi) {
+        scanned = lo;
+        least = d_[cols_[lo]];
+        hi = lo + 1;
+        for (int k = hi; k < m_; ++k) {
+          const int j = cols_[k];
+          if (d_[j] <= least) {
+            if (d_[j] < least) {
+              hi = lo;
+              least = d_[j];
+            }
+            cols_[k] = cols_[hi];
+            cols_[hi++] = j;
+          }
+        }
+        if (!(least < Inf())) return false;
+        for (int k = lo; k < hi; ++k)
+          if (y_[cols_[k]] < 0) {
+            end = cols_[k];
+            break;
+          }
+        if (end >= 0) break;
+      }
+      const int j1 = cols_[lo++];
+      const int i = y_[j1];
+      const W h = Cost(i, j1) - v_[j1] - least;
+      for (int k = hi; k < m_; ++k) {
+        const int j = cols_[k];
+        const W c = Cost(i, j);
+        if (!(c < Inf())) continue;
+        const W reduced = c - v_[j] - h;
+        if (reduced < d_[j]) {
+          d_[j] = reduced;
+          pred_[j] = i;
+          if (reduced == least) {
+            if (y_[j] < 0) {
+              end = j;
+              break;
+            }
+            cols_[k] = cols_[hi];
+            cols_[hi++] = j;
+          }
+        }
+      }
+    }
+    for (int k = 0; k < scanned; ++k) {
+      const int j = cols_[k];
+      v_[j] += d_[j] - least;
+    }
+    for (int j = end;;) {
+      const int i = pred_[j];
+      y_[j] = i;
+      const int next = x_[i];
+      x_[i] = j;
+      if (i == f) break;
+      j = next;
+    }
+    return true;
+  }
+
+  int n_, m_;
+  const T* C_;
+  std::vector<int> x_, y_;
+  std::vector<W> v_;
+  std::vector<int> pred_, cols_;
+  std::vector<W> d_;
+};
+
+// Solves one problem (n <= m) into its state arrays: the assignment, the
+// duals and info's status and iteration count (augmenting searches).
+template <class T>
+void lap_jv_solve(const T* C, int n, int m, int* info, int* col_for_row,
+                  int* row_for_col, T* u, T* v) {
+  for (int k = 0; k < kLapInfoLen; ++k) info[k] = 0;
+  LapJv<T> jv(n, m, C);
+  int augmentations = 0;
+  int status = jv.Solve(&augmentations);
+  if (!jv.Write(col_for_row, row_for_col, u, v) && status == kLapOptimal)
+    status = kLapOverflow;
+  info[kStatus] = status;
+  info[kIters] = augmentations;
+  info[kNAugPhases] = augmentations;
+  info[kNAssigned] = status == kLapOptimal ? n : 0;
+}
+
+}  // namespace jaxmatch

@@ -1,0 +1,127 @@
+"""The CPU's Jonker-Volgenant solver (method "jv", and "auto" on the CPU)
+against scipy: every member certified by LP duality."""
+
+from __future__ import annotations
+
+import functools
+import itertools
+
+import jax
+import numpy as np
+import pytest
+from lap_cases import DISTRIBUTIONS, check_against_scipy, make_costs, member
+
+import jaxmatch
+
+SHAPES = [(1, 1), (1, 5), (5, 1), (2, 2), (3, 3), (4, 7), (7, 4), (13, 13), (16, 31), (50, 50)]
+SHAPES += [(64, 100), (100, 64), (128, 128), (200, 200), (150, 300)]
+DTYPES = [np.float32, np.float64, np.int32]
+PER_SHAPE = 15  # three of each distribution
+
+
+@pytest.mark.parametrize("method", ["jv", "auto"])
+def test_sweep_against_scipy(method):
+    rng = np.random.default_rng(17)
+    for (n, m), dtype, maximize in itertools.product(SHAPES, DTYPES, (False, True)):
+        mats = [make_costs(rng, DISTRIBUTIONS[k % 5], n, m, dtype) for k in range(PER_SHAPE)]
+        C = np.stack(mats)
+        if maximize and not np.issubdtype(dtype, np.integer):
+            C = np.where(np.isinf(C), -np.inf, C)
+        solve = jax.jit(functools.partial(jaxmatch.solve_lap, maximize=maximize, method=method))
+        res = jax.device_get(solve(C))
+        for b in range(C.shape[0]):
+            check_against_scipy(C[b], member(res, b), maximize)
+
+
+@pytest.mark.parametrize(
+    "name, make",
+    [
+        ("zeros", lambda rng, n: np.zeros((n, n))),
+        ("two_values", lambda rng, n: rng.integers(0, 2, (n, n)).astype(float)),
+        ("few_values", lambda rng, n: rng.integers(0, 4, (n, n)).astype(float)),
+        ("machol_wien", lambda rng, n: np.outer(np.arange(n), np.arange(n)).astype(float)),
+        ("rank_one", lambda rng, n: np.outer(rng.random(n), rng.random(n))),
+        ("wide_range", lambda rng, n: 10.0 ** rng.uniform(-6, 6, (n, n))),
+    ],
+)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_hard_classes_certified(name, make, dtype):
+    """Tied, structured and wide-ranged costs at 400 x 400: optimal and
+    certified (the duals are kept in float64, so float32 ones hold too)."""
+    C = make(np.random.default_rng(1), 400).astype(dtype)
+    res = jax.device_get(jaxmatch.solve_lap(C, method="jv"))
+    check_against_scipy(C, res, False)
+
+
+def test_float32_distances_certified_at_2000():
+    """Squared distances of random points: float32 duals from float64
+    arithmetic pass the default tolerance."""
+    rng = np.random.default_rng(2)
+    a, b = rng.random((2000, 2)), rng.random((2000, 2))
+    C = ((a[:, None, :] - b[None, :, :]) ** 2).sum(-1).astype(np.float32)
+    res = jax.device_get(jaxmatch.solve_lap(C))
+    assert jaxmatch.verify_lap(C, res).optimal
+
+
+def test_large_batch_spread_over_threads():
+    """A batch large enough to be spread over the host's cores; every
+    member certified, and the result equals one member solved alone."""
+    rng = np.random.default_rng(3)
+    C = rng.random((64, 48, 48)).astype(np.float32)
+    res = jax.device_get(jaxmatch.solve_lap(C, method="jv"))
+    for b in range(C.shape[0]):
+        check_against_scipy(C[b], member(res, b), False)
+    alone = jaxmatch.solve_lap(C[5], method="jv")
+    np.testing.assert_array_equal(np.asarray(alone.col_for_row), res.col_for_row[5])
+
+
+def test_vmap_and_traced_maximize():
+    rng = np.random.default_rng(4)
+    C = rng.random((6, 9, 7))
+    flags = np.array([True, False] * 3)
+    res = jax.jit(jax.vmap(lambda c, f: jaxmatch.solve_lap(c, maximize=f, method="jv")))(C, flags)
+    res = jax.device_get(res)
+    for b in range(6):
+        check_against_scipy(C[b], member(res, b), bool(flags[b]))
+
+
+def test_int32_duals_shifted_to_fit():
+    """The optimum and the duals fit int32 once shifted; nothing overflows."""
+    big = np.iinfo(np.int32).max // 2
+    C = np.array([[big, -big], [-big, big]], dtype=np.int32)
+    res = jaxmatch.solve_lap(C, method="jv")
+    assert int(res.status) == jaxmatch.LAPStatus.OPTIMAL and int(res.cost) == -2 * big
+    assert jaxmatch.verify_lap(C, jax.device_get(res)).optimal
+
+
+def test_infeasible_and_empty():
+    C = np.random.default_rng(5).random((5, 5))
+    C[:, 2] = np.inf
+    res = jaxmatch.solve_lap(C, method="jv")
+    assert int(res.status) == jaxmatch.LAPStatus.INFEASIBLE
+    for shape in ((0, 0), (0, 4), (4, 0)):
+        res = jaxmatch.solve_lap(np.zeros(shape), method="jv")
+        assert int(res.status) == jaxmatch.LAPStatus.OPTIMAL
+
+
+def test_stepped_jv_is_refused():
+    with pytest.raises(ValueError, match="fused"):
+        jaxmatch.solve_lap(np.zeros((3, 3)), method="jv", execution="stepped")
+
+
+def test_auto_on_the_cpu_runs_jv():
+    """The iteration count tells the solvers apart: JV's augmentations after
+    its initialisation, far fewer than the tree variant's passes."""
+    C = np.random.default_rng(6).random((100, 100))
+    auto = jaxmatch.solve_lap(C)
+    jv = jaxmatch.solve_lap(C, method="jv")
+    tree = jaxmatch.solve_lap(C, method="tree")
+    assert int(auto.n_iters) == int(jv.n_iters) != int(tree.n_iters)
+
+
+@pytest.mark.gpu
+def test_jv_on_a_gpu_names_the_cpu():
+    gpu = jax.devices("gpu")[0]
+    C = jax.device_put(np.zeros((4, 4), np.float32), gpu)
+    with pytest.raises(Exception, match="CPU only"):
+        jax.block_until_ready(jaxmatch.solve_lap(C, method="jv"))
