@@ -54,6 +54,7 @@ constexpr NamedConstant kConstants[] = {
     {"MATCHING_INIT_NONE", kMcmInitNone},
     {"MATCHING_INIT_CHEAP", kMcmInitCheap},
     {"MATCHING_INIT_GIVEN", kMcmInitGiven},
+    {"MATCHING_INIT_KARP_SIPSER", kMcmInitKarpSipser},
     {"MATCHING_MAPPING_CT", kMcmMappingCt},
     {"MATCHING_MAPPING_MT", kMcmMappingMt},
     {"MATCHING_STATUS_RUNNING", kMcmRunning},

@@ -63,7 +63,7 @@ def test_every_option_the_api_sends_is_exported():
     names = {
         "DRIVER": ("apfb", "apsb", "hybrid", "auto"),
         "BFS": ("wr", "plain"),
-        "INIT": ("none", "cheap", "given"),
+        "INIT": ("none", "cheap", "given", "karp_sipser"),
         "MAPPING": ("ct", "mt"),
     }
     for kind, values in names.items():

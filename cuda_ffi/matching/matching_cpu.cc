@@ -18,15 +18,17 @@ namespace jaxmatch {
 namespace {
 
 ffi::Error McmFromScratchCpu(IndexBuffer cxadj, IndexBuffer cadj,
+                             IndexBuffer rxadj, IndexBuffer radj,
                              IndexBuffer rm0, IndexBuffer cm0, McmState st,
                              int32_t init, const McmOptions* solve) {
   JM_RETURN_IF_ERROR(CheckInit(init));
   if (solve) JM_RETURN_IF_ERROR(CheckMcmOptions(*solve));
   McmShape s;
   JM_RETURN_IF_ERROR(GetMcmShape(cxadj, cadj, *st.row_match, &s));
+  JM_RETURN_IF_ERROR(CheckRowCsr(&s, rxadj, radj));
   JM_RETURN_IF_ERROR(CheckMcmState(s, st));
   JM_RETURN_IF_ERROR(CheckWarmStart(s, rm0, cm0));
-  const McmProblem problem = McmProblemOf(s, cxadj, cadj, st);
+  const McmProblem problem = McmProblemOf(s, cxadj, cadj, st, &rxadj, &radj);
   const int* rm = rm0.typed_data();
   const int* cm = cm0.typed_data();
   const SerialTeam team;
@@ -38,21 +40,23 @@ ffi::Error McmFromScratchCpu(IndexBuffer cxadj, IndexBuffer cadj,
   return ffi::Error::Success();
 }
 
-ffi::Error McmInitCpu(IndexBuffer cxadj, IndexBuffer cadj, IndexBuffer rm0,
-                      IndexBuffer cm0, IndexResult rm, IndexResult cm,
-                      IndexResult info, IndexResult work, int32_t init) {
-  return McmFromScratchCpu(cxadj, cadj, rm0, cm0, {&*rm, &*cm, &*info, &*work},
-                           init, nullptr);
+ffi::Error McmInitCpu(IndexBuffer cxadj, IndexBuffer cadj, IndexBuffer rxadj,
+                      IndexBuffer radj, IndexBuffer rm0, IndexBuffer cm0,
+                      IndexResult rm, IndexResult cm, IndexResult info,
+                      IndexResult work, int32_t init) {
+  return McmFromScratchCpu(cxadj, cadj, rxadj, radj, rm0, cm0,
+                           {&*rm, &*cm, &*info, &*work}, init, nullptr);
 }
 
-ffi::Error McmSolveCpu(IndexBuffer cxadj, IndexBuffer cadj, IndexBuffer rm0,
-                       IndexBuffer cm0, IndexResult rm, IndexResult cm,
-                       IndexResult info, IndexResult work, int32_t init,
-                       int32_t driver, int32_t bfs, int32_t max_phases,
-                       int32_t hybrid_depth, int32_t auto_free_divisor) {
+ffi::Error McmSolveCpu(IndexBuffer cxadj, IndexBuffer cadj, IndexBuffer rxadj,
+                       IndexBuffer radj, IndexBuffer rm0, IndexBuffer cm0,
+                       IndexResult rm, IndexResult cm, IndexResult info,
+                       IndexResult work, int32_t init, int32_t driver,
+                       int32_t bfs, int32_t max_phases, int32_t hybrid_depth,
+                       int32_t auto_free_divisor) {
   const McmOptions o{driver, bfs, max_phases, hybrid_depth, auto_free_divisor};
-  return McmFromScratchCpu(cxadj, cadj, rm0, cm0, {&*rm, &*cm, &*info, &*work},
-                           init, &o);
+  return McmFromScratchCpu(cxadj, cadj, rxadj, radj, rm0, cm0,
+                           {&*rm, &*cm, &*info, &*work}, init, &o);
 }
 
 ffi::Error McmStepCpu(IndexBuffer cxadj, IndexBuffer cadj, IndexBuffer rm_in,
@@ -98,7 +102,9 @@ JM_EXPORT_HANDLER(jaxmatch_matching_solve_cpu, jaxmatch::McmSolveCpu,
 // compiles nothing per shape.  cxadj [n_cols + 1] and cadj [cap] are the
 // column CSR (duplicate rows in a column are allowed); the results are
 // row_match [n_rows], col_match [n_cols] and info [kMcmInfoLen] (status:
-// kMcmBadGraph for a malformed CSR).  Returns 0, or 1 for invalid options.
+// kMcmBadGraph for a malformed CSR).  Returns 0, or 1 for invalid options
+// (init must be none or cheap: the host entry has no row CSR and no warm
+// start).
 extern "C" __attribute__((visibility("default"))) int
 jaxmatch_matching_solve_host(int n_rows, int n_cols, int cap, const int* cxadj,
                              const int* cadj, int init, int driver, int bfs,
@@ -108,7 +114,8 @@ jaxmatch_matching_solve_host(int n_rows, int n_cols, int cap, const int* cxadj,
   using namespace jaxmatch;
   const McmOptions o{driver, bfs, max_phases, hybrid_depth, auto_free_divisor};
   if (n_rows < 0 || n_cols < 0 || cap < 0 || CheckInit(init).failure() ||
-      CheckMcmOptions(o).failure() || init == kMcmInitGiven)
+      CheckMcmOptions(o).failure() ||
+      (init != kMcmInitNone && init != kMcmInitCheap))
     return 1;
   std::vector<int> work(McmWorkLayout(n_rows, n_cols).len);
   std::vector<int> none_r(n_rows, -1), none_c(n_cols, -1);

@@ -11,15 +11,17 @@ namespace {
 
 ffi::Error McmFromScratchCuda(cudaStream_t stream, int32_t device,
                               IndexBuffer cxadj, IndexBuffer cadj,
+                              IndexBuffer rxadj, IndexBuffer radj,
                               IndexBuffer rm0, IndexBuffer cm0, McmState st,
                               int32_t init, const McmOptions* solve) {
   JM_RETURN_IF_ERROR(CheckInit(init));
   if (solve) JM_RETURN_IF_ERROR(CheckMcmOptions(*solve));
   McmShape s;
   JM_RETURN_IF_ERROR(GetMcmShape(cxadj, cadj, *st.row_match, &s));
+  JM_RETURN_IF_ERROR(CheckRowCsr(&s, rxadj, radj));
   JM_RETURN_IF_ERROR(CheckMcmState(s, st));
   JM_RETURN_IF_ERROR(CheckWarmStart(s, rm0, cm0));
-  const McmProblem p = McmProblemOf(s, cxadj, cadj, st);
+  const McmProblem p = McmProblemOf(s, cxadj, cadj, st, &rxadj, &radj);
   const int* rm = rm0.typed_data();
   const int* cm = cm0.typed_data();
   if (solve)
@@ -32,21 +34,23 @@ ffi::Error McmFromScratchCuda(cudaStream_t stream, int32_t device,
 }
 
 ffi::Error McmInitCuda(cudaStream_t stream, int32_t device, IndexBuffer cxadj,
-                       IndexBuffer cadj, IndexBuffer rm0, IndexBuffer cm0,
-                       IndexResult rm, IndexResult cm, IndexResult info,
-                       IndexResult work, int32_t init) {
-  return McmFromScratchCuda(stream, device, cxadj, cadj, rm0, cm0,
+                       IndexBuffer cadj, IndexBuffer rxadj, IndexBuffer radj,
+                       IndexBuffer rm0, IndexBuffer cm0, IndexResult rm,
+                       IndexResult cm, IndexResult info, IndexResult work,
+                       int32_t init) {
+  return McmFromScratchCuda(stream, device, cxadj, cadj, rxadj, radj, rm0, cm0,
                             {&*rm, &*cm, &*info, &*work}, init, nullptr);
 }
 
 ffi::Error McmSolveCuda(cudaStream_t stream, int32_t device, IndexBuffer cxadj,
-                        IndexBuffer cadj, IndexBuffer rm0, IndexBuffer cm0,
-                        IndexResult rm, IndexResult cm, IndexResult info,
-                        IndexResult work, int32_t init, int32_t driver,
-                        int32_t bfs, int32_t max_phases, int32_t hybrid_depth,
+                        IndexBuffer cadj, IndexBuffer rxadj, IndexBuffer radj,
+                        IndexBuffer rm0, IndexBuffer cm0, IndexResult rm,
+                        IndexResult cm, IndexResult info, IndexResult work,
+                        int32_t init, int32_t driver, int32_t bfs,
+                        int32_t max_phases, int32_t hybrid_depth,
                         int32_t auto_free_divisor) {
   const McmOptions o{driver, bfs, max_phases, hybrid_depth, auto_free_divisor};
-  return McmFromScratchCuda(stream, device, cxadj, cadj, rm0, cm0,
+  return McmFromScratchCuda(stream, device, cxadj, cadj, rxadj, radj, rm0, cm0,
                             {&*rm, &*cm, &*info, &*work}, init, &o);
 }
 

@@ -1,13 +1,16 @@
 // Operands of the matching handlers, shared by the CPU and CUDA bindings.
 //
-//   init:  (cxadj, cadj, rm0, cm0) -> state      attr init
-//   solve: (cxadj, cadj, rm0, cm0) -> state      attrs init + the options
+//   init:  (cxadj, cadj, rxadj, radj, rm0, cm0) -> state   attr init
+//   solve: (cxadj, cadj, rxadj, radj, rm0, cm0) -> state   attrs init + the
+//                                                          options
 //   step:  (cxadj, cadj, state) -> state         attrs the options, levels,
 //                                                mapping
 //
 // The options are the attributes driver, bfs, max_phases, hybrid_depth and
 // auto_free_divisor.  cxadj is int32 [..., n_cols + 1], cadj int32
 // [..., nnz_cap] (the column CSR; entries past cxadj[n_cols] are padding),
+// rxadj int32 [..., n_rows + 1] and radj int32 [..., rnnz_cap] the row CSR
+// (read only when init == Karp-Sipser),
 // rm0 int32 [..., n_rows] and cm0 int32 [..., n_cols] a warm start (read
 // only when init == given); the state is row_match [..., n_rows], col_match
 // [..., n_cols], info [..., kMcmInfoLen] and work [..., McmWorkLayout::len],
@@ -36,6 +39,7 @@ struct McmState {
 struct McmShape {
   int64_t batch = 0;
   int nr = 0, nc = 0, cap = 0;
+  int rcap = 0;  // the row CSR's capacity (calls that read it)
 };
 
 inline ffi::Error CheckIndexBuffer(const IndexBuffer& buf, const char* name,
@@ -97,22 +101,43 @@ inline ffi::Error CheckWarmStart(const McmShape& s, const IndexBuffer& rm0,
   return ffi::Error::Success();
 }
 
+// The row CSR's shapes must match the graph's; sets s->rcap.
+inline ffi::Error CheckRowCsr(McmShape* s, const IndexBuffer& rxadj,
+                              const IndexBuffer& radj) {
+  int64_t nrp1 = 0, rcap = 0;
+  JM_RETURN_IF_ERROR(CheckIndexBuffer(rxadj, "rxadj", s->batch, &nrp1));
+  JM_RETURN_IF_ERROR(CheckIndexBuffer(radj, "radj", s->batch, &rcap));
+  if (nrp1 != int64_t{s->nr} + 1)
+    return InvalidArgument("rxadj must have n_rows + 1 entries");
+  s->rcap = static_cast<int>(rcap);
+  return ffi::Error::Success();
+}
+
+// The problem of a call; the row CSR is passed by the calls that read it.
 inline McmProblem McmProblemOf(const McmShape& s, const IndexBuffer& cxadj,
-                               const IndexBuffer& cadj, const McmState& st) {
-  return McmProblem{s.batch,
-                    s.nr,
-                    s.nc,
-                    s.cap,
-                    cxadj.typed_data(),
-                    cadj.typed_data(),
-                    st.row_match->typed_data(),
-                    st.col_match->typed_data(),
-                    st.info->typed_data(),
-                    st.work->typed_data()};
+                               const IndexBuffer& cadj, const McmState& st,
+                               const IndexBuffer* rxadj = nullptr,
+                               const IndexBuffer* radj = nullptr) {
+  McmProblem p{s.batch,
+               s.nr,
+               s.nc,
+               s.cap,
+               cxadj.typed_data(),
+               cadj.typed_data(),
+               st.row_match->typed_data(),
+               st.col_match->typed_data(),
+               st.info->typed_data(),
+               st.work->typed_data()};
+  if (rxadj != nullptr) {
+    p.rxadj = rxadj->typed_data();
+    p.radj = radj->typed_data();
+    p.rcap = s.rcap;
+  }
+  return p;
 }
 
 inline ffi::Error CheckInit(int32_t init) {
-  if (init < kMcmInitNone || init > kMcmInitGiven)
+  if (init < kMcmInitNone || init > kMcmInitKarpSipser)
     return InvalidArgument("unknown matching init " + std::to_string(init));
   return ffi::Error::Success();
 }
@@ -168,6 +193,9 @@ ffi::Error PrepareMcmStep(const IndexBuffer& cxadj, const IndexBuffer& cadj,
       .template Arg<IndexBuffer>() /* cadj */             \
       .template Arg<IndexBuffer>() /* rm0 or row_match */ \
       .template Arg<IndexBuffer>() /* cm0 or col_match */
+#define JM_MCM_ROW_CSR                         \
+  .template Arg<IndexBuffer>()     /* rxadj */ \
+      .template Arg<IndexBuffer>() /* radj */
 #define JM_MCM_STATE_RESULTS                       \
   .template Ret<IndexBuffer>()     /* row_match */ \
       .template Ret<IndexBuffer>() /* col_match */ \
@@ -180,17 +208,26 @@ ffi::Error PrepareMcmStep(const IndexBuffer& cxadj, const IndexBuffer& cadj,
       .template Attr<int32_t>("hybrid_depth") \
       .template Attr<int32_t>("auto_free_divisor")
 
+// init and solve: cxadj, cadj, rxadj, radj, rm0, cm0 (the row CSR comes
+// between the column CSR and the warm start).
+#define JM_MCM_FROM_SCRATCH_ARGS               \
+  .template Arg<IndexBuffer>()     /* cxadj */ \
+      .template Arg<IndexBuffer>() /* cadj */  \
+      JM_MCM_ROW_CSR                           \
+      .template Arg<IndexBuffer>() /* rm0 */   \
+      .template Arg<IndexBuffer>() /* cm0 */
+
 template <class Binding>
 auto BindMcmInit(Binding b) {
   return std::move(b)
-      JM_MCM_GRAPH_AND_WARM_START JM_MCM_STATE_RESULTS.template Attr<int32_t>(
+      JM_MCM_FROM_SCRATCH_ARGS JM_MCM_STATE_RESULTS.template Attr<int32_t>(
           "init");
 }
 
 template <class Binding>
 auto BindMcmSolve(Binding b) {
   return std::move(b)
-      JM_MCM_GRAPH_AND_WARM_START JM_MCM_STATE_RESULTS.template Attr<int32_t>(
+      JM_MCM_FROM_SCRATCH_ARGS JM_MCM_STATE_RESULTS.template Attr<int32_t>(
           "init") JM_MCM_OPTIONS;
 }
 
@@ -204,6 +241,8 @@ auto BindMcmStep(Binding b) {
 }
 
 #undef JM_MCM_GRAPH_AND_WARM_START
+#undef JM_MCM_FROM_SCRATCH_ARGS
+#undef JM_MCM_ROW_CSR
 #undef JM_MCM_STATE_RESULTS
 #undef JM_MCM_OPTIONS
 

@@ -1,5 +1,6 @@
 // CUDA kernels of the maximum-cardinality matching solvers: the shared step
-// templates (common/mcm_steps.h) run by CUDA teams.
+// templates (matching/matching_steps.h, matching/karp_sipser.h) run by CUDA
+// teams.
 //
 //   stepped: a kernel per step over a grid (blocks_x, batch); kernel
 //            boundaries are the barriers.  The level and fix kernels end with
@@ -53,6 +54,48 @@ __global__ void mcm_init_match_kernel(McmProblem s, int init, const int* rm0) {
   for (int64_t b = blockIdx.y; b < s.batch; b += gridDim.y) {
     McmView p = s.view(b);
     mcm_init_match(team, p, init, rm0 + b * s.nr);
+  }
+}
+
+// Karp-Sipser (karp_sipser.h): degrees, then one kernel per round (the last
+// block runs the transition), then the check and greedy completion.
+__global__ void mcm_ks_prepare_kernel(McmProblem s) {
+  GridRowTeam team;
+  for (int64_t b = blockIdx.y; b < s.batch; b += gridDim.y) {
+    McmView p = s.view(b);
+    mcm_ks_prepare(team, p);
+  }
+}
+
+__global__ void mcm_ks_round_kernel(McmProblem s) {
+  GridRowTeam team;
+  for (int64_t b = blockIdx.y; b < s.batch; b += gridDim.y) {
+    McmView p = s.view(b);
+    if (!mcm_ks_active(p)) continue;  // uniform over the row
+    int bits = mcm_ks_round(team, p);
+    bits = BlockTeam().sync_or(bits);
+    if (LastBlockOfRow(p.sc + kMcmTicket, p.sc + kMcmKsMatched, bits) &&
+        threadIdx.x == 0) {
+      const int all = atomicExch(p.sc + kMcmKsMatched, 0);
+      p.sc[kMcmTicket] = 0;
+      mcm_ctrl_ks(p, all);
+    }
+  }
+}
+
+__global__ void mcm_ks_finish_cols_kernel(McmProblem s) {
+  GridRowTeam team;
+  for (int64_t b = blockIdx.y; b < s.batch; b += gridDim.y) {
+    McmView p = s.view(b);
+    mcm_ks_finish_cols(team, p);
+  }
+}
+
+__global__ void mcm_ks_finish_rows_kernel(McmProblem s) {
+  GridRowTeam team;
+  for (int64_t b = blockIdx.y; b < s.batch; b += gridDim.y) {
+    McmView p = s.view(b);
+    mcm_ks_finish_rows(team, p);
   }
 }
 
@@ -145,6 +188,13 @@ cudaError_t LaunchMcmInit(cudaStream_t stream, const McmProblem& s, int init,
   const dim3 grid = Grid(s, kMcmMappingMt, resident_blocks);
   mcm_init_clear_kernel<<<grid, kMcmThreads, 0, stream>>>(s, init, rm0, cm0);
   mcm_init_match_kernel<<<grid, kMcmThreads, 0, stream>>>(s, init, rm0);
+  if (init == kMcmInitKarpSipser) {
+    mcm_ks_prepare_kernel<<<grid, kMcmThreads, 0, stream>>>(s);
+    for (int k = 0; k < kMcmKsSteppedRounds; ++k)
+      mcm_ks_round_kernel<<<grid, kMcmThreads, 0, stream>>>(s);
+    mcm_ks_finish_cols_kernel<<<grid, kMcmThreads, 0, stream>>>(s);
+    mcm_ks_finish_rows_kernel<<<grid, kMcmThreads, 0, stream>>>(s);
+  }
   mcm_init_bfs_kernel<<<grid, kMcmThreads, 0, stream>>>(s);
   return cudaGetLastError();
 }

@@ -16,7 +16,9 @@ namespace jaxmatch {
 // Threads per block of the stepped kernels.
 constexpr int kMcmThreads = 256;
 
-// Initial matching (none, cheap or a warm start) and the first BFS array.
+// Initial matching (none, cheap, a warm start or Karp-Sipser: up to
+// kMcmKsSteppedRounds round kernels, then the greedy completion) and the
+// first BFS array.  Karp-Sipser reads the problem's row CSR.
 // `resident_blocks`: blocks of kMcmThreads the device holds at once (the MT
 // grid's bound).
 cudaError_t LaunchMcmInit(cudaStream_t stream, const McmProblem& p, int init,

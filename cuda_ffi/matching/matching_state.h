@@ -8,6 +8,9 @@
 //   info      [kMcmInfoLen]      scalars (McmScalar): status, counters
 //   work      [McmWorkLayout::len]  bfs, root, pred, queue
 //
+// and the graph is the column CSR (cxadj, cadj), plus the row CSR (rxadj,
+// radj) for the initialisations that read it (Karp-Sipser; null otherwise).
+//
 // and the arrays mean:
 //   rmatch  [n_rows]   column matched to each row, -1 free; -2 marks a free
 //                      row that ends an augmenting path found by the BFS
@@ -16,8 +19,12 @@
 //                      columns), kL0 - 1 unvisited, larger = deeper; with root
 //                      tracking, a root whose tree found a path holds -r for
 //                      the free row r chosen as its path's end (<= 0)
-//   root    [n_cols]   the root a column's tree grew from (-1 unvisited)
-//   pred    [n_rows]   the column from which the BFS reached a row
+//   root    [n_cols]   the root a column's tree grew from (-1 unvisited);
+//                      during a Karp-Sipser initialisation, the number of
+//                      free rows of each column
+//   pred    [n_rows]   the column from which the BFS reached a row; during
+//                      a Karp-Sipser initialisation, the number of free
+//                      columns of each row
 //   queue   [n_cols]   the columns in BFS order (each enters once per phase:
 //                      the roots first, then every column as its level is
 //                      claimed); level k is queue[head, end), the next level
@@ -51,7 +58,14 @@ enum McmBfs : int { kMcmBfsPlain = 0, kMcmBfsWr = 1 };
 // grid of 256 x 256 threads, each striding over many vertices; MT, about one
 // thread per vertex.  The CPU ignores it.
 enum McmMapping : int { kMcmMappingCt = 0, kMcmMappingMt = 1 };
-enum McmInit : int { kMcmInitNone = 0, kMcmInitCheap = 1, kMcmInitGiven = 2 };
+// Initial matchings: none; cheap (each column takes its first free row);
+// a given warm start; Karp-Sipser (karp_sipser.h).
+enum McmInit : int {
+  kMcmInitNone = 0,
+  kMcmInitCheap = 1,
+  kMcmInitGiven = 2,
+  kMcmInitKarpSipser = 3
+};
 
 enum McmStatus : int {
   kMcmRunning = 0,
@@ -77,6 +91,9 @@ enum McmScalar : int {
   kMcmQTail = 10,        // the next level is appended at queue[tail]
   kMcmFoundLevel = 11,   // the first level of this phase that found a path
   kMcmInitialFree = 12,  // columns free after the initial matching
+  kMcmKsStage = 13,      // Karp-Sipser: the next round's McmKsStage
+  kMcmKsMatched = 14,    // Karp-Sipser: OR of the round's blocks' flags
+  kMcmKsSeedSlice = 15,  // Karp-Sipser: seed slices done
   kMcmInfoLen = 16,
 };
 
@@ -105,11 +122,15 @@ struct McmWorkLayout {
 };
 
 // One problem: the column CSR (cxadj [n_cols + 1], cadj [nnz_cap], entries
-// past cxadj[n_cols] are padding) and its state.
+// past cxadj[n_cols] are padding), the row CSR when it is read (rxadj
+// [n_rows + 1], radj [rnnz_cap]; else null) and its state.
 struct McmView {
   int nr, nc, nnz_cap;
   const int* cxadj;
   const int* cadj;
+  int rnnz_cap = 0;
+  const int* rxadj = nullptr;
+  const int* radj = nullptr;
   int* sc;
   int* rmatch;
   int* cmatch;
@@ -135,25 +156,47 @@ struct McmView {
   }
 };
 
+// Whether column c's adjacency is a valid slice of cadj with rows in range
+// (and the pointers start at 0).
+JM_HD bool mcm_column_ok(const McmView& p, int c) {
+  const int lo = p.cxadj[c], hi = p.cxadj[c + 1];
+  if (lo < 0 || hi < lo || hi > p.nnz_cap || (c == 0 && lo != 0)) return false;
+  for (int k = lo; k < hi; ++k) {
+    const int r = p.cadj[k];
+    if (r < 0 || r >= p.nr) return false;
+  }
+  return true;
+}
+
 // A batch of graphs with equal shapes and their states: the operands of one
-// call, each [batch, len].  view(b) is problem b.
+// call, each [batch, len].  view(b) is problem b.  The row CSR is set only
+// for the calls that read it (initialisation).
 struct McmProblem {
   int64_t batch;
   int nr, nc, cap;
-  const int* cxadj;  // [batch, nc + 1]
-  const int* cadj;   // [batch, cap]
-  int* rmatch;       // [batch, nr]
-  int* cmatch;       // [batch, nc]
-  int* info;         // [batch, kMcmInfoLen]
-  int* work;         // [batch, McmWorkLayout::len]
+  const int* cxadj;            // [batch, nc + 1]
+  const int* cadj;             // [batch, cap]
+  int* rmatch;                 // [batch, nr]
+  int* cmatch;                 // [batch, nc]
+  int* info;                   // [batch, kMcmInfoLen]
+  int* work;                   // [batch, McmWorkLayout::len]
+  const int* rxadj = nullptr;  // [batch, nr + 1] or null
+  const int* radj = nullptr;   // [batch, rcap] or null
+  int rcap = 0;
 
   JM_HD int64_t work_len() const {
     return static_cast<int64_t>(McmWorkLayout(nr, nc).len);
   }
   JM_HD McmView view(int64_t b) const {
-    return McmView(nr, nc, cap, cxadj + b * (nc + 1), cadj + b * cap,
-                   rmatch + b * nr, cmatch + b * nc, info + b * kMcmInfoLen,
-                   work + b * work_len());
+    McmView v(nr, nc, cap, cxadj + b * (nc + 1), cadj + b * cap,
+              rmatch + b * nr, cmatch + b * nc, info + b * kMcmInfoLen,
+              work + b * work_len());
+    if (rxadj != nullptr) {
+      v.rnnz_cap = rcap;
+      v.rxadj = rxadj + b * (nr + 1);
+      v.radj = radj + b * rcap;
+    }
+    return v;
   }
 };
 

@@ -31,6 +31,7 @@
 //    (Berge).
 #pragma once
 
+#include "matching/karp_sipser.h"
 #include "matching/matching_state.h"
 
 namespace jaxmatch {
@@ -47,18 +48,6 @@ constexpr int kMcmFlagInserted = 1;
 constexpr int kMcmFlagFound = 2;
 
 // ------------------------------------------------------------ initialisation
-
-// Whether column c's adjacency is a valid slice of cadj with rows in range
-// (and the pointers start at 0).
-JM_HD bool mcm_column_ok(const McmView& p, int c) {
-  const int lo = p.cxadj[c], hi = p.cxadj[c + 1];
-  if (lo < 0 || hi < lo || hi > p.nnz_cap || (c == 0 && lo != 0)) return false;
-  for (int k = lo; k < hi; ++k) {
-    const int r = p.cadj[k];
-    if (r < 0 || r >= p.nr) return false;
-  }
-  return true;
-}
 
 // Scalars; cmatch from the warm start (a pair is kept only when it is an edge
 // and both sides name each other) or empty; rows cleared.
@@ -94,7 +83,8 @@ JM_HD void mcm_init_clear(const Team& team, McmView& p, int init,
 
 // Warm start: rows take the pairs kept by their columns.  Cheap matching:
 // each free column takes its first free neighbouring row (compare-and-swap;
-// with one worker this is the sequential greedy of the papers).
+// with one worker this is the sequential greedy of the papers).  Every
+// column is validated here (the Karp-Sipser rounds come after).
 template <class Team>
 JM_HD void mcm_init_match(const Team& team, McmView& p, int init,
                           const int* rm0) {
@@ -318,6 +308,7 @@ JM_HD void mcm_init(const Team& team, McmView& p, int init, const int* rm0,
   team.sync();
   mcm_init_match(team, p, init, rm0);
   team.sync();
+  if (init == kMcmInitKarpSipser) mcm_ks_init(team, p);
   mcm_init_bfs(team, p);
   team.sync();
   if (team.rank() == 0) mcm_ctrl_start_phase(p);

@@ -1,10 +1,13 @@
 """The matching custom calls: one ``ffi_call`` per handler, state as named
 buffers.
 
-Graph operands: ``cxadj`` int32 ``[..., n_cols + 1]`` and ``cadj`` int32
-``[..., nnz_cap]``. Leading dimensions are batch dimensions; under
-``jax.vmap`` the batched dimension becomes a leading dimension
-(``vmap_method="broadcast_all"``) and the kernels put the batch on the grid.
+Graph operands: the column CSR, ``cxadj`` int32 ``[..., n_cols + 1]`` and
+``cadj`` int32 ``[..., nnz_cap]``; the initialising calls also take the row
+CSR, ``rxadj`` int32 ``[..., n_rows + 1]`` and ``radj`` int32
+``[..., nnz_cap]`` (read by the Karp-Sipser initial matching only). Leading
+dimensions are batch dimensions; under ``jax.vmap`` the batched dimension
+becomes a leading dimension (``vmap_method="broadcast_all"``) and the kernels
+put the batch on the grid.
 """
 
 from __future__ import annotations
@@ -76,15 +79,16 @@ def _attrs(**kw: int) -> dict[str, np.int32]:
     return {k: np.int32(v) for k, v in kw.items()}
 
 
-def matching_init(cxadj, cadj, rm0, cm0, *, init: int) -> MatchingState:
-    """Initial matching (none, cheap or the warm start rm0/cm0) and BFS array."""
+def matching_init(cxadj, cadj, rxadj, radj, rm0, cm0, *, init: int) -> MatchingState:
+    """Initial matching (none, cheap, Karp-Sipser or the warm start rm0/cm0)
+    and BFS array."""
     _checked()
     call = jax.ffi.ffi_call(
         "jaxmatch_matching_init",
         _state_shapes(cxadj, rm0.shape[-1]),
         vmap_method="broadcast_all",
     )
-    return MatchingState(*call(cxadj, cadj, rm0, cm0, **_attrs(init=init)))
+    return MatchingState(*call(cxadj, cadj, rxadj, radj, rm0, cm0, **_attrs(init=init)))
 
 
 def matching_step(
@@ -105,7 +109,9 @@ def matching_step(
     return MatchingState(*out)
 
 
-def matching_solve(cxadj, cadj, rm0, cm0, *, init: int, **options: int) -> MatchingState:
+def matching_solve(
+    cxadj, cadj, rxadj, radj, rm0, cm0, *, init: int, **options: int
+) -> MatchingState:
     """Initialisation and the whole solve in one call (fused)."""
     _checked()
     call = jax.ffi.ffi_call(
@@ -113,7 +119,8 @@ def matching_solve(cxadj, cadj, rm0, cm0, *, init: int, **options: int) -> Match
         _state_shapes(cxadj, rm0.shape[-1]),
         vmap_method="broadcast_all",
     )
-    return MatchingState(*call(cxadj, cadj, rm0, cm0, **_attrs(init=init, **options)))
+    out = call(cxadj, cadj, rxadj, radj, rm0, cm0, **_attrs(init=init, **options))
+    return MatchingState(*out)
 
 
 @functools.cache
@@ -137,7 +144,8 @@ def solve_host(
       cxadj: int32 ``[n_cols + 1]`` column pointers.
       cadj: int32 ``[cap]`` row indices (duplicates in a column allowed).
       n_rows: number of rows.
-      init: ``"none"`` or ``"cheap"``.
+      init: ``"none"`` or ``"cheap"`` (the host entry has no row CSR, so
+        no ``"karp_sipser"``).
       options: driver, bfs, max_phases, hybrid_depth, auto_free_divisor
         (library codes and values).
 

@@ -15,8 +15,8 @@ augmenting paths; ``Alternate`` flips many of them in parallel and
 * level kernels: ``"wr"`` (GPUBFS-WR) tracks each tree's root and stops
   growing trees whose root already found a path; ``"plain"`` (GPUBFS) does
   not;
-* initial matching: the papers' cheap (greedy) matching, none, or a warm
-  start.
+* initial matching: the papers' cheap (greedy) matching, a parallel
+  Karp-Sipser matching (``"karp-sipser"``), none, or a warm start.
 
 Two execution shapes, as for the LAP solver:
 
@@ -79,17 +79,19 @@ def _check_graph(G: Any) -> BipartiteGraph:
             "expected a jaxmatch.BipartiteGraph (build one with "
             f"BipartiteGraph.from_scipy / from_edges / from_dense), got {type(G).__name__}"
         )
-    for name in ("cxadj", "cadj"):
+    for name in ("cxadj", "cadj", "rxadj", "radj"):
         a = getattr(G, name)
         if jnp.result_type(a) != jnp.int32:
             raise TypeError(f"graph.{name} must be int32, got {jnp.result_type(a)}")
-    if jnp.shape(G.cxadj)[-1] != G.n_cols + 1:
-        raise ValueError(
-            f"graph.cxadj has {jnp.shape(G.cxadj)[-1]} entries; "
-            f"expected n_cols + 1 = {G.n_cols + 1}"
-        )
-    if jnp.shape(G.cxadj)[:-1] != jnp.shape(G.cadj)[:-1]:
-        raise ValueError("graph.cxadj and graph.cadj have different batch shapes")
+    for name, n, what in (("cxadj", G.n_cols, "n_cols"), ("rxadj", G.n_rows, "n_rows")):
+        if jnp.shape(getattr(G, name))[-1] != n + 1:
+            raise ValueError(
+                f"graph.{name} has {jnp.shape(getattr(G, name))[-1]} entries; "
+                f"expected {what} + 1 = {n + 1}"
+            )
+    batch = jnp.shape(G.cxadj)[:-1]
+    if any(jnp.shape(getattr(G, k))[:-1] != batch for k in ("cadj", "rxadj", "radj")):
+        raise ValueError("graph.cxadj, cadj, rxadj and radj have different batch shapes")
     return G
 
 
@@ -100,28 +102,32 @@ def _choice(value: Any, allowed: tuple[str, ...], what: str) -> str:
     return value
 
 
+#: The string values of ``init`` and the library's name of each.
+_INIT_NAMES = {"cheap": "cheap", "karp-sipser": "karp_sipser"}
+_INIT_HELP = "init must be 'cheap', 'karp-sipser', None or (row_match, col_match)"
+
+
 def _warm_start(init: Any, G: BipartiteGraph, batch: tuple[int, ...]):
-    """``(mode, rm0, cm0)`` from the ``init`` argument (mode: "none",
-    "cheap" or "given")."""
+    """``(mode, rm0, cm0)`` from the ``init`` argument (mode: the library's
+    name, "none", "cheap", "karp_sipser" or "given")."""
     empty_r = jnp.full((*batch, G.n_rows), -1, jnp.int32)
     empty_c = jnp.full((*batch, G.n_cols), -1, jnp.int32)
     if init is None:
         return "none", empty_r, empty_c
     if isinstance(init, jax.core.Tracer):
-        raise TypeError(
-            "init must be 'cheap', None or a (row_match, col_match) pair of arrays; "
-            "got a single traced value"
-        )
+        raise TypeError(f"{_INIT_HELP} pair of arrays; got a single traced value")
     if isinstance(init, str):
-        if init != "cheap":
-            raise ValueError(f"init must be 'cheap', None or (row_match, col_match), got {init!r}")
-        return "cheap", empty_r, empty_c
+        if init not in _INIT_NAMES:
+            raise ValueError(f"{_INIT_HELP}, got {init!r}")
+        return _INIT_NAMES[init], empty_r, empty_c
     if isinstance(init, MatchingResult):
         rm, cm = init.row_match, init.col_match
     elif isinstance(init, (tuple, list)) and len(init) == 2:
         rm, cm = init
     else:
-        raise TypeError("init must be 'cheap', None, a MatchingResult or (row_match, col_match)")
+        raise TypeError(
+            "init must be 'cheap', 'karp-sipser', None, a MatchingResult or (row_match, col_match)"
+        )
     rm, cm = jnp.asarray(rm), jnp.asarray(cm)
     for name, a, n in (("row_match", rm, G.n_rows), ("col_match", cm, G.n_cols)):
         if not jnp.issubdtype(a.dtype, jnp.integer):
@@ -149,7 +155,7 @@ def _result(state: matching_ffi.MatchingState) -> MatchingResult:
 
 
 def _stepped(G, init, rm0, cm0, *, levels, mapping, **options):
-    state = matching_ffi.matching_init(G.cxadj, G.cadj, rm0, cm0, init=init)
+    state = matching_ffi.matching_init(G.cxadj, G.cadj, G.rxadj, G.radj, rm0, cm0, init=init)
     running_code = int(MatchingStatus.RUNNING)
 
     def running(state):
@@ -164,7 +170,9 @@ def _stepped(G, init, rm0, cm0, *, levels, mapping, **options):
 
 
 def _fused(G, init, rm0, cm0, **options):
-    return matching_ffi.matching_solve(G.cxadj, G.cadj, rm0, cm0, init=init, **options)
+    return matching_ffi.matching_solve(
+        G.cxadj, G.cadj, G.rxadj, G.radj, rm0, cm0, init=init, **options
+    )
 
 
 def max_cardinality_matching(
@@ -204,8 +212,10 @@ def max_cardinality_matching(
         :data:`AUTO_FREE_DIVISOR` is free after ``init``, else hybrid; each
         graph of a batch chooses for itself).
       bfs: static. ``"wr"`` (GPUBFS-WR, root tracking) or ``"plain"`` (GPUBFS).
-      init: ``"cheap"`` (greedy initial matching) or ``None`` (start empty),
-        both static; or a warm start ``(row_match, col_match)`` /
+      init: ``"cheap"`` (greedy initial matching), ``"karp-sipser"`` (a
+        parallel Karp-Sipser matching, see :func:`karp_sipser_matching`;
+        it also reads the graph's row CSR) or ``None`` (start empty), all
+        static; or a warm start ``(row_match, col_match)`` /
         :class:`MatchingResult` (int ``[..., n_rows]`` / ``[..., n_cols]``,
         -1 unmatched; these arrays may be traced); pairs that are not edges
         or whose two sides do not name each other are dropped.
@@ -276,6 +286,19 @@ def max_cardinality_matching(
     return _result(state)
 
 
+def _initial_matching(G: BipartiteGraph, init: str) -> MatchingResult:
+    """The initial matching ``init`` (a string value of ``init``) alone."""
+    G = _check_graph(G)
+    batch = tuple(jnp.shape(G.cxadj)[:-1])
+    mode, rm0, cm0 = _warm_start(init, G, batch)
+    state = matching_ffi.matching_init(
+        G.cxadj, G.cadj, G.rxadj, G.radj, rm0, cm0, init=matching_ffi.code("INIT", mode)
+    )
+    res = _result(state)
+    initial = res.status == MatchingStatus.RUNNING
+    return res._replace(status=jnp.where(initial, MatchingStatus.INITIAL, res.status))
+
+
 def cheap_matching(G: BipartiteGraph) -> MatchingResult:
     """The papers' cheap matching: each column, in turn, takes its first free
     neighbouring row (on the GPU the columns race for rows with
@@ -284,12 +307,30 @@ def cheap_matching(G: BipartiteGraph) -> MatchingResult:
     Jittable and vmappable like :func:`max_cardinality_matching`; ``status``
     is ``MatchingStatus.INITIAL`` (``INVALID_GRAPH`` for a malformed CSR).
     """
-    G = _check_graph(G)
-    batch = tuple(jnp.shape(G.cxadj)[:-1])
-    _, rm0, cm0 = _warm_start(None, G, batch)
-    state = matching_ffi.matching_init(
-        G.cxadj, G.cadj, rm0, cm0, init=matching_ffi.code("INIT", "cheap")
-    )
-    res = _result(state)
-    initial = res.status == MatchingStatus.RUNNING
-    return res._replace(status=jnp.where(initial, MatchingStatus.INITIAL, res.status))
+    return _initial_matching(G, "cheap")
+
+
+def karp_sipser_matching(G: BipartiteGraph) -> MatchingResult:
+    """The parallel Karp-Sipser matching that ``init="karp-sipser"`` starts
+    from (``docs/matching.md``).
+
+    Rounds match every free vertex that has one free neighbour left (rows and
+    columns; degrees count free neighbours only) to that neighbour; when none
+    is left, a slice of the free columns takes their free rows of least
+    degree, and the rounds go on; finally every free column takes its first
+    free row. The result is a valid, maximal matching on every back end and
+    interleaving; on a forest it is maximum (on the CPU and in the fused GPU
+    kernel always; the stepped GPU initialisation runs a bounded number of
+    rounds). It reads both CSRs of ``G``; a graph whose row CSR is malformed
+    gives ``INVALID_GRAPH``.
+
+    Args:
+      G: the graph, int32 ``cxadj [..., n_cols + 1]``, ``cadj [..., cap]``,
+        ``rxadj [..., n_rows + 1]``, ``radj [..., cap]``.
+
+    Returns:
+      A :class:`MatchingResult` (``row_match`` int32 ``[..., n_rows]``,
+      ``col_match`` int32 ``[..., n_cols]``, ``n_phases == n_levels == 0``)
+      with ``status`` ``MatchingStatus.INITIAL``.
+    """
+    return _initial_matching(G, "karp-sipser")

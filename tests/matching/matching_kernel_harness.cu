@@ -3,7 +3,8 @@
 // with CMake).
 //
 // Fused and stepped solves (both thread mappings) of small random graphs for
-// every driver, BFS kernel and initialisation; each result must be a valid
+// every driver, BFS kernel and initialisation (none, cheap, Karp-Sipser; the
+// last reads the row CSR too); each result must be a valid
 // matching with the cardinality of the serial solve on the host (the same
 // step order, mcm_init and mcm_solve_loop, run by a serial team).  A launch
 // that has not finished after 3 s counts as a hang: the harness reports it
@@ -32,7 +33,20 @@ using namespace jaxmatch;
 struct Graph {
   int nr, nc;
   std::vector<int> cx, ca;
+  std::vector<int> rx, ra;  // the row CSR, built by AddRowCsr
 };
+
+// The row CSR (the transpose of the column CSR), padded to the same capacity.
+static void AddRowCsr(Graph& g) {
+  g.rx.assign(g.nr + 1, 0);
+  for (int c = 0; c < g.nc; ++c)
+    for (int k = g.cx[c]; k < g.cx[c + 1]; ++k) ++g.rx[g.ca[k] + 1];
+  for (int r = 0; r < g.nr; ++r) g.rx[r + 1] += g.rx[r];
+  g.ra.assign(g.ca.size(), 0);
+  std::vector<int> next(g.rx.begin(), g.rx.end() - 1);
+  for (int c = 0; c < g.nc; ++c)
+    for (int k = g.cx[c]; k < g.cx[c + 1]; ++k) g.ra[next[g.ca[k]]++] = c;
+}
 
 static bool Finished(cudaStream_t s) {
   for (int i = 0; i < 300; ++i) {
@@ -46,10 +60,13 @@ static int HostCardinality(const Graph& g, const McmOptions& o, int init) {
   const int w = static_cast<int>(McmWorkLayout(g.nr, g.nc).len);
   std::vector<int> rm(g.nr), cm(g.nc), info(kMcmInfoLen), work(w),
       none_r(g.nr, -1), none_c(g.nc, -1);
-  const McmProblem p{
+  McmProblem p{
       1,           g.nr,        g.nc,      static_cast<int>(g.ca.size()),
       g.cx.data(), g.ca.data(), rm.data(), cm.data(),
       info.data(), work.data()};
+  p.rxadj = g.rx.data();
+  p.radj = g.ra.data();
+  p.rcap = static_cast<int>(g.ra.size());
   McmView v = p.view(0);
   const SerialTeam team;
   mcm_init(team, v, init, none_r.data(), none_c.data());
@@ -94,6 +111,7 @@ int main() {
     if (g.ca.empty()) g.ca.push_back(0);  // capacity 1, no edge
     graphs.push_back(g);
   }
+  for (Graph& g : graphs) AddRowCsr(g);
 
   int bad = 0, runs = 0;
   for (size_t gi = 0; gi < graphs.size(); ++gi) {
@@ -108,13 +126,20 @@ int main() {
     int* d_cm = ToDevice(none_c);
     int* d_info = ToDevice(std::vector<int>(kMcmInfoLen));
     int* d_work = ToDevice(std::vector<int>(w));
-    const McmProblem p{1,      g.nr,  g.nc, static_cast<int>(g.ca.size()),
-                       d_cx,   d_ca,  d_rm, d_cm,
-                       d_info, d_work};
+    int* d_rx = ToDevice(g.rx);
+    int* d_ra = ToDevice(g.ra);
+    McmProblem p{1,      g.nr,  g.nc, static_cast<int>(g.ca.size()),
+                 d_cx,   d_ca,  d_rm, d_cm,
+                 d_info, d_work};
+    p.rxadj = d_rx;
+    p.radj = d_ra;
+    p.rcap = static_cast<int>(g.ra.size());
+    const int inits[] = {kMcmInitNone, kMcmInitCheap, kMcmInitKarpSipser};
     for (int stepped = 0; stepped < 2; ++stepped)
       for (int driver = kMcmApfb; driver <= kMcmAuto; ++driver)
         for (int bfs = 0; bfs < 2; ++bfs)
-          for (int init = 0; init < 2; ++init, ++runs) {
+          for (int init : inits) {
+            ++runs;
             const McmOptions o{driver, bfs, std::min(g.nr, g.nc) + 1, 4, 50};
             bool ok;
             if (!stepped) {
@@ -167,7 +192,8 @@ int main() {
                   valid, card, expect);
             }
           }
-    for (int* ptr : {d_cx, d_ca, d_rm0, d_cm0, d_rm, d_cm, d_info, d_work})
+    for (int* ptr :
+         {d_cx, d_ca, d_rm0, d_cm0, d_rm, d_cm, d_info, d_work, d_rx, d_ra})
       CK(cudaFree(ptr));
   }
   std::printf("matching_kernel_harness: %s (%d runs, %d bad)\n",

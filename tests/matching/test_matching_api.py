@@ -62,7 +62,8 @@ def _odd_graphs():
 @pytest.mark.parametrize("name, A", _odd_graphs(), ids=[n for n, _ in _odd_graphs()])
 def test_odd_shapes_eager(device, name, A):
     """Unbatched eager calls: both drivers and execution shapes, the level
-    kernels and inits (cheap, none, warm) in turn; ``cheap_matching`` too."""
+    kernels and inits (cheap, Karp-Sipser, none, warm) in turn;
+    ``cheap_matching`` too."""
     G = BipartiteGraph.from_scipy(A)
     expected = scipy_cardinality(A)
     cheap = _host(jaxmatch.cheap_matching(G))
@@ -70,11 +71,12 @@ def test_odd_shapes_eager(device, name, A):
     inits = (*COLD_INITS, cheap)
     shift = [n for n, _ in _odd_graphs()].index(name)
     for k, (method, execution) in enumerate(itertools.product(METHODS, EXECUTIONS)):
-        bfs, init = BFS[(k + shift) % 2], inits[(k + shift) % 3]
+        bfs, init = BFS[(k + shift) % 2], inits[(k + shift) % len(inits)]
         res = _host(mcm(G, method=method, bfs=bfs, execution=execution, init=init))
         assert res.row_match.shape == (A.shape[0],) and res.col_match.shape == (A.shape[1],)
         assert res.row_match.dtype == np.int32 and res.col_match.dtype == np.int32
-        check_result(G, res, expected, f"{name} {method}/{bfs}/{execution}/{(k + shift) % 3}")
+        label = f"{name} {method}/{bfs}/{execution}/{(k + shift) % len(inits)}"
+        check_result(G, res, expected, label)
 
 
 # ---------------------------------------------------------- transformations
@@ -322,7 +324,10 @@ def test_argument_errors():
         (dict(bfs="dfs"), "bfs must be one of"),
         (dict(mapping="warp"), "mapping must be one of"),
         (dict(execution="eager"), "execution must be one of"),
-        (dict(init="greedy"), "init must be 'cheap', None or (row_match, col_match)"),
+        (
+            dict(init="greedy"),
+            "init must be 'cheap', 'karp-sipser', None or (row_match, col_match)",
+        ),
         (dict(levels_per_call=0), "levels_per_call must be >= 1"),
     ):
         with pytest.raises(ValueError, match=re.escape(message)):
@@ -392,7 +397,7 @@ def test_static_options_name_the_recipe():
     [
         (dict(driver=4), "unknown matching driver 4"),
         (dict(driver=-1), "unknown matching driver -1"),
-        (dict(init=3), "unknown matching init 3"),
+        (dict(init=4), "unknown matching init 4"),
         (dict(bfs=2), "unknown BFS kernel 2"),
         (dict(max_phases=0), "max_phases must be >= 1"),
         (dict(hybrid_depth=0), "hybrid_depth must be >= 1"),
@@ -410,7 +415,9 @@ def test_kernel_option_errors(device, attrs, message):
     opts = dict(init=1, driver=3, bfs=1, max_phases=10, hybrid_depth=4, auto_free_divisor=50)
     opts |= attrs
     with pytest.raises(Exception, match=re.escape(message)):
-        jax.block_until_ready(matching_ffi.matching_solve(G.cxadj, G.cadj, rm0, cm0, **opts))
+        jax.block_until_ready(
+            matching_ffi.matching_solve(G.cxadj, G.cadj, G.rxadj, G.radj, rm0, cm0, **opts)
+        )
 
 
 @pytest.mark.parametrize("execution", EXECUTIONS)
