@@ -28,7 +28,7 @@ from jaxmatch import BipartiteGraph
 
 METHODS = ("apfb", "apsb", "hybrid")
 BFS = ("wr", "plain")
-COLD_INITS = ("cheap", None)
+COLD_INITS = ("cheap", "karp-sipser", None)
 INITS = (*COLD_INITS, "warm")  # "warm": the random warm start made with each graph
 EXECUTIONS = ("fused", "stepped")
 MAPPINGS = ("ct", "mt")
@@ -502,3 +502,101 @@ def check_result(G: BipartiteGraph, res, expected: int, what: str = "") -> None:
     assert int(np.asarray(res.cardinality)) == expected, what
     assert cert.cover_size == expected, what
     assert int(np.asarray(res.n_phases)) >= 0 and int(np.asarray(res.n_levels)) >= 0, what
+
+
+# ------------------------------------------------- Karp-Sipser reference
+
+# karp_sipser.h's constants (slices, links followed per start)
+KS_SLICES = 4
+KS_CHAIN_CAP = 256
+
+
+def karp_sipser_reference(A) -> tuple[np.ndarray, np.ndarray]:
+    """The Karp-Sipser initial matching as one serial worker runs it
+    (cuda_ffi/matching/karp_sipser.h, on the CPU): degree-one rounds on the
+    columns, then on the rows, each repeated while it matches; then a seed
+    slice (``c % KS_SLICES``) whose free columns take their free row of least
+    degree; after the last slice, every free column takes its first free row.
+    Sorted adjacency, as the ``BipartiteGraph`` constructors build it."""
+    C = sp.csc_matrix(A)
+    C.sort_indices()
+    R = sp.csr_matrix(A)
+    R.sort_indices()
+    n_rows, n_cols = A.shape
+    cx, ca, rx, ra = C.indptr, C.indices, R.indptr, R.indices
+    rm = np.full(n_rows, -1, np.int64)
+    cm = np.full(n_cols, -1, np.int64)
+    dc, dr = np.diff(cx).astype(np.int64), np.diff(rx).astype(np.int64)
+
+    def drop(c_or_r, ptr, idx, deg, match):  # first free vertex brought to 1
+        nxt = -1
+        for v in idx[ptr[c_or_r] : ptr[c_or_r + 1]]:
+            deg[v] -= 1
+            if deg[v] == 1 and match[v] < 0 and nxt < 0:
+                nxt = v
+        return nxt
+
+    def chain(v, ptr, idx, other, mine, side_deg, other_deg, optr, oidx):
+        matched = False
+        for _ in range(KS_CHAIN_CAP):
+            if v < 0 or mine[v] >= 0:
+                break
+            u = next((u for u in idx[ptr[v] : ptr[v + 1]] if other[u] < 0), -1)
+            if u < 0:
+                break
+            mine[v], other[u], matched = u, v, True
+            drop(v, ptr, idx, other_deg, other)
+            v = drop(u, optr, oidx, side_deg, mine)
+        return matched
+
+    stage, seed = "cols", 0
+    while stage != "done":
+        matched = False
+        if stage == "cols":
+            for c in range(n_cols):
+                if cm[c] < 0 and dc[c] == 1:
+                    matched |= chain(c, cx, ca, rm, cm, dc, dr, rx, ra)
+            stage = "cols" if matched else "rows"
+        elif stage == "rows":
+            for r in range(n_rows):
+                if rm[r] < 0 and dr[r] == 1:
+                    matched |= chain(r, rx, ra, cm, rm, dr, dc, cx, ca)
+            stage = "rows" if matched else ("seed" if seed < KS_SLICES else "done")
+        else:
+            for c in range(seed, n_cols, KS_SLICES):
+                if cm[c] >= 0 or dc[c] <= 0:
+                    continue
+                free = [r for r in ca[cx[c] : cx[c + 1]] if rm[r] < 0]
+                if free:
+                    r = min(free, key=lambda r: dr[r])  # the first of least degree
+                    cm[c], rm[r] = r, c
+                    drop(c, cx, ca, dr, rm)
+                    drop(r, rx, ra, dc, cm)
+            seed, stage = seed + 1, "cols"
+    for c in range(n_cols):  # the greedy completion
+        if cm[c] < 0:
+            r = next((r for r in ca[cx[c] : cx[c + 1]] if rm[r] < 0), -1)
+            if r >= 0:
+                cm[c], rm[r] = r, c
+    return rm, cm
+
+
+def random_forest(rng, n_rows: int, n_cols: int) -> sp.csr_matrix:
+    """A random forest as a bipartite graph: vertices are added one by one,
+    each joined (with probability 0.9) to a random earlier vertex of the
+    other side; its maximum matching is what Karp-Sipser finds."""
+    side = rng.integers(0, 2, n_rows + n_cols)  # 0 row, 1 column
+    ids = np.zeros(side.size, np.int64)
+    ids[side == 0] = np.arange(int((side == 0).sum()))
+    ids[side == 1] = np.arange(int((side == 1).sum()))
+    keep = np.r_[np.flatnonzero(side == 0)[:n_rows], np.flatnonzero(side == 1)[:n_cols]]
+    order = np.sort(keep)
+    rows, cols = [], []
+    for k, v in enumerate(order):
+        earlier = order[:k][side[order[:k]] != side[v]]
+        if earlier.size and rng.random() < 0.9:
+            u = earlier[rng.integers(earlier.size)]
+            r, c = (v, u) if side[v] == 0 else (u, v)
+            rows.append(ids[r])
+            cols.append(ids[c])
+    return _csr(rows, cols, n_rows, n_cols)

@@ -119,13 +119,14 @@ def test_stress_batched(device, family):
             check_result(G, member(res, i), oracle[i], f"{family} seed {i} {variant}")
             checked += 1
     assert checked == n_seeds * len(_variants())
-    # the initial matching alone: valid and maximal (compare-and-swap on the GPU)
-    cheap = jax.device_get(jax.jit(jax.vmap(jaxmatch.cheap_matching))(batch))
-    for i, G in enumerate(graphs):
-        one = member(cheap, i)
-        cert = jaxmatch.verify_matching(G, one)
-        assert cert.valid, (family, i, cert.reason)
-        assert is_maximal(mats[i], one.row_match, one.col_match), (family, i)
+    # the initial matchings alone: valid and maximal (compare-and-swap on the GPU)
+    for initial in (jaxmatch.cheap_matching, jaxmatch.karp_sipser_matching):
+        res = jax.device_get(jax.jit(jax.vmap(initial))(batch))
+        for i, G in enumerate(graphs):
+            one = member(res, i)
+            cert = jaxmatch.verify_matching(G, one)
+            assert cert.valid, (family, i, initial.__name__, cert.reason)
+            assert is_maximal(mats[i], one.row_match, one.col_match), (family, i, initial.__name__)
 
 
 @functools.cache
