@@ -30,7 +30,7 @@ Two execution shapes:
 from __future__ import annotations
 
 import functools
-from typing import Literal
+from typing import Literal, NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -204,17 +204,26 @@ def _assignment_cost(C, col_for_row, ok):
     return jnp.where(ok, total, jnp.nan), jnp.ones(ok.shape, bool)
 
 
-def _solution(state: lap_ffi.LapState) -> lap_ffi.LapState:
-    """The state without its workspaces, whose lengths differ by variant (so
-    that both branches of a platform choice have one shape)."""
-    return state._replace(work=None, twork=None)
+class _Solution(NamedTuple):
+    """A solve's state without its workspaces, whose lengths differ by
+    variant (so that both branches of a platform choice have one shape)."""
+
+    col_for_row: jax.Array
+    row_for_col: jax.Array
+    u: jax.Array
+    v: jax.Array
+    info: jax.Array
 
 
-def _fused(Ck: jax.Array, variant: int) -> lap_ffi.LapState:
+def _solution(state: lap_ffi.LapState) -> _Solution:
+    return _Solution(state.col_for_row, state.row_for_col, state.u, state.v, state.info)
+
+
+def _fused(Ck: jax.Array, variant: int) -> _Solution:
     return _solution(lap_ffi.lap_solve(Ck, variant=variant))
 
 
-def _stepped(Ck: jax.Array, variant: int) -> lap_ffi.LapState:
+def _stepped(Ck: jax.Array, variant: int) -> _Solution:
     running_code = int(LAPStatus.RUNNING)
 
     def running(state):
@@ -226,7 +235,7 @@ def _stepped(Ck: jax.Array, variant: int) -> lap_ffi.LapState:
     return _solution(lax.while_loop(running, step, lap_ffi.lap_init(Ck, variant=variant)))
 
 
-def _run_solver(Ck: jax.Array, method: str, execution: str) -> lap_ffi.LapState:
+def _run_solver(Ck: jax.Array, method: str, execution: str) -> _Solution:
     """Runs the chosen method and execution shape; ``"auto"`` is chosen per
     platform when the computation is lowered. Method: JV on the CPU, the tree
     variant on a GPU (and in every stepped solve). Execution: fused on the
