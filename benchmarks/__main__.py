@@ -69,11 +69,14 @@ def resolve(family: harness.Family, args: argparse.Namespace) -> tuple[dict, lis
     labels = harness.select(opts.get("solvers"), list(family.solvers), groups, "solvers")
     if not opts.get("solvers"):
         labels = [s for s in labels if s in default]
-    if opts.get("cpu"):
-        dropped = [s for s in labels if family.solvers[s].get("gpu")]
-        labels = [s for s in labels if s not in dropped]
-        if dropped and opts.get("solvers"):
-            print(f"--cpu: not running the GPU solvers {dropped}", file=sys.stderr)
+    # "gpu": a GPU solver (dropped by --cpu); "cpu_only": runs on the CPU only
+    # (dropped without --cpu).
+    unfit = "gpu" if opts.get("cpu") else "cpu_only"
+    dropped = [s for s in labels if family.solvers[s].get(unfit)]
+    labels = [s for s in labels if s not in dropped]
+    if dropped and opts.get("solvers"):
+        where = "--cpu: not running the GPU" if unfit == "gpu" else "not running the CPU-only"
+        print(f"{where} solvers {dropped}", file=sys.stderr)
     cases = family.cases(opts)
     names = [c["name"] for c in cases]
     keep = harness.select(opts.get("cases"), names, {}, "cases")

@@ -10,6 +10,8 @@ from benchmarks.lap import cases as lap_cases
 from benchmarks.report import checked_ok, fmt_time
 
 VARIANTS = [
+    ("auto", "auto"),
+    ("jv", "fused"),
     ("tree", "fused"),
     ("tree", "stepped"),
     ("classical", "fused"),
@@ -24,7 +26,11 @@ def _solvers() -> dict[str, dict]:
     for prefix, group in (("jaxmatch", "jaxmatch"), ("jaxmatch-cb", "jaxmatch-cmdbuf")):
         for method, execution in VARIANTS:
             # Command buffers are a GPU feature: --cpu drops that group.
-            out[f"{prefix}/{method}/{execution}"] = dict(group=group, gpu=group != "jaxmatch")
+            if method == "jv" and group != "jaxmatch":
+                continue
+            out[f"{prefix}/{method}/{execution}"] = dict(
+                group=group, gpu=group != "jaxmatch", cpu_only=method == "jv"
+            )
     for peer in ("scipy", "lap.lapjv", "optax"):
         out[peer] = dict(group=peer)
     for peer in ("torch-linear-assignment", "torch-lap-cuda"):
@@ -75,7 +81,7 @@ class LapFamily(Family):
         if not timed:
             return ""
         prev, r = timed[-1]
-        if case["n"] > 4 * prev["n"]:
+        if case["n"] > 4 * prev["n"] or case["dist"] != prev["dist"]:
             return ""  # too far to extrapolate: small cases are overhead-bound
         t = (r.get("median_s") or r.get("warmup_s")) * (case["n"] / prev["n"]) ** 2.5
         if label in CPU_LOOPS:

@@ -10,7 +10,10 @@ import numpy as np
 
 BASE_SEED = 20240611
 
-#: (batch, n, dist): "f32" = U[0, 1) float32, "int" = integers in [0, n].
+#: (batch, n, dist): "f32" = U[0, 1) float32, "int" = integers in [0, n],
+#: "machol" = Machol-Wien c_ij = i * j (int32), "sqdist" = squared distances
+#: between two sets of n random points in the unit square (float32),
+#: "rank1" = u_i * v_j with u, v in U[0, 1) (float32).
 GPU_CASES = [
     (1024, 32, "f32"),
     (256, 128, "f32"),
@@ -26,7 +29,12 @@ CPU_CASES = [
     (4, 256, "f32"),
     (1, 1000, "int"),
     (1, 2000, "int"),
+    (1, 500, "machol"),
+    (1, 1000, "sqdist"),
+    (4, 256, "rank1"),
 ]
+#: Distributions of integer costs (checked exactly).
+INT_DISTS = ("int", "machol")
 #: Relative objective tolerance for float costs (integer costs must match exactly).
 FLOAT_RTOL = 1e-6
 
@@ -39,7 +47,7 @@ def case_list(cpu: bool) -> list[dict]:
             batch=b,
             n=n,
             dist=d,
-            seed=BASE_SEED + 1000 * i + n + (7 if d == "int" else 0),
+            seed=BASE_SEED + 1000 * i + n + (7 if d in INT_DISTS else 0),
         )
         for i, (b, n, d) in enumerate(CPU_CASES if cpu else GPU_CASES)
     ]
@@ -53,6 +61,15 @@ def make_costs(case: dict) -> np.ndarray:
         return rng.random((b, n, n), dtype=np.float32)
     if case["dist"] == "int":
         return rng.integers(0, n, size=(b, n, n), dtype=np.int32, endpoint=True)
+    if case["dist"] == "machol":
+        i = np.arange(n, dtype=np.int32)
+        return np.broadcast_to(np.outer(i, i), (b, n, n)).copy()
+    if case["dist"] == "sqdist":
+        p, q = rng.random((b, n, 2)), rng.random((b, n, 2))
+        return ((p[:, :, None, :] - q[:, None, :, :]) ** 2).sum(-1).astype(np.float32)
+    if case["dist"] == "rank1":
+        u, v = rng.random((b, n, 1)), rng.random((b, 1, n))
+        return (u * v).astype(np.float32)
     raise ValueError(f"unknown cost distribution {case['dist']!r}")
 
 
@@ -97,7 +114,7 @@ def check(case: dict, ref: list[float], answer: dict) -> dict:
     if not answer.get("valid", False):
         return {"ok": False, "note": "an assignment is not a permutation"}
     objs, refa = np.asarray(answer["objs"]), np.asarray(ref)
-    if case["dist"] == "int":
+    if case["dist"] in INT_DISTS:
         gap, tol = np.abs(objs - refa), 0.0
         out = {"rule": "exact", "max_abs_gap": float(gap.max())}
     else:
