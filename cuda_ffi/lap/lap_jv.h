@@ -15,12 +15,13 @@
 // Duals.  Column prices v are kept; the row duals are u_i = C[i, x_i] - v[x_i]
 // at the end.  Every step keeps C[i, j] - v[j] >= u_i with equality on the
 // assignment, so (u, v) certify optimality (lap/verify.py).  On a
-// rectangular problem (n < m) the initialisation is skipped and v starts at
-// 0: Dijkstra only lowers the prices of the columns it scans and never scans
-// a free column before the path's end, so v <= 0 with v = 0 on the columns
-// left free, the conditions of the rectangular LP's dual.  The same holds
-// when C holds +inf (forbidden pairs), where the initialisation's
-// differences of infinities are avoided the same way.
+// rectangular problem (n < m) JV's initialisation is replaced by a greedy
+// assignment of rows to their least-cost columns at prices 0: Dijkstra only
+// lowers the prices of the columns it scans and never scans a free column
+// before the path's end, so v <= 0 with v = 0 on the columns left free, the
+// conditions of the rectangular LP's dual.  The same holds when C holds +inf
+// (forbidden pairs), where the initialisation's differences of infinities
+// are avoided the same way.
 #pragma once
 
 #include <algorithm>
@@ -56,7 +57,7 @@ class LapJv {
       for (int pass = 0; pass < 2 && !free_rows.empty(); ++pass)
         AugmentingRowReduction(&free_rows);
     } else {
-      for (int i = 0; i < n_; ++i) free_rows.push_back(i);
+      RowMinimaGreedy(&free_rows);
     }
     pred_.assign(m_, 0);
     cols_.resize(m_);
@@ -168,6 +169,30 @@ class LapJv {
           if (k != j && Cost(i, k) - v_[k] < second)
             second = Cost(i, k) - v_[k];
         if (second < Inf()) v_[j] -= second;
+      }
+    }
+  }
+
+  // With prices 0 (rectangular problems, +inf entries): each row, in turn,
+  // takes its least-cost column when that column is still free.  The row is
+  // then at its minimum, which is all Dijkstra's invariant asks of an
+  // assigned row; the prices stay 0.
+  void RowMinimaGreedy(std::vector<int>* free_rows) {
+    for (int i = 0; i < n_; ++i) {
+      int best = -1;
+      W least = Inf();
+      for (int j = 0; j < m_; ++j) {
+        const W c = Cost(i, j);
+        if (c < least) {
+          least = c;
+          best = j;
+        }
+      }
+      if (best >= 0 && y_[best] < 0) {
+        x_[i] = best;
+        y_[best] = i;
+      } else {
+        free_rows->push_back(i);
       }
     }
   }

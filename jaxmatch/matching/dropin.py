@@ -48,10 +48,25 @@ def maximum_bipartite_matching(graph, perm_type: str = "row") -> np.ndarray:
     transposed = graph.format == "csr"
     csx = graph if graph.format in ("csr", "csc") else graph.tocsc()
     n_rows, n_cols = csx.shape[::-1] if transposed else csx.shape
-    validate_csr(csx.indptr, csx.indices, n_cols, n_rows, what=f"scipy {csx.format.upper()}")
-    indices = csx.indices if csx.indices.size else np.zeros(1, np.int32)
+    what = f"scipy {csx.format.upper()}"
+    indptr, indices = csx.indptr, csx.indices
+    # The library checks int32 pointers and indices itself (the solve reports
+    # INVALID_GRAPH and reads nothing out of bounds once the pointer array has
+    # n_cols + 1 entries); anything else is checked here first, so that no
+    # value wraps in the conversion to int32.
+    fast = (
+        isinstance(indptr, np.ndarray)
+        and isinstance(indices, np.ndarray)
+        and indptr.dtype == np.int32
+        and indices.dtype == np.int32
+        and indptr.shape == (n_cols + 1,)
+        and indices.ndim == 1
+    )
+    if not fast:
+        validate_csr(indptr, indices, n_cols, n_rows, what=what)
+    indices = indices if indices.size else np.zeros(1, np.int32)
     rm, cm, status = matching_ffi.solve_host(
-        csx.indptr,
+        indptr,
         indices,
         n_rows,
         init="cheap",
@@ -61,6 +76,8 @@ def maximum_bipartite_matching(graph, perm_type: str = "row") -> np.ndarray:
         hybrid_depth=api.HYBRID_DEPTH_FACTOR,
         auto_free_divisor=api.AUTO_FREE_DIVISOR,
     )
+    if status == MatchingStatus.INVALID_GRAPH:
+        validate_csr(indptr, csx.indices, n_cols, n_rows, what=what)  # raises, naming the fault
     if status != MatchingStatus.MAXIMUM:  # pragma: no cover - a bug if reached
         raise RuntimeError(f"jaxmatch matching stopped with status {MatchingStatus(status).name}")
     if transposed:

@@ -46,6 +46,17 @@ def _as_index_array(x, name: str) -> np.ndarray:
     return a.astype(np.int64)
 
 
+def _index_view(x, name: str) -> np.ndarray:
+    """``x`` as a 1-D integer NumPy array in its own dtype (no copy when it
+    is one already); comparisons in that dtype cannot wrap."""
+    a = np.asarray(x)
+    if a.ndim != 1:
+        raise GraphValidationError(f"{name} must be one-dimensional, got shape {a.shape}")
+    if a.size and a.dtype.kind not in "iu":
+        raise GraphValidationError(f"{name} must hold integers, got dtype {a.dtype}")
+    return a
+
+
 def validate_csr(indptr, indices, n_major: int, n_minor: int, *, what: str = "CSR") -> None:
     """Checks a CSR structure; raises :class:`GraphValidationError` if malformed.
 
@@ -58,8 +69,8 @@ def validate_csr(indptr, indices, n_major: int, n_minor: int, *, what: str = "CS
     """
     if n_major < 0 or n_minor < 0:
         raise GraphValidationError(f"{what}: negative size ({n_major}, {n_minor})")
-    p = _as_index_array(indptr, f"{what} index pointer")
-    idx = _as_index_array(indices, f"{what} indices")
+    p = _index_view(indptr, f"{what} index pointer")
+    idx = _index_view(indices, f"{what} indices")
     if p.shape[0] != n_major + 1:
         raise GraphValidationError(
             f"{what}: index pointer has length {p.shape[0]}, expected {n_major + 1}"

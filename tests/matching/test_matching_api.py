@@ -679,6 +679,29 @@ def test_drop_in_malformed_csr():
     A.indptr[1] = 3  # decreasing
     with pytest.raises(GraphValidationError, match="non-decreasing"):
         jaxmatch.maximum_bipartite_matching(A)
+    for fmt in ("csr", "csc"):
+        A = sp.csr_matrix(np.eye(3)).asformat(fmt)
+        A.indptr[3] = 9  # past the end of the indices
+        with pytest.raises(GraphValidationError, match="only 3 indices"):
+            jaxmatch.maximum_bipartite_matching(A)
+        A = sp.csr_matrix(np.eye(3)).asformat(fmt)
+        A.indices[0] = -1
+        with pytest.raises(GraphValidationError, match="index -1 out of range"):
+            jaxmatch.maximum_bipartite_matching(A)
+
+
+def test_drop_in_wide_index_arrays_are_checked_before_narrowing():
+    """int64 pointers and indices whose values would wrap into valid-looking
+    int32 ones are refused, not solved."""
+    A = sp.csr_matrix(np.eye(3))
+    A.indptr = A.indptr.astype(np.int64)
+    A.indices = A.indices.astype(np.int64)
+    np.testing.assert_array_equal(
+        jaxmatch.maximum_bipartite_matching(A), scipy_mbm(sp.csr_matrix(np.eye(3)))
+    )
+    A.indices[1] = 2**32 + 1  # int32(2**32 + 1) == 1
+    with pytest.raises(GraphValidationError, match="out of range"):
+        jaxmatch.maximum_bipartite_matching(A)
 
 
 # ------------------------------------------------------- property test
