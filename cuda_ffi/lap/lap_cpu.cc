@@ -46,7 +46,8 @@ ffi::Error RunJv(const ffi::AnyBuffer& C, const LapShape& s,
     const LapProblem<T> problem = LapProblemOf<T>(s, C, state);
     auto solve_member = [&](int64_t b) {
       LapView<T> p = problem.view(b);
-      lap_jv_solve(p.C, p.n, p.m, p.sc, p.col_for_row, p.row_for_col, p.u, p.v);
+      lap_jv_solve(p.C, p.n, p.m, p.max_iters, p.sc, p.col_for_row,
+                   p.row_for_col, p.u, p.v);
     };
     const int64_t entries = s.batch * s.n * static_cast<int64_t>(s.m);
     const int64_t cores = std::max(1u, std::thread::hardware_concurrency());
@@ -68,10 +69,12 @@ ffi::Error RunJv(const ffi::AnyBuffer& C, const LapShape& s,
 // Initialises every batch member and, when `solve`, runs its main loop to
 // the end (JV: the whole solve; it has no separate initialisation).
 ffi::Error LapFromScratchCpu(ffi::AnyBuffer C, ffi::RemainingRets rets,
-                             int32_t variant, bool solve) {
+                             int32_t variant, int32_t max_iterations,
+                             bool solve) {
   LapShape s;
   LapStateData out;
   JM_RETURN_IF_ERROR(GetLapShape(C, variant, &s));
+  JM_RETURN_IF_ERROR(SetMaxIterations(max_iterations, &s));
   JM_RETURN_IF_ERROR(CheckLapResults(s, C.element_type(), rets, &out));
   if (variant == kLapJv) {
     if (!solve) return CheckSteppedVariant(variant, "in a stepped solve");
@@ -81,13 +84,13 @@ ffi::Error LapFromScratchCpu(ffi::AnyBuffer C, ffi::RemainingRets rets,
 }
 
 ffi::Error LapInitCpu(ffi::AnyBuffer C, ffi::RemainingRets rets,
-                      int32_t variant) {
-  return LapFromScratchCpu(C, rets, variant, /*solve=*/false);
+                      int32_t variant, int32_t max_iterations) {
+  return LapFromScratchCpu(C, rets, variant, max_iterations, /*solve=*/false);
 }
 
 ffi::Error LapSolveCpu(ffi::AnyBuffer C, ffi::RemainingRets rets,
-                       int32_t variant) {
-  return LapFromScratchCpu(C, rets, variant, /*solve=*/true);
+                       int32_t variant, int32_t max_iterations) {
+  return LapFromScratchCpu(C, rets, variant, max_iterations, /*solve=*/true);
 }
 
 ffi::Error LapStepCpu(ffi::AnyBuffer C, ffi::RemainingArgs args,
@@ -129,7 +132,7 @@ template <class T>
 void SolveHost(int n, int m, int variant, const void* C, int* cfr, int* rfc,
                void* u, void* v, int* info) {
   if (variant == jaxmatch::kLapJv) {
-    jaxmatch::lap_jv_solve(static_cast<const T*>(C), n, m, info, cfr, rfc,
+    jaxmatch::lap_jv_solve(static_cast<const T*>(C), n, m, 0, info, cfr, rfc,
                            static_cast<T*>(u), static_cast<T*>(v));
     return;
   }

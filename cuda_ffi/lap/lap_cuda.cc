@@ -13,11 +13,12 @@ namespace {
 // (fused kernel).
 ffi::Error LapFromScratchCuda(cudaStream_t stream, ffi::AnyBuffer C,
                               ffi::RemainingRets rets, int32_t variant,
-                              bool solve) {
+                              int32_t max_iterations, bool solve) {
   LapShape s;
   LapStateData out;
   JM_RETURN_IF_ERROR(CheckSteppedVariant(variant, "on a GPU"));
   JM_RETURN_IF_ERROR(GetLapShape(C, variant, &s));
+  JM_RETURN_IF_ERROR(SetMaxIterations(max_iterations, &s));
   JM_RETURN_IF_ERROR(CheckLapResults(s, C.element_type(), rets, &out));
   return DispatchCost(C.element_type(), [&](auto zero) -> ffi::Error {
     using T = decltype(zero);
@@ -29,13 +30,15 @@ ffi::Error LapFromScratchCuda(cudaStream_t stream, ffi::AnyBuffer C,
 }
 
 ffi::Error LapInitCuda(cudaStream_t stream, ffi::AnyBuffer C,
-                       ffi::RemainingRets rets, int32_t variant) {
-  return LapFromScratchCuda(stream, C, rets, variant, false);
+                       ffi::RemainingRets rets, int32_t variant,
+                       int32_t max_iterations) {
+  return LapFromScratchCuda(stream, C, rets, variant, max_iterations, false);
 }
 
 ffi::Error LapSolveCuda(cudaStream_t stream, ffi::AnyBuffer C,
-                        ffi::RemainingRets rets, int32_t variant) {
-  return LapFromScratchCuda(stream, C, rets, variant, true);
+                        ffi::RemainingRets rets, int32_t variant,
+                        int32_t max_iterations) {
+  return LapFromScratchCuda(stream, C, rets, variant, max_iterations, true);
 }
 
 ffi::Error LapStepCuda(cudaStream_t stream, ffi::AnyBuffer C,

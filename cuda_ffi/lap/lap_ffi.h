@@ -45,6 +45,7 @@ inline ffi::Error CheckCostDtype(ffi::DataType dt) {
 struct LapShape {
   int64_t batch = 0;
   int n = 0, m = 0, variant = kLapTree;
+  int max_iters = 0;  // from-scratch calls: the iteration limit (0: default)
 };
 
 inline ffi::Error GetLapShape(const ffi::AnyBuffer& C, int32_t variant,
@@ -144,11 +145,12 @@ LapProblem<T> LapProblemOf(const LapShape& s, const ffi::AnyBuffer& C,
                        s.variant,
                        static_cast<const T*>(C.untyped_data()),
                        LapBuffers<T>{ints(4), ints(0), ints(1), reals(2),
-                                     reals(3), ints(5), reals(6)}};
+                                     reals(3), ints(5), reals(6)},
+                       s.max_iters};
 }
 
 // Handler signatures:
-//   from scratch:  (C, RemainingRets state, variant)
+//   from scratch:  (C, RemainingRets state, variant, max_iterations)
 //   step:          (C, RemainingArgs state, RemainingRets state, variant,
 //                   iterations)
 template <class Binding>
@@ -156,7 +158,16 @@ auto BindLapFromScratch(Binding b) {
   return std::move(b)
       .template Arg<ffi::AnyBuffer>()
       .RemainingRets()
-      .template Attr<int32_t>("variant");
+      .template Attr<int32_t>("variant")
+      .template Attr<int32_t>("max_iterations");
+}
+
+// A from-scratch call's iteration limit: 0 (the default bound) or positive.
+inline ffi::Error SetMaxIterations(int32_t max_iterations, LapShape* s) {
+  if (max_iterations < 0)
+    return InvalidArgument("max_iterations must be >= 0 (0: the default)");
+  s->max_iters = max_iterations;
+  return ffi::Error::Success();
 }
 
 template <class Binding>

@@ -47,9 +47,10 @@ class LapJv {
   LapJv(int n, int m, const T* C)
       : n_(n), m_(m), C_(C), x_(n, -1), y_(m, -1), v_(m, W(0)) {}
 
-  // Solves; returns kLapOptimal, or kLapInfeasible when no assignment of
-  // finite cost exists.  *augmentations counts the shortest-path searches.
-  int Solve(int* augmentations) {
+  // Solves; returns kLapOptimal, kLapInfeasible when no assignment of finite
+  // cost exists, or kLapIterationLimit after `max_searches` (> 0) searches
+  // with rows still free.  *augmentations counts the shortest-path searches.
+  int Solve(int max_searches, int* augmentations) {
     std::vector<int> free_rows;
     const bool square_finite = n_ == m_ && AllFinite();
     if (square_finite) {
@@ -64,6 +65,8 @@ class LapJv {
     d_.resize(m_);
     *augmentations = 0;
     for (int f : free_rows) {
+      if (max_searches > 0 && *augmentations >= max_searches)
+        return kLapIterationLimit;
       ++*augmentations;
       if (!Augment(f)) return kLapInfeasible;
     }
@@ -336,14 +339,15 @@ class LapJv {
 };
 
 // Solves one problem (n <= m) into its state arrays: the assignment, the
-// duals and info's status and iteration count (augmenting searches).
+// duals and info's status and iteration count (augmenting searches, at most
+// `max_searches` when > 0).
 template <class T>
-void lap_jv_solve(const T* C, int n, int m, int* info, int* col_for_row,
-                  int* row_for_col, T* u, T* v) {
+void lap_jv_solve(const T* C, int n, int m, int max_searches, int* info,
+                  int* col_for_row, int* row_for_col, T* u, T* v) {
   for (int k = 0; k < kLapInfoLen; ++k) info[k] = 0;
   LapJv<T> jv(n, m, C);
   int augmentations = 0;
-  int status = jv.Solve(&augmentations);
+  int status = jv.Solve(max_searches, &augmentations);
   if (!jv.Write(col_for_row, row_for_col, u, v) && status == kLapOptimal)
     status = kLapOverflow;
   info[kStatus] = status;

@@ -146,6 +146,7 @@ __device__ void FusedSolve(const LapProblem<T>& s, int64_t b,
   LapView<T> p(s.n, s.m, s.variant, s.C + static_cast<size_t>(b) * s.n * s.m,
                kShared ? SharedBuffers(s, smem) : s.buffers(b));
   p.zidx = s.buffers(b).work + s.work_layout().zidx;  // zero lists: global
+  p.max_iters = s.max_iters;
   lap_init(team, p, s.variant);
   lap_solve_loop(team, p, s.variant);
 }
@@ -189,7 +190,7 @@ cudaError_t LaunchLapInit(cudaStream_t stream, const LapProblem<T>& s) {
   LaunchStep<kInitAccept>(stream, s);
   if (s.variant == kLapClassical) LaunchStep<kInitZeroLists>(stream, s);
   lap_ctrl_kernel<T><<<CtrlBlocks(s.batch), 128, 0, stream>>>(
-      s, 1, lap_default_max_iters(s.n, s.m));
+      s, 1, lap_max_iters(s.max_iters, s.n, s.m));
   return cudaGetLastError();
 }
 

@@ -130,6 +130,7 @@ struct LapView {
   int* work;              // the int32 workspace (pred is its first array)
   T* twork;               // the cost-dtype workspace
   std::size_t zero_ilen;  // work[0, zero_ilen) is zeroed by init (not zidx)
+  int max_iters = 0;      // main-loop iteration limit; 0: the default bound
   std::size_t twork_len;
   int *col_for_row, *row_for_col, *pred, *col_flag, *row_flag, *root, *claim,
       *list, *tree_list, *zcnt, *zidx;
@@ -172,6 +173,7 @@ struct LapProblem {
   int n, m, variant;   // n <= m
   const T* C;          // [batch, n, m]
   LapBuffers<T> base;  // each [batch, len]
+  int max_iters = 0;   // iteration limit (JV: augmenting searches); 0: default
 
   JM_HD LapWorkLayout work_layout() const {
     return LapWorkLayout(n, m, variant);
@@ -187,8 +189,10 @@ struct LapProblem {
                          base.twork + b * static_cast<int64_t>(L.tlen)};
   }
   JM_HD LapView<T> view(int64_t b) const {
-    return LapView<T>(n, m, variant, C + static_cast<std::size_t>(b) * n * m,
-                      buffers(b));
+    LapView<T> p(n, m, variant, C + static_cast<std::size_t>(b) * n * m,
+                 buffers(b));
+    p.max_iters = max_iters;
+    return p;
   }
 };
 

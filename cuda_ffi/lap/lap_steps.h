@@ -462,6 +462,11 @@ JM_HD int lap_default_max_iters(int n, int m) {
   return b > INT_MAX ? INT_MAX : static_cast<int>(b);
 }
 
+// The iteration limit of a solve: the caller's, else the default bound.
+JM_HD int lap_max_iters(int requested, int n, int m) {
+  return requested > 0 ? requested : lap_default_max_iters(n, m);
+}
+
 // ------------------------------------------------------------ step order
 // The initialisation: reductions, greedy assignment, (classical) zero lists.
 template <class T, class Team>
@@ -480,7 +485,7 @@ JM_HD void lap_init(const Team& team, LapView<T>& p, int variant) {
     lap_init_zero_lists(team, p);
     team.sync();
   }
-  if (team.rank() == 0) lap_ctrl_init(p, lap_default_max_iters(p.n, p.m));
+  if (team.rank() == 0) lap_ctrl_init(p, lap_max_iters(p.max_iters, p.n, p.m));
   team.sync();
 }
 

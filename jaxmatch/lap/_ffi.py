@@ -78,18 +78,20 @@ def _state_shapes(C: jax.Array, variant: int) -> LapState:
     )
 
 
-def lap_init(C: jax.Array, *, variant: int) -> LapState:
+def lap_init(C: jax.Array, *, variant: int, max_iterations: int = 0) -> LapState:
     """Initial reduction and greedy assignment.
 
     Args:
       C: ``[..., n, m]`` costs (float32, float64 or int32) with ``n <= m``.
       variant: the library's variant code (:func:`variant_code`).
+      max_iterations: the main loop's iteration limit (0: the library's
+        default bound, which a solve never reaches).
     """
     _checked()
     call = jax.ffi.ffi_call(
         "jaxmatch_lap_init", _state_shapes(C, variant), vmap_method="broadcast_all"
     )
-    return LapState(*call(C, variant=np.int32(variant)))
+    return LapState(*call(C, variant=np.int32(variant), max_iterations=np.int32(max_iterations)))
 
 
 def lap_step(C: jax.Array, state: LapState, *, variant: int, iterations: int) -> LapState:
@@ -105,13 +107,14 @@ def lap_step(C: jax.Array, state: LapState, *, variant: int, iterations: int) ->
     return LapState(*out)
 
 
-def lap_solve(C: jax.Array, *, variant: int) -> LapState:
-    """The whole solve in one call (the fused solver)."""
+def lap_solve(C: jax.Array, *, variant: int, max_iterations: int = 0) -> LapState:
+    """The whole solve in one call (the fused solver); ``max_iterations`` as
+    for :func:`lap_init` (JV: augmenting searches)."""
     _checked()
     call = jax.ffi.ffi_call(
         "jaxmatch_lap_solve", _state_shapes(C, variant), vmap_method="broadcast_all"
     )
-    return LapState(*call(C, variant=np.int32(variant)))
+    return LapState(*call(C, variant=np.int32(variant), max_iterations=np.int32(max_iterations)))
 
 
 class HostSolution(NamedTuple):

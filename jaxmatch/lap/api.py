@@ -37,7 +37,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from .._static import static_str
+from .._static import static_int, static_str
 from . import _ffi as lap_ffi
 from .types import LAPResult, LAPStatus
 
@@ -219,11 +219,11 @@ def _solution(state: lap_ffi.LapState) -> _Solution:
     return _Solution(state.col_for_row, state.row_for_col, state.u, state.v, state.info)
 
 
-def _fused(Ck: jax.Array, variant: int) -> _Solution:
-    return _solution(lap_ffi.lap_solve(Ck, variant=variant))
+def _fused(Ck: jax.Array, variant: int, max_iterations: int) -> _Solution:
+    return _solution(lap_ffi.lap_solve(Ck, variant=variant, max_iterations=max_iterations))
 
 
-def _stepped(Ck: jax.Array, variant: int) -> _Solution:
+def _stepped(Ck: jax.Array, variant: int, max_iterations: int) -> _Solution:
     running_code = int(LAPStatus.RUNNING)
 
     def running(state):
@@ -232,24 +232,26 @@ def _stepped(Ck: jax.Array, variant: int) -> _Solution:
     def step(state):
         return lap_ffi.lap_step(Ck, state, variant=variant, iterations=STEPPED_ITERATIONS_PER_CALL)
 
-    return _solution(lax.while_loop(running, step, lap_ffi.lap_init(Ck, variant=variant)))
+    init = lap_ffi.lap_init(Ck, variant=variant, max_iterations=max_iterations)
+    return _solution(lax.while_loop(running, step, init))
 
 
-def _run_solver(Ck: jax.Array, method: str, execution: str) -> _Solution:
+def _run_solver(Ck: jax.Array, method: str, execution: str, max_iterations: int) -> _Solution:
     """Runs the chosen method and execution shape; ``"auto"`` is chosen per
     platform when the computation is lowered. Method: JV on the CPU, the tree
     variant on a GPU (and in every stepped solve). Execution: fused on the
     CPU, on a GPU fused up to :data:`FUSED_MAX_COLUMNS` columns and stepped
     above."""
+    limit = max_iterations
     if method == "jv":
-        return _fused(Ck, lap_ffi.variant_code("jv"))
+        return _fused(Ck, lap_ffi.variant_code("jv"), limit)
     variant = lap_ffi.variant_code("tree" if method == "auto" else method)
     if execution == "stepped":
-        return _stepped(Ck, variant)
+        return _stepped(Ck, variant, limit)
     cpu_variant = lap_ffi.variant_code("jv") if method == "auto" else variant
-    cpu = functools.partial(_fused, variant=cpu_variant)
-    fused = functools.partial(_fused, variant=variant)
-    stepped = functools.partial(_stepped, variant=variant)
+    cpu = functools.partial(_fused, variant=cpu_variant, max_iterations=limit)
+    fused = functools.partial(_fused, variant=variant, max_iterations=limit)
+    stepped = functools.partial(_stepped, variant=variant, max_iterations=limit)
     if execution == "fused":
         gpu = fused
     else:
@@ -257,7 +259,9 @@ def _run_solver(Ck: jax.Array, method: str, execution: str) -> _Solution:
     return lax.platform_dependent(Ck, cpu=cpu, cuda=gpu)
 
 
-def _solve(C: jax.Array, maximize: bool | jax.Array, method: str, execution: str) -> LAPResult:
+def _solve(
+    C: jax.Array, maximize: bool | jax.Array, method: str, execution: str, max_iterations: int
+) -> LAPResult:
     """One solve; ``maximize`` is a Python bool, or a bool array (traced or
     not) broadcastable to the batch shape, in which case the signs are
     flipped with ``jnp.where``."""
@@ -288,7 +292,7 @@ def _solve(C: jax.Array, maximize: bool | jax.Array, method: str, execution: str
         )
 
     Ck = jnp.where(ok_input[..., None, None], Ck, jnp.zeros((), Ck.dtype))
-    state = _run_solver(Ck, method, execution)
+    state = _run_solver(Ck, method, execution, max_iterations)
 
     status = lap_ffi.info_field(state.info, "STATUS")
     status = jnp.where(valid, status, LAPStatus.INVALID_ENTRIES)
@@ -333,27 +337,27 @@ def _cost_tangent(C, dC, res: LAPResult) -> LAPResult:
 # Two differentiable entry points: a Python-bool ``maximize`` stays static
 # (no ``jnp.where`` in the graph); a traced one is an operand (so it may be
 # batched by ``vmap``) that carries no tangent.
-@functools.partial(jax.custom_jvp, nondiff_argnums=(1, 2, 3))
-def _solve_static(C, maximize: bool, method, execution) -> LAPResult:
-    return _solve(C, maximize, method, execution)
+@functools.partial(jax.custom_jvp, nondiff_argnums=(1, 2, 3, 4))
+def _solve_static(C, maximize: bool, method, execution, max_iterations) -> LAPResult:
+    return _solve(C, maximize, method, execution, max_iterations)
 
 
 @_solve_static.defjvp
-def _solve_static_jvp(maximize, method, execution, primals, tangents):
+def _solve_static_jvp(maximize, method, execution, max_iterations, primals, tangents):
     (C,), (dC,) = primals, tangents
-    res = _solve_static(C, maximize, method, execution)
+    res = _solve_static(C, maximize, method, execution, max_iterations)
     return res, _cost_tangent(C, dC, res)
 
 
-@functools.partial(jax.custom_jvp, nondiff_argnums=(2, 3))
-def _solve_traced(C, maximize: jax.Array, method, execution) -> LAPResult:
-    return _solve(C, maximize, method, execution)
+@functools.partial(jax.custom_jvp, nondiff_argnums=(2, 3, 4))
+def _solve_traced(C, maximize: jax.Array, method, execution, max_iterations) -> LAPResult:
+    return _solve(C, maximize, method, execution, max_iterations)
 
 
 @_solve_traced.defjvp
-def _solve_traced_jvp(method, execution, primals, tangents):
+def _solve_traced_jvp(method, execution, max_iterations, primals, tangents):
     (C, maximize), (dC, _) = primals, tangents
-    res = _solve_traced(C, maximize, method, execution)
+    res = _solve_traced(C, maximize, method, execution, max_iterations)
     return res, _cost_tangent(C, dC, res)
 
 
@@ -363,6 +367,7 @@ def solve_lap(
     maximize: bool | jax.Array = False,
     method: Method = "auto",
     execution: Execution = "auto",
+    max_iterations: int | None = None,
 ) -> LAPResult:
     """Solves the linear assignment problem min (or max) sum_i C[i, x(i)].
 
@@ -389,6 +394,10 @@ def solve_lap(
         solves).
       execution: static. ``"fused"`` (the whole solve in one kernel),
         ``"stepped"`` (``lax.while_loop`` of step kernels) or ``"auto"``.
+      max_iterations: static int >= 1, or None. Stops a solve after this
+        many iterations of the main loop (JV: augmenting searches) with
+        ``status == ITERATION_LIMIT`` and ``feasible`` False; None: a bound
+        no solve reaches. A way to bound the time of a solve under ``jit``.
 
     Returns:
       A :class:`LAPResult`. Data-dependent failures (NaN, an infeasible
@@ -400,18 +409,24 @@ def solve_lap(
       TypeError: non-numeric or complex costs; uint32 costs without x64;
         ``method`` or ``execution`` not a Python string (e.g. traced by
         ``jax.jit`` without ``static_argnames``); a non-boolean ``maximize``.
-      ValueError: rank below 2, an unknown ``method``/``execution``, or a
-        ``maximize`` array that does not broadcast to the batch shape.
+      ValueError: rank below 2, an unknown ``method``/``execution``, a
+        ``maximize`` array that does not broadcast to the batch shape, or
+        ``max_iterations`` below 1.
       OverflowError: concrete 64-bit integer costs outside the int32 range
         without x64 (never wrapped).
     """
     C = _canonical_costs(C)
     _check_execution(execution)
     _check_method(method, execution)
+    limit = 0
+    if max_iterations is not None:
+        limit = static_int(max_iterations, "max_iterations")
+        if not 1 <= limit < 2**31:
+            raise ValueError(f"max_iterations must be in [1, 2**31), got {limit}")
     flag = _maximize_flag(maximize, tuple(C.shape[:-2]))
     if isinstance(flag, bool):
-        return _solve_static(C, flag, method, execution)
-    return _solve_traced(C, flag, method, execution)
+        return _solve_static(C, flag, method, execution, limit)
+    return _solve_traced(C, flag, method, execution, limit)
 
 
 def hungarian(

@@ -153,3 +153,32 @@ def test_float64_input_without_x64_solve_lap_uses_float32_the_drop_in_float64():
     assert res.cost.dtype == np.float32
     np.testing.assert_array_equal(c, cs)
     assert C[r, c].sum() == C[rs, cs].sum()
+
+
+@pytest.mark.parametrize(
+    "method, execution",
+    [("tree", "fused"), ("tree", "stepped"), ("classical", "fused"), ("jv", "fused")],
+)
+def test_max_iterations_bounds_a_solve(device, method, execution):
+    if method == "jv" and device.platform != "cpu":
+        pytest.skip("JV runs on the CPU only")
+    # Rectangular: JV's greedy start leaves rows for its searches (on square
+    # random costs its row reductions often finish without one).
+    C = np.random.default_rng(0).random((3, 60, 80))
+    res = jaxmatch.solve_lap(C, method=method, execution=execution, max_iterations=2)
+    assert np.all(np.asarray(res.status) == jaxmatch.LAPStatus.ITERATION_LIMIT)
+    assert not np.any(np.asarray(res.feasible))
+    assert np.all(np.asarray(res.n_iters) <= 2 + 4)  # a stepped call runs 4 at a time
+    full = jaxmatch.solve_lap(C, method=method, execution=execution)
+    bound = int(np.asarray(full.n_iters).max())
+    res = jaxmatch.solve_lap(C, method=method, execution=execution, max_iterations=bound + 1)
+    assert np.all(np.asarray(res.status) == jaxmatch.LAPStatus.OPTIMAL)
+    np.testing.assert_array_equal(np.asarray(res.col_for_row), np.asarray(full.col_for_row))
+
+
+def test_max_iterations_is_static_and_positive():
+    C = np.zeros((3, 3))
+    with pytest.raises(ValueError, match="max_iterations"):
+        jaxmatch.solve_lap(C, max_iterations=0)
+    with pytest.raises(TypeError, match="static_argnames"):
+        jax.jit(lambda k: jaxmatch.solve_lap(C, max_iterations=k))(5)
