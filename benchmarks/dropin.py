@@ -4,9 +4,13 @@ Each row times a pass over a sequence of problems whose shapes all differ and
 were never seen before (every call is a first call for its shape: a drop-in
 that compiled per shape would pay it here), one process after one warm-up
 call on a 2 x 2 problem; the median over three passes, each with shapes of
-its own. Run:
+its own. Then the sparse LAP (``min_weight_full_bipartite_matching``) on single
+random problems with a planted perfect matching, about ``--degree`` edges
+per row, uniform weights, for each ``--sparse-edges`` count (first call
+included). Run:
 
     python -m benchmarks.dropin [--sizes 5 10 20 50 100 200 500]
+        [--sparse-edges 100000 1000000 10000000] [--degree 10]
 """
 
 from __future__ import annotations
@@ -32,6 +36,8 @@ def main(argv=None) -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--sizes", nargs="+", type=int, default=[5, 10, 20, 50, 100, 200, 500])
     p.add_argument("--count", type=int, default=20, help="problems per sequence")
+    p.add_argument("--sparse-edges", nargs="*", type=int, default=[100_000, 1_000_000])
+    p.add_argument("--degree", type=int, default=10, help="edges per row of the sparse LAPs")
     args = p.parse_args(argv)
 
     import scipy.optimize as so
@@ -66,6 +72,45 @@ def main(argv=None) -> None:
         theirs = _median_pass(cg.maximum_bipartite_matching, passes)
         print(f"| maximum_bipartite_matching (CSR, degree 3) | {n} | {ours * 1e6:.1f} us | "
               f"{theirs * 1e6:.1f} us | {ours / theirs:.2f} |")  # fmt: skip
+
+    _sparse_rows(args.sparse_edges, args.degree)
+
+
+def _planted_sparse(nnz: int, degree: int, seed: int):
+    """A random square sparse cost matrix with about ``nnz`` entries and a
+    planted perfect matching (so a full matching exists)."""
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(seed)
+    n = max(1, nnz // degree)
+    rows = np.concatenate([rng.integers(0, n, nnz), np.arange(n)])
+    cols = np.concatenate([rng.integers(0, n, nnz), rng.permutation(n)])
+    vals = rng.random(rows.size) + 1e-3
+    return sp.csr_array((vals, (rows, cols)), shape=(n, n))
+
+
+def _sparse_rows(edge_counts, degree: int) -> None:
+    from scipy.sparse.csgraph import min_weight_full_bipartite_matching as theirs_fn
+
+    import jaxmatch
+
+    if not edge_counts:
+        return
+    print()
+    print("| sparse LAP | n | edges | jaxmatch | scipy | ratio | same cost |")
+    print("|---|---:|---:|---:|---:|---:|---|")
+    for nnz in edge_counts:
+        A = _planted_sparse(nnz, degree, seed=nnz)
+        t0 = time.perf_counter()
+        r1, c1 = jaxmatch.min_weight_full_bipartite_matching(A)
+        ours = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        r2, c2 = theirs_fn(A)
+        theirs = time.perf_counter() - t0
+        same = bool(np.isclose(A[r1, c1].sum(), A[r2, c2].sum(), rtol=1e-12))
+        cells = [f"{A.shape[0]}", f"{A.nnz}", f"{ours * 1e3:.1f} ms", f"{theirs * 1e3:.1f} ms"]
+        cells += [f"{ours / theirs:.2f}", f"{same}"]
+        print("| min_weight_full_bipartite_matching | " + " | ".join(cells) + " |")
 
 
 if __name__ == "__main__":

@@ -9,6 +9,12 @@ from .api import (
     solve_lap,
 )
 from .dropin import linear_sum_assignment
+from .sparse import (
+    SparseLAPSolution,
+    min_weight_full_bipartite_matching,
+    solve_sparse_lap,
+    verify_sparse_lap,
+)
 from .types import LAPCertificate, LAPResult, LAPStatus
 from .verify import verify_lap
 
@@ -18,10 +24,14 @@ __all__ = [
     "LAPCertificate",
     "LAPResult",
     "LAPStatus",
+    "SparseLAPSolution",
     "hungarian",
     "linear_sum_assignment",
+    "min_weight_full_bipartite_matching",
     "solve_lap",
+    "solve_sparse_lap",
     "verify_lap",
+    "verify_sparse_lap",
 ]
 
 # Tuning constants (docs/lap.md, "Tuning constants"): setting

@@ -166,3 +166,44 @@ def solve_host(C: np.ndarray, *, variant: int) -> HostSolution:
         raise ValueError(f"jaxmatch_lap_solve_host rejected its arguments ({rc})")
     status = int(ints[n + m + status_slot])
     return HostSolution(ints[:n], ints[n : n + m], duals[:n], duals[n:], status)
+
+
+@functools.cache
+def _sparse_host_entry() -> Any:
+    _checked()
+    fn = _ffi.cpu_library().jaxmatch_sparse_lap_solve_host
+    fn.restype = ctypes.c_int
+    fn.argtypes = [ctypes.c_int] * 2 + [ctypes.c_void_p] * 8
+    return fn
+
+
+def solve_sparse_host(
+    indptr: np.ndarray, indices: np.ndarray, cost: np.ndarray, n: int, m: int
+) -> HostSolution:
+    """Solves one sparse problem of ``n <= m`` rows and columns (CSR, float64
+    costs, ``+inf`` = no edge) on the calling thread; the duals are float64.
+
+    The caller validates the CSR (pointers non-decreasing from 0 to
+    ``len(indices)``, column indices in ``[0, m)``).
+    """
+    fn = _sparse_host_entry()
+    info_len, status_slot = _ffi.constant("LAP_INFO_LEN"), _ffi.constant("LAP_INFO_STATUS")
+    indptr = np.ascontiguousarray(indptr, np.int64)
+    indices = np.ascontiguousarray(indices, np.int32)
+    cost = np.ascontiguousarray(cost, np.float64)
+    ints = np.empty(n + m + info_len, np.int32)  # col_for_row, row_for_col, info
+    duals = np.empty(n + m, np.float64)  # u, v
+    i0, d0 = ints.ctypes.data, duals.ctypes.data
+    rc = fn(
+        n, m, indptr.ctypes.data, indices.ctypes.data, cost.ctypes.data,
+        i0, i0 + 4 * n, d0, d0 + 8 * n, i0 + 4 * (n + m),
+    )  # fmt: skip
+    if rc != 0:  # pragma: no cover - the wrapper validates first
+        raise ValueError(f"jaxmatch_sparse_lap_solve_host rejected its arguments ({rc})")
+    return HostSolution(
+        col_for_row=ints[:n],
+        row_for_col=ints[n : n + m],
+        u=duals[:n],
+        v=duals[n:],
+        status=int(ints[n + m + status_slot]),
+    )

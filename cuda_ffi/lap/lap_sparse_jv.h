@@ -1,0 +1,237 @@
+// The sparse linear assignment solver of the CPU (the scipy drop-in
+// min_weight_full_bipartite_matching): Jonker and Volgenant's shortest
+// augmenting paths on a CSR cost matrix (their LAPJVsp), for one problem of
+// n rows and m >= n columns on one core.
+//
+// Start: each row, in turn, takes its least-cost column when that column is
+// still free (prices v = 0), then two passes of JV's augmenting row
+// reduction along the stored edges.  Then a Dijkstra search from every row left
+// free over the columns reachable along stored edges, with a binary heap:
+// the reduced cost of edge (i, j) is c_ij - v_j - u_i with u_i = c_{i,x_i} -
+// v_{x_i}, non-negative because every assigned row sits at its least reduced
+// cost.  After a search the prices of the columns it finalised drop by their
+// distance short of the path's end, which keeps that invariant; a free
+// column's price is never changed before it ends a path, so v <= 0 with v =
+// 0 on the columns left free: (u, v) is an optimal solution of the
+// rectangular LP's dual, the certificate of lap/verify.py.  Edges of
+// infinite cost are absent; a search that empties its heap proves that no
+// full matching exists.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <queue>
+#include <utility>
+#include <vector>
+
+#include "lap/lap_state.h"
+
+namespace jaxmatch {
+
+class SparseLapJv {
+ public:
+  // indptr [n + 1], indices [nnz] (columns in [0, m)), cost [nnz]; n <= m.
+  SparseLapJv(int n, int m, const int64_t* indptr, const int* indices,
+              const double* cost)
+      : n_(n),
+        m_(m),
+        indptr_(indptr),
+        indices_(indices),
+        cost_(cost),
+        x_(n, -1),
+        y_(m, -1),
+        v_(m, 0.0),
+        matched_cost_(m, 0.0),
+        d_(m, 0.0),
+        pred_(m, -1),
+        pred_cost_(m, 0.0),
+        seen_(m, 0),
+        done_(m, 0) {}
+
+  // kLapOptimal, or kLapInfeasible when no full matching exists.
+  int Solve(int* searches) {
+    std::vector<int> free_rows;
+    for (int i = 0; i < n_; ++i) {
+      int best = -1;
+      double least = INFINITY;
+      for (int64_t e = indptr_[i]; e < indptr_[i + 1]; ++e) {
+        if (cost_[e] < least) {
+          least = cost_[e];
+          best = indices_[e];
+        }
+      }
+      if (best >= 0 && y_[best] < 0) {
+        x_[i] = best;
+        y_[best] = i;
+        matched_cost_[best] = least;
+      } else {
+        free_rows.push_back(i);
+      }
+    }
+    for (int pass = 0; pass < 2 && !free_rows.empty(); ++pass)
+      AugmentingRowReduction(&free_rows);
+    *searches = 0;
+    for (int f : free_rows) {
+      ++*searches;
+      if (!Augment(f)) return kLapInfeasible;
+    }
+    return kLapOptimal;
+  }
+
+  void Write(int* col_for_row, int* row_for_col, double* u, double* v) const {
+    for (int i = 0; i < n_; ++i) {
+      col_for_row[i] = x_[i];
+      u[i] = x_[i] >= 0 ? matched_cost_[x_[i]] - v_[x_[i]] : 0.0;
+    }
+    for (int j = 0; j < m_; ++j) {
+      row_for_col[j] = y_[j];
+      v[j] = v_[j];
+    }
+  }
+
+ private:
+  using Entry = std::pair<double, int>;  // (distance, column)
+
+  // JV's augmenting row reduction along stored edges: a free row takes its
+  // least reduced-cost column, whose price drops to the row's second least
+  // so that the row stays at its minimum; the column's previous owner is
+  // freed and, when the price dropped, processed next.  Prices only drop
+  // and a column, once assigned, stays assigned, so v <= 0 with v = 0 on
+  // the free columns still holds.  Bounded as in JV's code.
+  void AugmentingRowReduction(std::vector<int>* free_rows) {
+    std::vector<int>& rows = *free_rows;
+    const int count = static_cast<int>(rows.size());
+    int current = 0, kept = 0;
+    int64_t visits = 0;
+    while (current < count) {
+      ++visits;
+      const int i = rows[current++];
+      int j1 = -1, j2 = -1;
+      double u1 = INFINITY, u2 = INFINITY, c1 = 0.0;
+      for (int64_t e = indptr_[i]; e < indptr_[i + 1]; ++e) {
+        const int j = indices_[e];
+        if (!std::isfinite(cost_[e])) continue;
+        const double h = cost_[e] - v_[j];
+        if (h < u2) {
+          if (h >= u1) {
+            u2 = h;
+            j2 = j;
+          } else {
+            u2 = u1;
+            j2 = j1;
+            u1 = h;
+            j1 = j;
+            c1 = cost_[e];
+          }
+        }
+      }
+      if (j1 < 0) {  // no edge: the searches will report it
+        rows[kept++] = i;
+        continue;
+      }
+      int i0 = y_[j1];
+      const double lowered = j2 >= 0 ? v_[j1] - (u2 - u1) : v_[j1];
+      const bool lowers = lowered < v_[j1];
+      if (visits < static_cast<int64_t>(current) * n_) {
+        if (lowers) {
+          v_[j1] = lowered;
+        } else if (i0 >= 0 && j2 >= 0) {
+          j1 = j2;
+          i0 = y_[j2];
+          c1 = EdgeCost(i, j2);
+        }
+        if (i0 >= 0) {
+          if (lowers)
+            rows[--current] = i0;
+          else
+            rows[kept++] = i0;
+        }
+      } else if (i0 >= 0) {
+        rows[kept++] = i0;
+      }
+      if (i0 >= 0) x_[i0] = -1;
+      x_[i] = j1;
+      y_[j1] = i;
+      matched_cost_[j1] = c1;
+    }
+    rows.resize(kept);
+  }
+
+  // The least finite cost of edge (i, j) (a row lists a column once after
+  // the caller's canonicalisation).
+  double EdgeCost(int i, int j) const {
+    double c = INFINITY;
+    for (int64_t e = indptr_[i]; e < indptr_[i + 1]; ++e)
+      if (indices_[e] == j && cost_[e] < c) c = cost_[e];
+    return c;
+  }
+
+  void Relax(int j, double dist, int row, double cost) {
+    if (seen_[j] == stamp_ && !(dist < d_[j])) return;
+    seen_[j] = stamp_;
+    d_[j] = dist;
+    pred_[j] = row;
+    pred_cost_[j] = cost;
+    heap_.push({dist, j});
+  }
+
+  // Relaxes the edges of row i, whose own reduced distance is `base` (the
+  // distance of the column it is matched to, less that edge's reduced cost).
+  void Scan(int i, double base) {
+    for (int64_t e = indptr_[i]; e < indptr_[i + 1]; ++e) {
+      const int k = indices_[e];
+      const double c = cost_[e];
+      if (done_[k] == stamp_ || !std::isfinite(c)) continue;
+      Relax(k, base + c - v_[k], i, c);
+    }
+  }
+
+  bool Augment(int f) {
+    ++stamp_;
+    heap_ = std::priority_queue<Entry, std::vector<Entry>, std::greater<>>();
+    finalised_.clear();
+    Scan(f, 0.0);
+    int end = -1;
+    double least = 0.0;
+    while (!heap_.empty()) {
+      const auto [dist, j] = heap_.top();
+      heap_.pop();
+      if (done_[j] == stamp_ || dist > d_[j]) continue;
+      done_[j] = stamp_;
+      if (y_[j] < 0) {
+        end = j;
+        least = dist;
+        break;
+      }
+      finalised_.push_back(j);
+      Scan(y_[j], dist - (matched_cost_[j] - v_[j]));
+    }
+    if (end < 0) return false;
+    for (int j : finalised_) v_[j] += d_[j] - least;
+    for (int j = end;;) {
+      const int i = pred_[j];
+      y_[j] = i;
+      matched_cost_[j] = pred_cost_[j];
+      const int next = x_[i];
+      x_[i] = j;
+      if (i == f) break;
+      j = next;
+    }
+    return true;
+  }
+
+  int n_, m_;
+  const int64_t* indptr_;
+  const int* indices_;
+  const double* cost_;
+  std::vector<int> x_, y_;
+  std::vector<double> v_, matched_cost_, d_;
+  std::vector<int> pred_;
+  std::vector<double> pred_cost_;
+  std::vector<int> seen_, done_, finalised_;
+  int stamp_ = 0;
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<>> heap_;
+};
+
+}  // namespace jaxmatch

@@ -1,0 +1,166 @@
+"""The sparse LAP drop-in (min_weight_full_bipartite_matching) against
+scipy: scipy's own tests, random sparse problems (objective equal to scipy's,
+every solution certified by LP duality), errors."""
+
+from __future__ import annotations
+
+import inspect
+import itertools
+import warnings
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from numpy.testing import assert_array_equal
+from scipy.sparse.csgraph import min_weight_full_bipartite_matching as scipy_mwfbm
+
+import jaxmatch
+from jaxmatch import GraphValidationError
+
+# ---- scipy's own tests of min_weight_full_bipartite_matching
+# (scipy/sparse/csgraph/tests/test_matching.py, installed with scipy), run
+# with the drop-in in place of scipy's function.
+
+scipy_tests = pytest.importorskip("scipy.sparse.csgraph.tests.test_matching")
+SCIPY_TESTS = sorted(
+    name
+    for name in dir(scipy_tests)
+    if name.startswith("test_")
+    and "min_weight_full_bipartite_matching" in inspect.getsource(getattr(scipy_tests, name))
+)
+
+
+def _parametrizations(fn):
+    """The keyword arguments of every case of a scipy test function (the
+    product of its ``pytest.mark.parametrize`` marks)."""
+    axes = []
+    for mark in getattr(fn, "pytestmark", []):
+        if mark.name != "parametrize":
+            continue
+        names, values = mark.args[0], list(mark.args[1])
+        names = [x.strip() for x in names.split(",")] if isinstance(names, str) else list(names)
+        single = len(names) == 1
+        axes.append([dict(zip(names, (v,) if single else v)) for v in values])
+    for combo in itertools.product(*axes):
+        yield {k: v for part in combo for k, v in part.items()}
+
+
+@pytest.mark.parametrize("name", SCIPY_TESTS)
+def test_scipys_own_tests(monkeypatch, name):
+    assert len(SCIPY_TESTS) >= 5  # the trivial, infeasible, warning and small-input tests
+    ours = jaxmatch.min_weight_full_bipartite_matching
+    monkeypatch.setattr(scipy_tests, "min_weight_full_bipartite_matching", ours)
+    fn = getattr(scipy_tests, name)
+    cases = list(_parametrizations(fn))
+    for kwargs in cases:
+        fn(**kwargs)
+
+
+# ---- random problems against scipy, certified
+
+
+def _random_feasible(rng, n, m, density, integer):
+    """A sparse [n, m] matrix with a full matching planted (nonzero weights)."""
+    A = sp.random(n, m, density=density, random_state=rng, format="lil")
+    k = min(n, m)
+    rows, cols = rng.permutation(n)[:k], rng.permutation(m)[:k]
+    A[rows, cols] = rng.random(k) + 0.5
+    A = A.tocsr()
+    A.data = np.floor(A.data * 10) + 1 if integer else A.data + 1e-3
+    return A
+
+
+@pytest.mark.parametrize("maximize", [False, True])
+@pytest.mark.parametrize("integer", [False, True])
+def test_random_sparse_problems_match_scipy_and_certify(maximize, integer):
+    rng = np.random.default_rng(7)
+    for n, m, density in [(5, 5, 0.5), (30, 40, 0.1), (40, 30, 0.1), (200, 200, 0.02)]:
+        for _ in range(6):
+            A = _random_feasible(rng, n, m, density, integer)
+            sol = jaxmatch.solve_sparse_lap(A, maximize=maximize)
+            r, c = scipy_mwfbm(A, maximize=maximize)
+            assert sol.cost == pytest.approx(float(A[r, c].sum()), rel=1e-12, abs=1e-9)
+            assert_array_equal(sol.row_ind, np.sort(sol.row_ind))
+            cert = jaxmatch.verify_sparse_lap(A, sol, maximize=maximize)
+            assert cert.optimal, cert.reason
+            ours = jaxmatch.min_weight_full_bipartite_matching(A, maximize=maximize)
+            assert_array_equal(ours[0], sol.row_ind)
+            assert_array_equal(ours[1], sol.col_ind)
+
+
+def test_large_sparse_problem_certified():
+    rng = np.random.default_rng(8)
+    A = _random_feasible(rng, 3000, 3000, 0.002, False)
+    sol = jaxmatch.solve_sparse_lap(A)
+    assert jaxmatch.verify_sparse_lap(A, sol).optimal
+    r, c = scipy_mwfbm(A)
+    assert sol.cost == pytest.approx(float(A[r, c].sum()), rel=1e-12)
+
+
+def test_ties_and_negative_weights():
+    rng = np.random.default_rng(9)
+    for _ in range(20):
+        A = sp.random(25, 25, density=0.3, random_state=rng, format="csr")
+        A.data = rng.integers(-3, 3, A.data.size).astype(float)
+        A.data[A.data == 0] = 5
+        try:
+            r, c = scipy_mwfbm(A)
+        except ValueError:
+            with pytest.raises(ValueError, match="no full matching"):
+                jaxmatch.min_weight_full_bipartite_matching(A)
+            continue
+        sol = jaxmatch.solve_sparse_lap(A)
+        assert sol.cost == float(A[r, c].sum())
+        assert jaxmatch.verify_sparse_lap(A, sol).optimal
+
+
+def test_certificate_rejects_bad_solutions():
+    A = sp.csr_array(np.array([[1.0, 2.0], [3.0, 1.0]]))
+    sol = jaxmatch.solve_sparse_lap(A)
+    assert jaxmatch.verify_sparse_lap(A, sol).optimal
+    worse = sol._replace(col_ind=sol.col_ind[::-1].copy())
+    cert = jaxmatch.verify_sparse_lap(A, worse)
+    assert not cert.optimal and cert.reason
+    short = sol._replace(row_ind=sol.row_ind[:1], col_ind=sol.col_ind[:1])
+    assert "full matching" in jaxmatch.verify_sparse_lap(A, short).reason
+    B = sp.csr_array(np.array([[1.0, 0.0], [3.0, 1.0]]))  # (0, 1) is no edge
+    bad = jaxmatch.SparseLAPSolution(np.arange(2), np.array([1, 0]), 0.0, np.zeros(2), np.zeros(2))
+    assert "not an edge" in jaxmatch.verify_sparse_lap(B, bad).reason
+
+
+def test_errors_match_scipy():
+    for graph in (np.eye(2), [[1, 0], [0, 1]]):
+        with pytest.raises(TypeError, match="graph must be sparse"):
+            jaxmatch.min_weight_full_bipartite_matching(graph)
+    with pytest.raises(TypeError, match="CSC, CSR, or COO"):
+        jaxmatch.min_weight_full_bipartite_matching(sp.lil_array(np.eye(2)))
+    with pytest.raises(ValueError, match="invalid numeric entries"):
+        jaxmatch.min_weight_full_bipartite_matching(sp.csr_array(np.array([[np.nan, 1], [1, 1]])))
+    A = sp.csr_matrix(np.eye(3))
+    A.indices[1] = 7
+    with pytest.raises(GraphValidationError, match="out of range"):
+        jaxmatch.min_weight_full_bipartite_matching(A)
+
+
+def test_explicit_zeros_are_removed_like_scipy():
+    data = np.array([2.0, 0.0, 3.0, 1.0, 1.0])
+    B = sp.csr_array((data, (np.array([0, 0, 0, 1, 1]), np.array([0, 1, 2, 1, 2]))), shape=(2, 3))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ours = jaxmatch.min_weight_full_bipartite_matching(B)
+        theirs = scipy_mwfbm(B)
+    assert_array_equal(ours[0], theirs[0])
+    assert_array_equal(ours[1], theirs[1])
+
+
+def test_square_duals_need_no_sign():
+    """A square problem's duals may be positive: shifting u down and v up by
+    the same amount keeps the certificate."""
+    A = sp.csr_array(np.array([[1.0, 2.0], [3.0, 1.0]]))
+    sol = jaxmatch.solve_sparse_lap(A)
+    shifted = sol._replace(u=sol.u - 5.0, v=sol.v + 5.0)
+    assert jaxmatch.verify_sparse_lap(A, shifted).optimal
+    wide = sp.csr_array(np.array([[1.0, 2.0, 4.0], [3.0, 1.0, 4.0]]))
+    sol = jaxmatch.solve_sparse_lap(wide)
+    shifted = sol._replace(u=sol.u - 5.0, v=sol.v + 5.0)
+    assert "infeasible" in jaxmatch.verify_sparse_lap(wide, shifted).reason
