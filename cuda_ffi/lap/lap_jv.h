@@ -142,10 +142,16 @@ class LapJv {
   void ColumnReduction(std::vector<int>* free_rows) {
     std::vector<W> best(m_, Inf());
     std::vector<int> argbest(m_, 0);
+    // Among tied rows, column j takes the first in the cyclic order that
+    // starts at row j (the spread of lap_steps.h's greedy start): a matrix
+    // of equal costs is assigned here, without a search.
+    auto rank = [&](int i, int j) {
+      return i >= j % n_ ? i - j % n_ : i - j % n_ + n_;
+    };
     for (int i = 0; i < n_; ++i) {
       for (int j = 0; j < m_; ++j) {
         const W c = Cost(i, j);
-        if (c < best[j]) {
+        if (c < best[j] || (c == best[j] && rank(i, j) < rank(argbest[j], j))) {
           best[j] = c;
           argbest[j] = i;
         }
@@ -182,9 +188,13 @@ class LapJv {
   // assigned row; the prices stay 0.
   void RowMinimaGreedy(std::vector<int>* free_rows) {
     for (int i = 0; i < n_; ++i) {
+      // Among tied columns, the first in the cyclic order that starts at
+      // column i, so that equal costs spread over the columns.
+      const int start = i % m_;
       int best = -1;
       W least = Inf();
-      for (int j = 0; j < m_; ++j) {
+      for (int k = 0; k < m_; ++k) {
+        const int j = start + k < m_ ? start + k : start + k - m_;
         const W c = Cost(i, j);
         if (c < least) {
           least = c;

@@ -31,6 +31,7 @@ enum StepId {
   kInitCols,
   kInitPropose,
   kInitAccept,
+  kInitFinish,
   kInitZeroLists,
   kS1,
   kS2,
@@ -51,6 +52,8 @@ __device__ __forceinline__ void RunStep(const Team& team, LapView<T>& p,
     lap_init_propose(team, p);
   else if constexpr (kStep == kInitAccept)
     lap_init_accept(team, p);
+  else if constexpr (kStep == kInitFinish)
+    lap_init_finish(team, p);
   else if constexpr (kStep == kInitZeroLists)
     lap_init_zero_lists(team, p);
   else if constexpr (kStep == kS1)
@@ -186,8 +189,11 @@ cudaError_t LaunchLapInit(cudaStream_t stream, const LapProblem<T>& s) {
   LaunchStep<kInitZero>(stream, s);
   LaunchStep<kInitRows>(stream, s);
   LaunchStep<kInitCols>(stream, s);
-  LaunchStep<kInitPropose>(stream, s);
-  LaunchStep<kInitAccept>(stream, s);
+  for (int round = 0; round < kLapInitRounds; ++round) {
+    LaunchStep<kInitPropose>(stream, s);
+    LaunchStep<kInitAccept>(stream, s);
+  }
+  LaunchStep<kInitFinish>(stream, s);
   if (s.variant == kLapClassical) LaunchStep<kInitZeroLists>(stream, s);
   lap_ctrl_kernel<T><<<CtrlBlocks(s.batch), 128, 0, stream>>>(
       s, 1, lap_max_iters(s.max_iters, s.n, s.m));

@@ -103,26 +103,51 @@ JM_HD void lap_init_cols(const Team& team, LapView<T>& p) {
   }
 }
 
-// Greedy matching on zero-slack edges: column j proposes to its least tight
-// row; a row accepts its least proposing column.
+// Greedy matching on zero-slack edges, in kLapInitRounds rounds of
+// propose + accept.  Each free column proposes to the first free row with a
+// zero reduced cost in the cyclic order that starts at row j mod n, so that
+// on ties the columns spread their proposals (a matrix of equal costs is
+// matched in one round); a row accepts its least proposing column.  Rows
+// assigned here are marked in row_flag (the main loop's setup rewrites it);
+// free rows hold INT_MAX in col_for_row until lap_init_finish.
+constexpr int kLapInitRounds = 4;
+
+template <class T>
+JM_HD bool lap_init_tight(const LapView<T>& p, int i, int j) {
+  return p.c(i, j) < Num<T>::inf() &&
+         Num<T>::reduced(p.c(i, j), p.u[i], p.v[j]) == T(0);
+}
+
+// The position of row i in column j's cyclic order.
+JM_HD int lap_init_rank(int i, int j, int n) {
+  const int k = i - j % n;
+  return k < 0 ? k + n : k;
+}
+
 template <class T, class Team>
 JM_HD void lap_init_propose(const Team& team, LapView<T>& p) {
-  if (p.sc[kFlagInfeas] || p.sc[kFlagOverflow]) return;
+  if (p.sc[kFlagInfeas] || p.sc[kFlagOverflow] || p.n == 0) return;
   if constexpr (Team::kRowOuter) {
     for (int j = 0; j < p.m; ++j) p.pred[j] = -1;
-    for (int i = 0; i < p.n; ++i)
+    for (int i = 0; i < p.n; ++i) {
+      if (p.row_flag[i]) continue;
       for (int j = 0; j < p.m; ++j)
-        if (p.pred[j] < 0 && p.c(i, j) < Num<T>::inf() &&
-            Num<T>::reduced(p.c(i, j), p.u[i], p.v[j]) == T(0))
+        if (p.row_for_col[j] < 0 && lap_init_tight(p, i, j) &&
+            (p.pred[j] < 0 ||
+             lap_init_rank(i, j, p.n) < lap_init_rank(p.pred[j], j, p.n)))
           p.pred[j] = i;
+    }
   } else {
     for (int j = team.rank(); j < p.m; j += team.size()) {
       int pick = -1;
-      for (int i = 0; i < p.n; ++i) {
-        if (p.c(i, j) < Num<T>::inf() &&
-            Num<T>::reduced(p.c(i, j), p.u[i], p.v[j]) == T(0)) {
-          pick = i;
-          break;
+      if (p.row_for_col[j] < 0) {
+        const int start = j % p.n;
+        for (int k = 0; k < p.n; ++k) {
+          const int i = start + k < p.n ? start + k : start + k - p.n;
+          if (!p.row_flag[i] && lap_init_tight(p, i, j)) {
+            pick = i;
+            break;
+          }
         }
       }
       p.pred[j] = pick;
@@ -134,17 +159,27 @@ JM_HD void lap_init_propose(const Team& team, LapView<T>& p) {
 
 template <class T, class Team>
 JM_HD void lap_init_accept(const Team& team, LapView<T>& p) {
-  const bool bad = p.sc[kFlagInfeas] || p.sc[kFlagOverflow];
+  if (p.sc[kFlagInfeas] || p.sc[kFlagOverflow] || p.n == 0) return;
   for (int j = team.rank(); j < p.m; j += team.size()) {
-    int i = bad ? -1 : p.pred[j];
+    const int i = p.pred[j];
     if (i >= 0 && p.col_for_row[i] == j) {
       p.row_for_col[j] = i;
+      p.row_flag[i] = 1;
       atomic_add_int(&p.sc[kNAssigned], 1);
     }
+    p.pred[j] = -1;
   }
-  for (int i = team.rank(); i < p.n; i += team.size()) {
+}
+
+// After the rounds: rows left free read -1 (all rows when the input was
+// found infeasible or overflowing).
+template <class T, class Team>
+JM_HD void lap_init_finish(const Team& team, LapView<T>& p) {
+  const bool bad = p.sc[kFlagInfeas] || p.sc[kFlagOverflow];
+  for (int i = team.rank(); i < p.n; i += team.size())
     if (bad || p.col_for_row[i] == INT_MAX) p.col_for_row[i] = -1;
-  }
+  if (bad)
+    for (int j = team.rank(); j < p.m; j += team.size()) p.row_for_col[j] = -1;
 }
 
 // Classical variant: the zero-slack adjacency, one row-compressed list per
@@ -477,9 +512,13 @@ JM_HD void lap_init(const Team& team, LapView<T>& p, int variant) {
   team.sync();
   lap_init_cols(team, p);
   team.sync();
-  lap_init_propose(team, p);
-  team.sync();
-  lap_init_accept(team, p);
+  for (int round = 0; round < kLapInitRounds; ++round) {
+    lap_init_propose(team, p);
+    team.sync();
+    lap_init_accept(team, p);
+    team.sync();
+  }
+  lap_init_finish(team, p);
   team.sync();
   if (variant == kLapClassical) {
     lap_init_zero_lists(team, p);
