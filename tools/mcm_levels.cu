@@ -30,16 +30,9 @@
 
 #include "matching/matching_kernels.h"
 
-using namespace jaxmatch;
+#include "common/exit_on_cuda_error.h"
 
-#define CK(x)                                                               \
-  do {                                                                      \
-    cudaError_t e = (x);                                                    \
-    if (e != cudaSuccess) {                                                 \
-      std::printf("CUDA %s at line %d\n", cudaGetErrorString(e), __LINE__); \
-      std::exit(2);                                                         \
-    }                                                                       \
-  } while (0)
+using namespace jaxmatch;
 
 struct Graph {
   int nr = 0, nc = 0;

@@ -21,20 +21,15 @@ ffi::Error McmFromScratchCpu(IndexBuffer cxadj, IndexBuffer cadj,
                              IndexBuffer rxadj, IndexBuffer radj,
                              IndexBuffer rm0, IndexBuffer cm0, McmState st,
                              int32_t init, const McmOptions* solve) {
-  JM_RETURN_IF_ERROR(CheckInit(init));
-  if (solve) JM_RETURN_IF_ERROR(CheckMcmOptions(*solve));
-  McmShape s;
-  JM_RETURN_IF_ERROR(GetMcmShape(cxadj, cadj, *st.row_match, &s));
-  JM_RETURN_IF_ERROR(CheckRowCsr(&s, rxadj, radj));
-  JM_RETURN_IF_ERROR(CheckMcmState(s, st));
-  JM_RETURN_IF_ERROR(CheckWarmStart(s, rm0, cm0));
-  const McmProblem problem = McmProblemOf(s, cxadj, cadj, st, &rxadj, &radj);
+  McmProblem problem{};
+  JM_RETURN_IF_ERROR(PrepareMcmFromScratch(cxadj, cadj, rxadj, radj, rm0, cm0,
+                                           st, init, solve, &problem));
   const int* rm = rm0.typed_data();
   const int* cm = cm0.typed_data();
   const SerialTeam team;
-  for (int64_t i = 0; i < s.batch; ++i) {
+  for (int64_t i = 0; i < problem.batch; ++i) {
     McmView p = problem.view(i);
-    mcm_init(team, p, init, rm + i * s.nr, cm + i * s.nc);
+    mcm_init(team, p, init, rm + i * problem.nr, cm + i * problem.nc);
     if (solve) mcm_solve_loop(team, p, *solve);
   }
   return ffi::Error::Success();

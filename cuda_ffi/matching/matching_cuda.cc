@@ -14,14 +14,9 @@ ffi::Error McmFromScratchCuda(cudaStream_t stream, int32_t device,
                               IndexBuffer rxadj, IndexBuffer radj,
                               IndexBuffer rm0, IndexBuffer cm0, McmState st,
                               int32_t init, const McmOptions* solve) {
-  JM_RETURN_IF_ERROR(CheckInit(init));
-  if (solve) JM_RETURN_IF_ERROR(CheckMcmOptions(*solve));
-  McmShape s;
-  JM_RETURN_IF_ERROR(GetMcmShape(cxadj, cadj, *st.row_match, &s));
-  JM_RETURN_IF_ERROR(CheckRowCsr(&s, rxadj, radj));
-  JM_RETURN_IF_ERROR(CheckMcmState(s, st));
-  JM_RETURN_IF_ERROR(CheckWarmStart(s, rm0, cm0));
-  const McmProblem p = McmProblemOf(s, cxadj, cadj, st, &rxadj, &radj);
+  McmProblem p{};
+  JM_RETURN_IF_ERROR(PrepareMcmFromScratch(cxadj, cadj, rxadj, radj, rm0, cm0,
+                                           st, init, solve, &p));
   const int* rm = rm0.typed_data();
   const int* cm = cm0.typed_data();
   if (solve)

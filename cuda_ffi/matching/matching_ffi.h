@@ -187,6 +187,24 @@ ffi::Error PrepareMcmStep(const IndexBuffer& cxadj, const IndexBuffer& cadj,
   return ffi::Error::Success();
 }
 
+// Checks a from-scratch call (init or solve: options, graph, row CSR, state,
+// warm start) and returns its problem.
+inline ffi::Error PrepareMcmFromScratch(
+    const IndexBuffer& cxadj, const IndexBuffer& cadj, const IndexBuffer& rxadj,
+    const IndexBuffer& radj, const IndexBuffer& rm0, const IndexBuffer& cm0,
+    const McmState& st, int32_t init, const McmOptions* solve,
+    McmProblem* problem) {
+  JM_RETURN_IF_ERROR(CheckInit(init));
+  if (solve) JM_RETURN_IF_ERROR(CheckMcmOptions(*solve));
+  McmShape s;
+  JM_RETURN_IF_ERROR(GetMcmShape(cxadj, cadj, *st.row_match, &s));
+  JM_RETURN_IF_ERROR(CheckRowCsr(&s, rxadj, radj));
+  JM_RETURN_IF_ERROR(CheckMcmState(s, st));
+  JM_RETURN_IF_ERROR(CheckWarmStart(s, rm0, cm0));
+  *problem = McmProblemOf(s, cxadj, cadj, st, &rxadj, &radj);
+  return ffi::Error::Success();
+}
+
 // The bindings, written out: a Binding can only be extended in place.
 #define JM_MCM_GRAPH_AND_WARM_START                       \
   .template Arg<IndexBuffer>()     /* cxadj */            \

@@ -37,7 +37,7 @@ def sorted_unique(a: np.ndarray) -> np.ndarray:
     return a[keep]
 
 
-def _as_index_array(x, name: str) -> np.ndarray:
+def as_index_array(x, name: str) -> np.ndarray:
     a = np.asarray(x)
     if a.ndim != 1:
         raise GraphValidationError(f"{name} must be one-dimensional, got shape {a.shape}")
@@ -163,8 +163,8 @@ class BipartiteGraph:
         """
         if n_rows < 0 or n_cols < 0:
             raise GraphValidationError(f"negative size ({n_rows}, {n_cols})")
-        r = _as_index_array(rows, "rows")
-        c = _as_index_array(cols, "cols")
+        r = as_index_array(rows, "rows")
+        c = as_index_array(cols, "cols")
         if r.shape != c.shape:
             raise GraphValidationError(
                 f"rows and cols differ in length ({r.shape[0]} vs {c.shape[0]})"

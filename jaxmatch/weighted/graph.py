@@ -22,16 +22,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ..matching.graph import GraphValidationError, validate_csr
-
-
-def _as_index_array(x, name: str) -> np.ndarray:
-    a = np.asarray(x)
-    if a.ndim != 1:
-        raise GraphValidationError(f"{name} must be one-dimensional, got shape {a.shape}")
-    if a.size and a.dtype.kind not in "iu":
-        raise GraphValidationError(f"{name} must hold integers, got dtype {a.dtype}")
-    return a.astype(np.int64)
+from ..matching.graph import GraphValidationError, as_index_array, validate_csr
 
 
 def as_weight_array(w, count: int) -> np.ndarray:
@@ -119,8 +110,8 @@ class Graph:
         """
         if n < 0:
             raise GraphValidationError(f"negative size {n}")
-        a = _as_index_array(u, "u")
-        b = _as_index_array(v, "v")
+        a = as_index_array(u, "u")
+        b = as_index_array(v, "v")
         if a.shape != b.shape:
             raise GraphValidationError(f"u and v differ in length ({a.shape[0]} vs {b.shape[0]})")
         wt = as_weight_array(w, a.shape[0])

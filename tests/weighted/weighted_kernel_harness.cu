@@ -21,16 +21,9 @@
 #include "weighted/weighted_kernels.h"
 #include "weighted/weighted_steps.h"
 
-using namespace jaxmatch;
+#include "common/exit_on_cuda_error.h"
 
-#define CK(x)                                                               \
-  do {                                                                      \
-    cudaError_t e = (x);                                                    \
-    if (e != cudaSuccess) {                                                 \
-      std::printf("CUDA %s at line %d\n", cudaGetErrorString(e), __LINE__); \
-      std::exit(2);                                                         \
-    }                                                                       \
-  } while (0)
+using namespace jaxmatch;
 
 // A batch of symmetric CSR graphs with one capacity.
 struct Batch {
