@@ -45,6 +45,8 @@ PLOT_SCRIPT = ROOT / "tools" / "plot_benchmarks.py"
 #: Environment variable: JSON files (or folders of them) of the benchmark
 #: harness to plot, separated by os.pathsep.
 BENCH_ENV = "JAXMATCH_BENCH_JSON"
+#: The latest results, compact (tools/plot_benchmarks.py --compact).
+BENCH_DATA = DOCS / "data"
 
 # The checkout's package (an installed jaxmatch of the same version supplies
 # the compiled libraries).
@@ -362,8 +364,9 @@ def _bench_json_files(spec: str) -> list[Path]:
 
 
 def make_plots(app) -> None:
-    """Plots the JSON results named by $JAXMATCH_BENCH_JSON into docs/plots."""
-    spec = os.environ.get(BENCH_ENV, "")
+    """Plots the JSON results named by $JAXMATCH_BENCH_JSON (by default the
+    compact latest results in docs/data/) into docs/plots."""
+    spec = os.environ.get(BENCH_ENV, "") or (str(BENCH_DATA) if BENCH_DATA.is_dir() else "")
     if not spec:
         return
     files = _bench_json_files(spec)

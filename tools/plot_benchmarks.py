@@ -312,14 +312,50 @@ def plot_files(paths: Iterable[str | Path], out_dir: str | Path) -> list[Path]:
     return written
 
 
+#: What a compact copy keeps of each document (what the plots read).
+_COMPACT_RESULT_KEYS = ("solver", "case", "graph", "weights", "status", "median_s", "m", "valid")
+
+
+def compact(doc: dict) -> dict:
+    """A copy of a result document with only what the plots read: the
+    cases without their prepared reference answers, and per result the
+    solver, case, status, median time and whether its check passed. The
+    latest results behind the documentation's plots are kept this way in
+    ``docs/data/`` (kilobytes, not the full records)."""
+    out = {k: doc[k] for k in ("family", "tag", "command", "environment", "header") if k in doc}
+    if "cases" in doc:
+        out["cases"] = [{k: v for k, v in c.items() if k != "prepared"} for c in doc["cases"]]
+    if "graphs" in doc:
+        out["graphs"] = doc["graphs"]
+    results = []
+    for r in doc.get("results", []):
+        slim = {k: r[k] for k in _COMPACT_RESULT_KEYS if k in r}
+        if isinstance(r.get("check"), dict) and "ok" in r["check"]:
+            slim["check"] = {"ok": r["check"]["ok"]}
+        results.append(slim)
+    out["results"] = results
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("json", nargs="+", help="JSON results of the benchmarks, or folders of them")
     p.add_argument("-o", "--out", required=True, help="folder for the PNG files")
+    p.add_argument(
+        "--compact",
+        metavar="DIR",
+        help="also write a compact copy of each input to DIR (what docs/data/ keeps)",
+    )
     args = p.parse_args(argv)
     files = expand(args.json)
     if not files:
         p.error("no JSON files found")
+    if args.compact:
+        Path(args.compact).mkdir(parents=True, exist_ok=True)
+        for f in files:
+            target = Path(args.compact) / f.name
+            target.write_text(json.dumps(compact(json.loads(f.read_text())), indent=0) + "\n")
+            print(target)
     for path in plot_files(files, args.out):
         print(path)
     return 0
