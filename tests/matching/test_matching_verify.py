@@ -222,8 +222,9 @@ _GOOD = (np.array([0, 1]), np.array([0, 1]))  # a maximum matching of _PATH2
             "non-decreasing",
         ),
         (
+            # Compared in its own dtype (no wrap to int64): it ends past the indices.
             _graph(np.array([0, 2, 2**64 - 1], np.uint64), [0, 1, 1], [0, 1, 3], [0, 0, 1]),
-            "non-decreasing",
+            "ends at 18446744073709551615 but there are only 3 indices",
         ),
         (_graph([0], [], [0], [], n_rows=-1, n_cols=-1), "negative size"),
     ],
