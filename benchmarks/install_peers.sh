@@ -6,6 +6,8 @@
 #   .whl/igraph-1.0.0-cp39-abi3-manylinux_2_28_x86_64.whl and
 #   .whl/texttable-1.7.0-py2.py3-none-any.whl      igraph (matching)
 #   .whl/src/torch_lap_cuda-0.0.3.tar.gz           built here by build_torch_lap_cuda.sh
+#   .whl/networkit-11.3-cp312-...manylinux_2_28_x86_64.whl and
+#   .whl/tabulate-*-py3-none-any.whl               networkit (weighted matching)
 # Then reports which peers import. Never fails the calling command.
 #
 #     bash benchmarks/install_peers.sh && export PYTHONPATH=/tmp/site

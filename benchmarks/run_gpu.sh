@@ -4,12 +4,15 @@
 #
 #     bash benchmarks/run_gpu.sh lap [harness options]
 #     bash benchmarks/run_gpu.sh matching --sizes 20 21 --solvers 'jaxmatch-gpu/*/wr/ct,igraph'
+#     bash benchmarks/run_gpu.sh weighted --sizes large --device gpu
 #
 # 1. installs the peers found in .whl/ into $SITE (benchmarks/install_peers.sh);
 # 2. builds jaxmatch with its CUDA library into $SITE
 #    (pip install --no-build-isolation --no-deps --target $SITE .);
 # 3. python -m benchmarks run FAMILY "$@", writing $OUT/FAMILY.json and
-#    $OUT/FAMILY.md; the log is $OUT/run.log.
+#    $OUT/FAMILY.md; the log is $OUT/run.log.  The weighted family is the
+#    standalone python -m benchmarks.weighted "$@" (networkit from .whl/),
+#    writing $OUT/weighted.json and $OUT/weighted.md.
 #
 # Environment: OUT (default /tmp/bench), SITE (default /tmp/site), PYTHON,
 # DEADLINE (seconds for the whole script: the run gets what setup left, as
@@ -17,7 +20,7 @@
 # Never exits non-zero because a solver failed: the JSON records it.
 
 set -u
-FAMILY="${1:?usage: run_gpu.sh lap|matching [harness options]}"
+FAMILY="${1:?usage: run_gpu.sh lap|matching|weighted [options]}"
 shift
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1
 OUTDIR="${OUT:-/tmp/bench}"
@@ -52,7 +55,12 @@ if [ -n "${DEADLINE:-}" ]; then
   args+=(--deadline "$left")
 fi
 echo "== run (t=$((SECONDS - T0)) s)"
-"$PY" -m benchmarks run "$FAMILY" --out "$OUTDIR/$FAMILY.json" --report-out "$OUTDIR/$FAMILY.md" \
-    "${args[@]}" "$@" || echo "benchmark exited with $?"
+if [ "$FAMILY" = weighted ]; then
+  "$PY" -m benchmarks.weighted --json "$OUTDIR/weighted.json" "$@" > "$OUTDIR/weighted.md" ||
+    echo "benchmark exited with $?"
+else
+  "$PY" -m benchmarks run "$FAMILY" --out "$OUTDIR/$FAMILY.json" --report-out "$OUTDIR/$FAMILY.md" \
+      "${args[@]}" "$@" || echo "benchmark exited with $?"
+fi
 echo "== done in $((SECONDS - T0)) s; files in $OUTDIR: $(ls "$OUTDIR" | tr '\n' ' ')"
 exit 0

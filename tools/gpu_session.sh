@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One GPU session: build, GPU test suite, sanitizers, tuning timings.
 # Knobs: TEST_TIMEOUT, TEST_ARGS, SAN_TIMEOUT, SANITIZERS (memcheck ...),
-# WORKLOADS (lap matching), TUNE (matching; add lap), TUNE_TIMEOUT, TUNE_ARGS,
+# WORKLOADS (lap matching weighted), TUNE (matching; add lap), TUNE_TIMEOUT, TUNE_ARGS,
 # HARNESS_TOOLS (compute-sanitizer tools for the CMake-built kernel
 # harnesses; the GPU suite already runs them under memcheck).
 # Run from the repo root on the device machine; logs go to $OUT.
@@ -29,7 +29,7 @@ for harness in lap_kernel_harness matching_kernel_harness weighted_kernel_harnes
 done
 echo "== sanitizers on the JAX workloads"
 export XLA_PYTHON_CLIENT_ALLOCATOR=platform
-for workload in ${WORKLOADS:-lap matching}; do
+for workload in ${WORKLOADS:-lap matching weighted}; do
   for tool in ${SANITIZERS:-memcheck}; do
     timeout ${SAN_TIMEOUT:-150} compute-sanitizer --tool $tool --error-exitcode 9 \
       python3 tools/sanitize.py $workload > "$OUT/sanitizer_${workload}_$tool.log" 2>&1
