@@ -49,6 +49,7 @@ constexpr NamedConstant kConstants[] = {
     {"MATCHING_DRIVER_APSB", kMcmApsb},
     {"MATCHING_DRIVER_HYBRID", kMcmHybrid},
     {"MATCHING_DRIVER_AUTO", kMcmAuto},
+    {"MATCHING_DRIVER_PR", kMcmPr},
     {"MATCHING_BFS_PLAIN", kMcmBfsPlain},
     {"MATCHING_BFS_WR", kMcmBfsWr},
     {"MATCHING_INIT_NONE", kMcmInitNone},

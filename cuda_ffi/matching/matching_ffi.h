@@ -143,7 +143,7 @@ inline ffi::Error CheckInit(int32_t init) {
 }
 
 inline ffi::Error CheckMcmOptions(const McmOptions& o) {
-  if (o.driver < kMcmApfb || o.driver > kMcmAuto)
+  if (o.driver < kMcmApfb || o.driver > kMcmPr)
     return InvalidArgument("unknown matching driver " +
                            std::to_string(o.driver));
   if (o.bfs != kMcmBfsPlain && o.bfs != kMcmBfsWr)

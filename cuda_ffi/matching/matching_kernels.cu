@@ -151,6 +151,86 @@ __global__ void mcm_fix_kernel(McmProblem s, McmOptions o) {
   }
 }
 
+// Push-relabel (push_relabel.h): a kernel per step, each a no-op unless its
+// phase is current; the last block of a row runs the transition.
+__global__ void mcm_pr_relabel_init_kernel(McmProblem s) {
+  GridRowTeam team;
+  for (int64_t b = blockIdx.y; b < s.batch; b += gridDim.y) {
+    McmView p = s.view(b);
+    if (!mcm_running(p)) continue;
+    const int phase = mcm_phase(p);  // uniform over the row
+    if (phase != kMcmBfsPhase && phase != kMcmPrRelabelInitPhase &&
+        phase != kMcmPrRestartPhase)
+      continue;
+    if (phase == kMcmBfsPhase) mcm_pr_start(team, p);
+    if (phase == kMcmPrRestartPhase) mcm_pr_restart(team, p);
+    mcm_pr_relabel_init(team, p);
+    if (LastBlockOfRow(p.sc + kMcmTicket, p.sc + kMcmInserted, 0) &&
+        threadIdx.x == 0) {
+      p.sc[kMcmTicket] = 0;
+      mcm_pr_ctrl_relabel_init(p, phase);
+    }
+  }
+}
+
+__global__ void mcm_pr_relabel_kernel(McmProblem s) {
+  GridRowTeam team;
+  for (int64_t b = blockIdx.y; b < s.batch; b += gridDim.y) {
+    McmView p = s.view(b);
+    if (!StepActive(p, kMcmPrRelabelPhase)) continue;
+    const int bits = BlockTeam().sync_or(mcm_pr_relabel_level(team, p));
+    if (LastBlockOfRow(p.sc + kMcmTicket, p.sc + kMcmInserted, bits) &&
+        threadIdx.x == 0) {
+      const int all = atomicExch(p.sc + kMcmInserted, 0);
+      p.sc[kMcmTicket] = 0;
+      mcm_pr_ctrl_relabel(p, all);
+    }
+  }
+}
+
+__global__ void mcm_pr_list_kernel(McmProblem s) {
+  GridRowTeam team;
+  for (int64_t b = blockIdx.y; b < s.batch; b += gridDim.y) {
+    McmView p = s.view(b);
+    if (!StepActive(p, kMcmPrListPhase)) continue;
+    const int bits = BlockTeam().sync_or(mcm_pr_list(team, p));
+    if (LastBlockOfRow(p.sc + kMcmTicket, p.sc + kMcmInserted, bits) &&
+        threadIdx.x == 0) {
+      const int all = atomicExch(p.sc + kMcmInserted, 0);
+      p.sc[kMcmTicket] = 0;
+      mcm_pr_ctrl_list(p, all);
+    }
+  }
+}
+
+__global__ void mcm_pr_push_kernel(McmProblem s, McmOptions o) {
+  GridRowTeam team;
+  for (int64_t b = blockIdx.y; b < s.batch; b += gridDim.y) {
+    McmView p = s.view(b);
+    if (!StepActive(p, kMcmPrPushPhase)) continue;
+    mcm_pr_push(team, p);
+    if (LastBlockOfRow(p.sc + kMcmTicket, p.sc + kMcmInserted, 0) &&
+        threadIdx.x == 0) {
+      p.sc[kMcmTicket] = 0;
+      mcm_pr_ctrl_push(p, o);
+    }
+  }
+}
+
+__global__ void mcm_pr_fix_kernel(McmProblem s) {
+  GridRowTeam team;
+  for (int64_t b = blockIdx.y; b < s.batch; b += gridDim.y) {
+    McmView p = s.view(b);
+    if (!StepActive(p, kMcmPrFixPhase)) continue;
+    mcm_pr_fix(team, p);
+    if (LastBlockOfRow(p.sc + kMcmTicket, p.sc + kMcmInserted, 0) &&
+        threadIdx.x == 0) {
+      p.sc[kMcmTicket] = 0;
+      mcm_pr_ctrl_fix(p);
+    }
+  }
+}
+
 __global__ void __launch_bounds__(kFusedMaxThreads)
     mcm_solve_kernel(McmProblem s, int init, const int* rm0, const int* cm0,
                      McmOptions o) {
@@ -180,6 +260,22 @@ dim3 Grid(const McmProblem& s, int mapping, int resident_blocks) {
   return dim3(bx, by);
 }
 
+// Push-relabel: `levels` rounds of (start / restart / relabel init, relabel
+// level, list, push), each kernel a no-op outside its phase, so a round
+// advances a push iteration or a relabel level; then the fix (a no-op until it
+// is due).
+cudaError_t LaunchMcmPrStep(cudaStream_t stream, const McmProblem& s,
+                            const McmOptions& o, dim3 grid, int levels) {
+  for (int k = 0; k < levels; ++k) {
+    mcm_pr_relabel_init_kernel<<<grid, kMcmThreads, 0, stream>>>(s);
+    mcm_pr_relabel_kernel<<<grid, kMcmThreads, 0, stream>>>(s);
+    mcm_pr_list_kernel<<<grid, kMcmThreads, 0, stream>>>(s);
+    mcm_pr_push_kernel<<<grid, kMcmThreads, 0, stream>>>(s, o);
+  }
+  mcm_pr_fix_kernel<<<grid, kMcmThreads, 0, stream>>>(s);
+  return cudaGetLastError();
+}
+
 }  // namespace
 
 cudaError_t LaunchMcmInit(cudaStream_t stream, const McmProblem& s, int init,
@@ -204,6 +300,7 @@ cudaError_t LaunchMcmStep(cudaStream_t stream, const McmProblem& s,
                           int resident_blocks) {
   if (s.batch == 0) return cudaSuccess;
   const dim3 grid = Grid(s, mapping, resident_blocks);
+  if (o.driver == kMcmPr) return LaunchMcmPrStep(stream, s, o, grid, levels);
   for (int k = 0; k < levels; ++k)
     mcm_level_kernel<<<grid, kMcmThreads, 0, stream>>>(s, o);
   mcm_alternate_kernel<<<grid, kMcmThreads, 0, stream>>>(s, o);

@@ -6,7 +6,7 @@
 //   row_match (rmatch) [n_rows]
 //   col_match (cmatch) [n_cols]
 //   info      [kMcmInfoLen]      scalars (McmScalar): status, counters
-//   work      [McmWorkLayout::len]  bfs, root, pred, queue
+//   work      [McmWorkLayout::len]  bfs, root, pred, queue, ia
 //
 // and the graph is the column CSR (cxadj, cadj), plus the row CSR (rxadj,
 // radj) for the initialisations that read it (Karp-Sipser; null otherwise).
@@ -29,6 +29,14 @@
 //                      the roots first, then every column as its level is
 //                      claimed); level k is queue[head, end), the next level
 //                      is appended at tail
+//   ia      [n_cols]   push-relabel only (iA): the push iteration in which a
+//                      column is active, -1 before its first
+//
+// The push-relabel driver (push_relabel.h) gives the BFS arrays its own
+// meanings: bfs is psi_c (the columns' labels), pred psi_r (the rows'),
+// queue and root the two active-column lists A_0 and A_1 (slots [0,
+// info[kMcmInitialFree]), the columns free after the initial matching);
+// cmatch[c] == -2 marks a column retired as unmatchable.
 //
 // Only C++ knows the workspace layout; Python asks the library for its
 // length and reads info through the slots the library exports.
@@ -51,7 +59,8 @@ enum McmDriver : int {
   kMcmApfb = 0,
   kMcmApsb = 1,
   kMcmHybrid = 2,
-  kMcmAuto = 3
+  kMcmAuto = 3,
+  kMcmPr = 4,  // push-relabel (G-PR, push_relabel.h); its own phases
 };
 enum McmBfs : int { kMcmBfsPlain = 0, kMcmBfsWr = 1 };
 // Thread mapping of the stepped CUDA kernels (Deveci et al.): CT, a constant
@@ -75,7 +84,21 @@ enum McmStatus : int {
   kMcmInitial = 4,     // set by the Python wrapper of the cheap matching
 };
 
-enum McmPhase : int { kMcmBfsPhase = 0, kMcmAlternatePhase = 1 };
+// The push-relabel driver's phases: kMcmBfsPhase is its start (the lists and
+// the first global relabel, run by the first step), then
+//   relabel init, relabel levels ..., (list, push)*, relabel init, ...
+// with a restart when a list step finds no active column, until a relabel
+// reaches no free column, then the fix.
+enum McmPhase : int {
+  kMcmBfsPhase = 0,
+  kMcmAlternatePhase = 1,
+  kMcmPrRelabelInitPhase = 2,  // GR: INITRELABEL
+  kMcmPrRelabelPhase = 3,      // GR: one BFS level from the free rows
+  kMcmPrListPhase = 4,         // G-PR-INITKRNL: roll back, mark active
+  kMcmPrPushPhase = 5,         // G-PR-PUSHKRNL
+  kMcmPrFixPhase = 6,          // FixMatching, then the final status
+  kMcmPrRestartPhase = 7,      // the lists from every free column, a relabel
+};
 
 enum McmScalar : int {
   kMcmStatus = 0,
@@ -97,6 +120,24 @@ enum McmScalar : int {
   kMcmInfoLen = 16,
 };
 
+// The push-relabel driver reuses slots whose BFS meaning it has no use for
+// (the Karp-Sipser slots are free once the initialisation is done).
+// kMcmNPhases counts its push iterations (the paper's `loop`), kMcmNLevels
+// its global-relabel levels, kMcmLevel is the relabel's current level,
+// kMcmInserted ORs the blocks' flags as for the BFS, kMcmFound says whether
+// the current relabel reached a free column, kMcmInitialFree is the number
+// of list slots (the free columns at the start or the last restart), and
+// kMcmQTail counts the columns a restart queues.
+constexpr McmScalar kMcmPrNextRelabel = kMcmQHead;  // iterGR
+constexpr McmScalar kMcmPrMaxLevel = kMcmFoundLevel;
+constexpr McmScalar kMcmPrLimit = kMcmKsStage;  // the fix ends at max_phases
+
+// The next global relabel comes ceil(k * maxLevel) push iterations after
+// one, k = kMcmPrRelabelNum / kMcmPrRelabelDen = 0.7 (Deveci et al.'s
+// adaptive strategy, their best k).
+constexpr int kMcmPrRelabelNum = 7;
+constexpr int kMcmPrRelabelDen = 10;
+
 // The BFS start level.  With kL0 = 2, levels stay positive and a root's
 // found-marker -r (r >= 0) stays below kL0 - 1 (Deveci et al.).
 constexpr int kMcmL0 = 2;
@@ -111,13 +152,14 @@ struct McmOptions {
 
 // Offsets into one problem's workspace.
 struct McmWorkLayout {
-  std::size_t bfs, root, pred, queue, len;
+  std::size_t bfs, root, pred, queue, ia, len;
   JM_HD McmWorkLayout(int nr, int nc) {
     bfs = 0;
     root = bfs + nc;
     pred = root + nc;
     queue = pred + nr;
-    len = queue + nc;
+    ia = queue + nc;
+    len = ia + nc;
   }
 };
 
@@ -138,6 +180,7 @@ struct McmView {
   int* root;
   int* pred;
   int* queue;
+  int* ia;
   JM_HD McmView(int n_rows, int n_cols, int cap, const int* cx, const int* ca,
                 int* rm, int* cm, int* info, int* work)
       : nr(n_rows),
@@ -153,8 +196,16 @@ struct McmView {
     root = work + L.root;
     pred = work + L.pred;
     queue = work + L.queue;
+    ia = work + L.ia;
   }
 };
+
+JM_HD bool mcm_running(const McmView& p) {
+  return load_shared_scalar(p.sc + kMcmStatus) == kMcmRunning;
+}
+JM_HD int mcm_phase(const McmView& p) {
+  return load_shared_scalar(p.sc + kMcmPhaseSlot);
+}
 
 // Whether column c's adjacency is a valid slice of cadj with rows in range
 // (and the pointers start at 0).

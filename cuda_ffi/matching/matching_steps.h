@@ -33,15 +33,9 @@
 
 #include "matching/karp_sipser.h"
 #include "matching/matching_state.h"
+#include "matching/push_relabel.h"
 
 namespace jaxmatch {
-
-JM_HD bool mcm_running(const McmView& p) {
-  return load_shared_scalar(p.sc + kMcmStatus) == kMcmRunning;
-}
-JM_HD int mcm_phase(const McmView& p) {
-  return load_shared_scalar(p.sc + kMcmPhaseSlot);
-}
 
 // Bits of the flags a level step reports.
 constexpr int kMcmFlagInserted = 1;
@@ -317,6 +311,10 @@ JM_HD void mcm_init(const Team& team, McmView& p, int init, const int* rm0,
 
 template <class Team>
 JM_HD void mcm_solve_loop(const Team& team, McmView& p, const McmOptions& o) {
+  if (o.driver == kMcmPr) {
+    mcm_pr_solve_loop(team, p, o);
+    return;
+  }
   const bool wr = o.bfs == kMcmBfsWr;
   const int lanes = mcm_lanes(team, p);
   while (mcm_running(p)) {
@@ -338,9 +336,16 @@ JM_HD void mcm_solve_loop(const Team& team, McmView& p, const McmOptions& o) {
 // One call of the stepped solver on a serial team: up to `levels` BFS
 // levels, then, when the BFS of the phase has ended, Alternate + FixMatching.
 // The CUDA back end launches the same sequence as kernels.
+// For push-relabel: steps until `levels` push iterations and relabel levels
+// ran (the list, relabel-init and fix steps are not counted).
 inline void mcm_stepped_call_serial(McmView& p, const McmOptions& o,
                                     int levels) {
   const SerialTeam team;
+  if (o.driver == kMcmPr) {
+    for (int k = 0; k < levels && mcm_running(p);)
+      k += mcm_pr_step(team, p, o) ? 1 : 0;
+    return;
+  }
   const bool wr = o.bfs == kMcmBfsWr;
   for (int k = 0; k < levels; ++k) {
     if (!mcm_running(p) || mcm_phase(p) != kMcmBfsPhase) break;

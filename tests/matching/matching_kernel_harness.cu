@@ -3,9 +3,10 @@
 // with CMake).
 //
 // Fused and stepped solves (both thread mappings) of small random graphs for
-// every driver, BFS kernel and initialisation (none, cheap, Karp-Sipser; the
-// last reads the row CSR too); each result must be a valid
-// matching with the cardinality of the serial solve on the host (the same
+// every driver (push-relabel included: its stepped calls run 3 push
+// iterations / relabel levels each), BFS kernel and initialisation (none,
+// cheap, Karp-Sipser; the last reads the row CSR too); each result must be a
+// valid matching with the cardinality of the serial solve on the host (the same
 // step order, mcm_init and mcm_solve_loop, run by a serial team).  A launch
 // that has not finished after 3 s counts as a hang: the harness reports it
 // and exits.
@@ -129,11 +130,16 @@ int main() {
     p.rcap = static_cast<int>(g.ra.size());
     const int inits[] = {kMcmInitNone, kMcmInitCheap, kMcmInitKarpSipser};
     for (int stepped = 0; stepped < 2; ++stepped)
-      for (int driver = kMcmApfb; driver <= kMcmAuto; ++driver)
+      for (int driver = kMcmApfb; driver <= kMcmPr; ++driver)
         for (int bfs = 0; bfs < 2; ++bfs)
           for (int init : inits) {
             ++runs;
-            const McmOptions o{driver, bfs, std::min(g.nr, g.nc) + 1, 4, 50};
+            // push-relabel: max_phases bounds push iterations, generously
+            // (jaxmatch.matching.api.pr_max_iterations)
+            const int n = g.nr + g.nc + 2;
+            const int max_phases =
+                driver == kMcmPr ? 4 * n * n : std::min(g.nr, g.nc) + 1;
+            const McmOptions o{driver, bfs, max_phases, 4, 50};
             bool ok;
             if (!stepped) {
               CK(LaunchMcmSolve(s, p, init, d_rm0, d_cm0, o));
