@@ -972,7 +972,7 @@ def build_parser() -> argparse.ArgumentParser:
         "matrix", metavar="MATRIX", help=".mtx (Matrix Market) or .npz (scipy.sparse.save_npz)"
     )
     match.add_argument(
-        "--method", choices=("auto", "apfb", "apsb", "hybrid"), help="driver (default auto)"
+        "--method", choices=("auto", "apfb", "apsb", "hybrid", "pr"), help="driver (default auto)"
     )
     match.add_argument(
         "--init", choices=("cheap", "karp-sipser", "none"), help="initial matching (default cheap)"

@@ -1,4 +1,5 @@
-"""Maximum-cardinality bipartite matching by parallel BFS augmenting paths.
+"""Maximum-cardinality bipartite matching by parallel BFS augmenting paths
+or by push-relabel.
 
 The GPU algorithms of Deveci, Kaya, Ucar and Catalyurek ("GPU accelerated
 maximum cardinality matching algorithms for bipartite graphs", Euro-Par
@@ -12,6 +13,11 @@ augmenting paths; ``Alternate`` flips many of them in parallel and
   ``"auto"`` (the default) runs as APFB when the initial matching leaves
   more than one column in :data:`AUTO_FREE_DIVISOR` free, else as the
   hybrid;
+* push-relabel: ``"pr"`` is G-PR (Deveci, Kaya, Ucar, Catalyurek, ICPP
+  2013): lock- and atomic-free pushes from the active (free) columns along
+  labels that bound the distance to a free row, global relabels (a BFS from
+  the free rows, one level per step) after ``ceil(0.7 * maxLevel)`` push
+  iterations, and FixMatching at the end; ``bfs`` does not apply to it;
 * level kernels: ``"wr"`` (GPUBFS-WR) tracks each tree's root and stops
   growing trees whose root already found a path; ``"plain"`` (GPUBFS) does
   not;
@@ -50,7 +56,8 @@ from .types import MatchingResult, MatchingStatus
 FUSED_MAX_VERTICES = 4096
 
 #: BFS level kernels per stepped call, by driver.
-LEVELS_PER_CALL = {"apfb": 16, "apsb": 8, "hybrid": 16, "auto": 16}
+#: For ``"pr"`` a call runs this many push iterations and relabel levels.
+LEVELS_PER_CALL = {"apfb": 16, "apsb": 8, "hybrid": 16, "auto": 16, "pr": 16}
 
 #: The hybrid driver stops a phase's BFS once it is this many times as deep
 #: as the level that found the phase's first augmenting path (passed to the
@@ -67,10 +74,22 @@ AUTO_FREE_DIVISOR = 50
 #: Upper bound on ``levels_per_call`` (larger values are clamped).
 MAX_LEVELS_PER_CALL = 1024
 
-_METHODS = ("auto", "apfb", "apsb", "hybrid")
+_METHODS = ("auto", "apfb", "apsb", "hybrid", "pr")
 _EXECUTIONS = ("auto", "fused", "stepped")
 _MAPPINGS = ("auto", "ct", "mt")
 _BFS_KERNELS = ("wr", "plain")
+
+
+def pr_max_iterations(n_rows: int, n_cols: int) -> int:
+    """The default bound on the push iterations of ``method="pr"``.
+
+    A generous safety net, not a theoretical bound of the parallel schedule:
+    ``4 * (n_rows + n_cols + 2) ** 2`` iterations (at most ``2**31 - 1``).
+    Sequential push-relabel makes ``O((n_rows + n_cols) * nnz)`` pushes,
+    and an iteration pushes or retires at least one column; the bound only
+    guarantees that a bug cannot hang a solve.
+    """
+    return min(4 * (n_rows + n_cols + 2) ** 2, 2**31 - 1)
 
 
 def _check_graph(G: Any) -> BipartiteGraph:
@@ -210,7 +229,8 @@ def max_cardinality_matching(
         stops at :data:`HYBRID_DEPTH_FACTOR` times the depth of that level)
         or ``"auto"`` (APFB when more than one column in
         :data:`AUTO_FREE_DIVISOR` is free after ``init``, else hybrid; each
-        graph of a batch chooses for itself).
+        graph of a batch chooses for itself), or ``"pr"`` (push-relabel,
+        G-PR; ``auto`` never picks it).
       bfs: static. ``"wr"`` (GPUBFS-WR, root tracking) or ``"plain"`` (GPUBFS).
       init: ``"cheap"`` (greedy initial matching), ``"karp-sipser"`` (a
         parallel Karp-Sipser matching, see :func:`karp_sipser_matching`;
@@ -224,11 +244,15 @@ def max_cardinality_matching(
         (about a thread per vertex) or ``"auto"`` (ct). Ignored on the CPU.
       execution: static. ``"fused"``, ``"stepped"`` or ``"auto"`` (module
         docstring).
-      levels_per_call: static int. BFS levels per stepped call (default
+      levels_per_call: static int. BFS levels per stepped call (for
+        ``"pr"``: push iterations plus global-relabel levels; default
         :data:`LEVELS_PER_CALL` of the driver; at most
         :data:`MAX_LEVELS_PER_CALL`).
       max_phases: static int. Safety bound on phases (default ``min(n_rows, n_cols) + 1``,
-        which the theory never reaches: each phase adds a pair).
+        which the theory never reaches: each phase adds a pair). For ``"pr"``
+        it bounds the push iterations (``n_phases``; default
+        :func:`pr_max_iterations`); the matching is still fixed (valid) when
+        it stops there with ``MatchingStatus.PHASE_LIMIT``.
 
     Returns:
       A :class:`MatchingResult`; ``status`` is ``MatchingStatus.MAXIMUM``.
@@ -253,7 +277,10 @@ def max_cardinality_matching(
     # The GPU launches this many level kernels per call: keep it bounded.
     levels_per_call = min(levels_per_call, MAX_LEVELS_PER_CALL)
     if max_phases is None:
-        max_phases = min(G.n_rows, G.n_cols) + 1
+        if method == "pr":
+            max_phases = pr_max_iterations(G.n_rows, G.n_cols)
+        else:
+            max_phases = min(G.n_rows, G.n_cols) + 1
     max_phases = max(1, min(static_int(max_phases, "max_phases"), 2**31 - 1))
 
     batch = tuple(jnp.shape(G.cxadj)[:-1])

@@ -34,8 +34,10 @@ class MatchingResult(NamedTuple):
         when unmatched.
       cardinality: int32 ``[...]``. Number of matched pairs.
       n_phases: int32 ``[...]``. Augmentation phases run (BFS + Alternate +
-        FixMatching), 0 for an initial matching.
-      n_levels: int32 ``[...]``. BFS level kernels run, over all phases.
+        FixMatching), 0 for an initial matching; for ``method="pr"`` the
+        push iterations.
+      n_levels: int32 ``[...]``. BFS level kernels run, over all phases; for
+        ``method="pr"`` the global-relabel levels.
       status: int32 ``[...]``, a :class:`MatchingStatus`. For one concrete
         graph, ``MatchingStatus(int(res.status))`` is the enum member and
         ``res.status_name`` its name.
