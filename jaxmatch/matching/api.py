@@ -251,7 +251,7 @@ def max_cardinality_matching(
       max_phases: static int. Safety bound on phases (default ``min(n_rows, n_cols) + 1``,
         which the theory never reaches: each phase adds a pair). For ``"pr"``
         it bounds the push iterations (``n_phases``; default
-        :func:`pr_max_iterations`); the matching is still fixed (valid) when
+        :func:`jaxmatch.matching.api.pr_max_iterations`); the matching is still fixed (valid) when
         it stops there with ``MatchingStatus.PHASE_LIMIT``.
 
     Returns:
