@@ -61,7 +61,7 @@ def test_a_drifted_enum_is_detected():
 def test_every_option_the_api_sends_is_exported():
     assert {lap_ffi.variant_code(m) for m in ("tree", "classical")} == {0, 1}
     names = {
-        "DRIVER": ("apfb", "apsb", "hybrid", "auto"),
+        "DRIVER": ("apfb", "apsb", "hybrid", "auto", "pr"),
         "BFS": ("wr", "plain"),
         "INIT": ("none", "cheap", "given", "karp_sipser"),
         "MAPPING": ("ct", "mt"),
@@ -78,7 +78,8 @@ def test_workspace_lengths_come_from_the_library():
     classical = _ffi.lap_workspace_lens(5, 7, lap_ffi.variant_code("classical"))
     assert tree[1] == classical[1] == 7 + 2  # slack [m] and delta [2]
     assert classical[0] - tree[0] == 5 + 5 + 5 * 7  # tree list, zero counts, zero lists
-    assert _ffi.matching_workspace_len(3, 4) == 3 * 4 + 3
+    # bfs, root, queue, ia [n_cols]; pred [n_rows]
+    assert _ffi.matching_workspace_len(3, 4) == 4 * 4 + 3
     # offer (n 64-bit words), cand, cand_edge; padded to an even length
     assert _ffi.weighted_workspace_len(5) == 4 * 5
     assert _ffi.weighted_workspace_len(0) == 0

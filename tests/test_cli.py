@@ -313,7 +313,7 @@ def test_match_mtx_certified_and_npy_output(capsys, tmp_path, bipartite):
     assert len(set(row_match[matched].tolist())) == k
 
 
-@pytest.mark.parametrize("method", ["auto", "apfb", "apsb", "hybrid"])
+@pytest.mark.parametrize("method", ["auto", "apfb", "apsb", "hybrid", "pr"])
 @pytest.mark.parametrize("init", ["cheap", "karp-sipser", "none"])
 def test_match_npz_methods_and_inits(capsys, tmp_path, bipartite, method, init):
     sp.save_npz(tmp_path / "a.npz", bipartite)

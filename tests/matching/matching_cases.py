@@ -26,7 +26,8 @@ from jaxmatch import BipartiteGraph
 # The option values the matching tests sweep, defined once ("auto" is tested
 # on its own).
 
-METHODS = ("apfb", "apsb", "hybrid")
+AUGMENTING_METHODS = ("apfb", "apsb", "hybrid")  # BFS phases (drivers of one loop)
+METHODS = (*AUGMENTING_METHODS, "pr")  # and push-relabel (G-PR)
 BFS = ("wr", "plain")
 COLD_INITS = ("cheap", "karp-sipser", None)
 INITS = (*COLD_INITS, "warm")  # "warm": the random warm start made with each graph

@@ -15,6 +15,7 @@ import scipy.sparse as sp
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from matching_cases import (
+    AUGMENTING_METHODS,
     BFS,
     COLD_INITS,
     EXECUTIONS,
@@ -271,7 +272,7 @@ def test_where_each_driver_stops_the_bfs(device, execution):
         "hybrid": jaxmatch.matching.HYBRID_DEPTH_FACTOR + (k + 1) + 1,
     }
     expected_phases = {"apfb": 1, "apsb": 2, "hybrid": 2}
-    for method in METHODS:
+    for method in AUGMENTING_METHODS:
         res = _host(mcm(G, method=method, init=warm, execution=execution))
         check_result(G, res, k + 2, method)
         assert (int(res.n_levels), int(res.n_phases)) == (
@@ -395,7 +396,7 @@ def test_static_options_name_the_recipe():
 @pytest.mark.parametrize(
     "attrs, message",
     [
-        (dict(driver=4), "unknown matching driver 4"),
+        (dict(driver=5), "unknown matching driver 5"),  # 4 is push-relabel
         (dict(driver=-1), "unknown matching driver -1"),
         (dict(init=4), "unknown matching init 4"),
         (dict(bfs=2), "unknown BFS kernel 2"),

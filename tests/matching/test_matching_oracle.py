@@ -84,13 +84,16 @@ def _valid_warm_pairs(b, i):
     return np.asarray(cols, np.int64)
 
 
-def _check_bucket(b, res, what, *, init="cheap"):
+def _check_bucket(b, res, what, *, init="cheap", method="auto"):
     statuses = np.asarray(res.status)
     assert np.all(statuses == MatchingStatus.MAXIMUM), (what, np.unique(statuses))
     for i, G in enumerate(b.graphs):
         one = member(res, i)
         label = f"{what} {b.name}[{i}] {b.labels[i]}"
         check_result(G, one, int(b.oracle[i]), label)
+        if method == "pr":
+            _check_pr_counters(b, i, one, init, label)
+            continue
         # every phase adds at least one pair, and runs at least one level
         assert one.n_levels >= one.n_phases, label
         if init is None:
@@ -102,6 +105,18 @@ def _check_bucket(b, res, what, *, init="cheap"):
             assert np.all(one.col_match[kept] >= 0), label
             assert one.n_phases <= b.oracle[i] - len(kept), label
     return len(b.graphs)
+
+
+def _check_pr_counters(b, i, one, init, label):
+    """Push-relabel's own invariants: its counters are push iterations and
+    relabel levels (no per-phase pair), a push iteration always follows a
+    relabel, and a matched row is never freed (a push re-matches the row it
+    takes), so the rows of the warm start's valid pairs end matched."""
+    if one.n_phases > 0:
+        assert one.n_levels >= 1, label
+    if init == "warm":
+        kept = _valid_warm_pairs(b, i)
+        assert np.all(one.row_match[b.warm_cm[i][kept]] >= 0), label
 
 
 def test_buckets_hold_enough_distinct_graphs():
@@ -157,7 +172,9 @@ def test_sweep(device, method, bfs, init, execution):
     count = 0
     for b in all_buckets():
         res = _run(b, init, method=method, bfs=bfs, execution=execution)
-        count += _check_bucket(b, res, f"{method}/{bfs}/{init}/{execution}", init=init)
+        count += _check_bucket(
+            b, res, f"{method}/{bfs}/{init}/{execution}", init=init, method=method
+        )
     assert count == len({graph_key(A) for b in all_buckets() for A in b.mats})
     assert count >= MIN_DISTINCT_GRAPHS
 
@@ -168,7 +185,7 @@ def test_sweep(device, method, bfs, init, execution):
 def test_thread_mappings(device, method, bfs, mapping):
     b = bucket("tall")
     res = _run(b, "cheap", method=method, bfs=bfs, execution="stepped", mapping=mapping)
-    _check_bucket(b, res, f"{method}/{bfs}/{mapping}")
+    _check_bucket(b, res, f"{method}/{bfs}/{mapping}", method=method)
 
 
 @pytest.mark.parametrize("levels", [1, 3, 1000])
@@ -176,7 +193,7 @@ def test_thread_mappings(device, method, bfs, mapping):
 def test_levels_per_call(device, method, levels):
     b = bucket("wide")
     res = _run(b, None, method=method, execution="stepped", levels_per_call=levels)
-    _check_bucket(b, res, f"{method}/levels={levels}")
+    _check_bucket(b, res, f"{method}/levels={levels}", init=None, method=method)
 
 
 def test_auto_execution(device):
