@@ -51,15 +51,19 @@ JM_HD int* mcm_pr_list_prev(const McmView& p, int loop) {
 }
 
 // ------------------------------------------------------------ global relabel
-// INITRELABEL: free rows 0, every other vertex inf.  Rows are consistent at
-// every step boundary (a matched row names a column that names it back), so
-// rmatch alone says which rows are free.
+// INITRELABEL: free rows 0, every other vertex inf.  A row counts as
+// matched only when its column names it back: the relabel's BFS then runs
+// on exactly the pairs FixMatching keeps (rows are consistent at every step
+// boundary anyway; checking costs one load and makes the end's certificate
+// independent of that argument).
 template <class Team>
 JM_HD void mcm_pr_relabel_init(const Team& team, McmView& p) {
   const int inf = mcm_pr_inf(p);
   for (int c = team.rank(); c < p.nc; c += team.size()) p.bfs[c] = inf;
-  for (int r = team.rank(); r < p.nr; r += team.size())
-    p.pred[r] = p.rmatch[r] < 0 ? 0 : inf;
+  for (int r = team.rank(); r < p.nr; r += team.size()) {
+    const int c = p.rmatch[r];
+    p.pred[r] = (c < 0 || p.cmatch[c] != r) ? 0 : inf;
+  }
 }
 
 // One level of the relabel BFS (G-GR-KRNL), read from the columns' side
