@@ -11,6 +11,9 @@ bound, and the counters.  Every result is certified by ``verify_matching``.
 from __future__ import annotations
 
 import functools
+import shutil
+import subprocess
+from pathlib import Path
 
 import jax
 import numpy as np
@@ -244,3 +247,31 @@ def test_cpu_schedules_agree():
                 got = _host(mcm(G, init=None, execution="stepped", levels_per_call=levels))
                 for name, x, y in zip(ref._fields, ref, got):
                     np.testing.assert_array_equal(x, y, err_msg=f"{family}/{levels}: {name}")
+
+
+def test_race_emulation(tmp_path):
+    """``pr_race_emulation.cc``: the push step with emulated GPU races (stale
+    reads, writes landing in a random order) on the CPU; every solve must end
+    MAXIMUM with the cardinality of a serial APFB solve."""
+    cxx = shutil.which("c++") or shutil.which("g++") or shutil.which("clang++")
+    if cxx is None:
+        pytest.skip("no host C++ compiler")
+    root = Path(__file__).resolve().parents[2]
+    exe = tmp_path / "pr_race_emulation"
+    subprocess.run(
+        [
+            cxx,
+            "-std=c++17",
+            "-O2",
+            "-I",
+            str(root / "cuda_ffi"),
+            str(Path(__file__).with_name("pr_race_emulation.cc")),
+            "-o",
+            str(exe),
+        ],
+        check=True,
+        capture_output=True,
+    )
+    proc = subprocess.run([str(exe)], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "pr_race_emulation: OK" in proc.stdout, proc.stdout

@@ -146,15 +146,19 @@ def _single_solver(method, bfs, init, execution, mapping):
 @pytest.mark.parametrize("family", LARGE_FAMILIES)
 def test_stress_large_stepped(device, family):
     """Single large graphs (default 10k + 10k vertices on the GPU), stepped
-    in both thread mappings, plus auto and one fused run (a single block
-    striding over all the vertices)."""
+    in both thread mappings, plus auto and fused runs of APFB and
+    push-relabel (a single block striding over all the vertices)."""
     n = _knob("JAXMATCH_STRESS_LARGE_N", 10_000, 1_000, device)
     n_graphs = _knob("JAXMATCH_STRESS_LARGE_SEEDS", 3, 1, device)
     variants = [
         (method, bfs, init, "stepped", mapping)
         for method, bfs, init, mapping in itertools.product(METHODS, BFS, COLD_INITS, MAPPINGS)
     ]
-    variants += [("auto", "wr", "cheap", "auto", "auto"), ("apfb", "wr", None, "fused", "auto")]
+    variants += [
+        ("auto", "wr", "cheap", "auto", "auto"),
+        ("apfb", "wr", None, "fused", "auto"),
+        ("pr", "wr", None, "fused", "auto"),
+    ]
     fam_id = LARGE_FAMILIES.index(family)
     for seed in range(n_graphs):
         rng = np.random.default_rng([100 + fam_id, seed])
