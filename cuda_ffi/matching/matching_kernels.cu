@@ -203,6 +203,34 @@ __global__ void mcm_pr_list_kernel(McmProblem s) {
   }
 }
 
+__global__ void mcm_pr_shrink_kernel(McmProblem s) {
+  GridRowTeam team;
+  for (int64_t b = blockIdx.y; b < s.batch; b += gridDim.y) {
+    McmView p = s.view(b);
+    if (!StepActive(p, kMcmPrShrinkPhase)) continue;
+    mcm_pr_shrink(team, p);
+    if (LastBlockOfRow(p.sc + kMcmTicket, p.sc + kMcmInserted, 0) &&
+        threadIdx.x == 0) {
+      p.sc[kMcmTicket] = 0;
+      mcm_pr_ctrl_shrink(p);
+    }
+  }
+}
+
+__global__ void mcm_pr_shrunk_kernel(McmProblem s) {
+  GridRowTeam team;
+  for (int64_t b = blockIdx.y; b < s.batch; b += gridDim.y) {
+    McmView p = s.view(b);
+    if (!StepActive(p, kMcmPrShrunkPhase)) continue;
+    mcm_pr_shrunk(team, p);
+    if (LastBlockOfRow(p.sc + kMcmTicket, p.sc + kMcmInserted, 0) &&
+        threadIdx.x == 0) {
+      p.sc[kMcmTicket] = 0;
+      mcm_pr_ctrl_shrunk(p);
+    }
+  }
+}
+
 __global__ void mcm_pr_push_kernel(McmProblem s, McmOptions o) {
   GridRowTeam team;
   for (int64_t b = blockIdx.y; b < s.batch; b += gridDim.y) {
@@ -261,15 +289,17 @@ dim3 Grid(const McmProblem& s, int mapping, int resident_blocks) {
 }
 
 // Push-relabel: `levels` rounds of (start / restart / relabel init, relabel
-// level, list, push), each kernel a no-op outside its phase, so a round
-// advances a push iteration or a relabel level; then the fix (a no-op until it
-// is due).
+// level, list, shrink, shrunk, push), each kernel a no-op outside its phase, so
+// a round advances a push iteration or a relabel level; then the fix (a no-op
+// until it is due).
 cudaError_t LaunchMcmPrStep(cudaStream_t stream, const McmProblem& s,
                             const McmOptions& o, dim3 grid, int levels) {
   for (int k = 0; k < levels; ++k) {
     mcm_pr_relabel_init_kernel<<<grid, kMcmThreads, 0, stream>>>(s);
     mcm_pr_relabel_kernel<<<grid, kMcmThreads, 0, stream>>>(s);
     mcm_pr_list_kernel<<<grid, kMcmThreads, 0, stream>>>(s);
+    mcm_pr_shrink_kernel<<<grid, kMcmThreads, 0, stream>>>(s);
+    mcm_pr_shrunk_kernel<<<grid, kMcmThreads, 0, stream>>>(s);
     mcm_pr_push_kernel<<<grid, kMcmThreads, 0, stream>>>(s, o);
   }
   mcm_pr_fix_kernel<<<grid, kMcmThreads, 0, stream>>>(s);

@@ -98,6 +98,8 @@ enum McmPhase : int {
   kMcmPrPushPhase = 5,         // G-PR-PUSHKRNL
   kMcmPrFixPhase = 6,          // FixMatching, then the final status
   kMcmPrRestartPhase = 7,      // the lists from every free column, a relabel
+  kMcmPrShrinkPhase = 8,       // G-PR-SHRKRNL: A_c's active slots to A_p
+  kMcmPrShrunkPhase = 9,       // ... and back to A_c, compacted
 };
 
 enum McmScalar : int {
@@ -131,6 +133,11 @@ enum McmScalar : int {
 constexpr McmScalar kMcmPrNextRelabel = kMcmQHead;  // iterGR
 constexpr McmScalar kMcmPrMaxLevel = kMcmFoundLevel;
 constexpr McmScalar kMcmPrLimit = kMcmKsStage;  // the fix ends at max_phases
+constexpr McmScalar kMcmPrShrinkDue = kMcmKsSeedSlice;  // a relabel ended
+
+// The lists are compacted after a relabel when they have at least this many
+// slots (Deveci et al.: shrinking smaller lists does not pay).
+constexpr int kMcmPrShrinkMinSlots = 512;
 
 // The next global relabel comes ceil(k * maxLevel) push iterations after
 // one, k = kMcmPrRelabelNum / kMcmPrRelabelDen = 0.7 (Deveci et al.'s

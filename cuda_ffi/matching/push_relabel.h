@@ -15,6 +15,9 @@
 //                          relabel that reaches no free column -> fix
 //   list:                  G-PR-INITKRNL (roll back lost pushes, mark the
 //                          active columns ia[c] = loop); none left -> restart
+//   shrink (after a relabel, with >= 512 slots; G-PR-SHRKRNL): the active
+//                          slots of A_c compacted, in two steps (to A_p and
+//                          back), so the pushes run over fewer slots
 //   push:                  G-PR-PUSHKRNL over the active columns; loop += 1
 //   restart:               the lists rebuilt from every free column (retired
 //                          ones too), then a relabel
@@ -159,6 +162,35 @@ JM_HD int mcm_pr_list(const Team& team, McmView& p) {
   return flags;
 }
 
+// ------------------------------------------------------------ shrink
+// G-PR-SHRKRNL, after a list step: the active columns of A_c (every slot's
+// column is marked active, or the slot is -1) are appended to A_p, which the
+// push would overwrite anyway, with an atomic counter (the paper uses a
+// prefix sum; the order of the slots does not matter).  Expects
+// sc[kMcmQTail] == 0.
+template <class Team>
+JM_HD void mcm_pr_shrink(const Team& team, McmView& p) {
+  const int loop = load_shared_scalar(p.sc + kMcmNPhases);
+  const int slots = load_shared_scalar(p.sc + kMcmInitialFree);
+  const int* cur = mcm_pr_list_cur(p, loop);
+  int* prev = mcm_pr_list_prev(p, loop);
+  for (int i = team.rank(); i < slots; i += team.size()) {
+    const int a = cur[i];
+    if (a >= 0) prev[atomic_add_int(p.sc + kMcmQTail, 1)] = a;
+  }
+}
+
+// ... and back: A_c[0, k) = A_p[0, k) for the k active columns (the next
+// transition makes k the slot count).
+template <class Team>
+JM_HD void mcm_pr_shrunk(const Team& team, McmView& p) {
+  const int loop = load_shared_scalar(p.sc + kMcmNPhases);
+  const int k = load_shared_scalar(p.sc + kMcmQTail);
+  int* cur = mcm_pr_list_cur(p, loop);
+  const int* prev = mcm_pr_list_prev(p, loop);
+  for (int j = team.rank(); j < k; j += team.size()) cur[j] = prev[j];
+}
+
 // ------------------------------------------------------------ push
 // G-PR-PUSHKRNL, one worker per slot of A_c.  The active column v finds its
 // neighbouring row u of least label (stopping at psi_c[v] - 1, the least a
@@ -238,6 +270,7 @@ JM_HD void mcm_pr_ctrl_begin_relabel(McmView& p) {
 // relabel's levels.
 JM_HD void mcm_pr_ctrl_start(McmView& p) {
   p.sc[kMcmPrLimit] = 0;
+  p.sc[kMcmPrShrinkDue] = 0;
   p.sc[kMcmPrNextRelabel] = 0;
   p.sc[kMcmQTail] = 0;  // for the restarts
   mcm_pr_ctrl_begin_relabel(p);
@@ -281,12 +314,30 @@ JM_HD void mcm_pr_ctrl_relabel(McmView& p, int flags) {
   sc[kMcmPrNextRelabel] =
       next < 0x7fffffff ? static_cast<int>(next) : 0x7fffffff;
   sc[kMcmPhaseSlot] = sc[kMcmFound] ? kMcmPrListPhase : kMcmPrFixPhase;
+  sc[kMcmPrShrinkDue] = 1;
 }
 
 // After the list step: push when a column is active, else restart.
+// The first list step after a relabel shrinks the lists when they are long.
 JM_HD void mcm_pr_ctrl_list(McmView& p, int flags) {
-  p.sc[kMcmPhaseSlot] =
-      (flags & kMcmFlagPrAdded) ? kMcmPrPushPhase : kMcmPrRestartPhase;
+  int* sc = p.sc;
+  const bool shrink =
+      sc[kMcmPrShrinkDue] && sc[kMcmInitialFree] >= kMcmPrShrinkMinSlots;
+  sc[kMcmPrShrinkDue] = 0;
+  if (!(flags & kMcmFlagPrAdded))
+    sc[kMcmPhaseSlot] = kMcmPrRestartPhase;
+  else
+    sc[kMcmPhaseSlot] = shrink ? kMcmPrShrinkPhase : kMcmPrPushPhase;
+}
+
+// After the two shrink steps: the compacted slot count, then the push.
+JM_HD void mcm_pr_ctrl_shrink(McmView& p) {
+  p.sc[kMcmPhaseSlot] = kMcmPrShrunkPhase;
+}
+JM_HD void mcm_pr_ctrl_shrunk(McmView& p) {
+  p.sc[kMcmInitialFree] = load_shared_scalar(p.sc + kMcmQTail);
+  p.sc[kMcmQTail] = 0;
+  p.sc[kMcmPhaseSlot] = kMcmPrPushPhase;
 }
 
 // After a push: the next iteration, a relabel first when it is due; the fix
@@ -332,6 +383,14 @@ JM_HD bool mcm_pr_step(const Team& team, McmView& p, const McmOptions& o) {
   } else if (phase == kMcmPrListPhase) {
     const int flags = team.sync_or(mcm_pr_list(team, p));
     if (team.rank() == 0) mcm_pr_ctrl_list(p, flags);
+  } else if (phase == kMcmPrShrinkPhase) {
+    mcm_pr_shrink(team, p);
+    team.sync();
+    if (team.rank() == 0) mcm_pr_ctrl_shrink(p);
+  } else if (phase == kMcmPrShrunkPhase) {
+    mcm_pr_shrunk(team, p);
+    team.sync();
+    if (team.rank() == 0) mcm_pr_ctrl_shrunk(p);
   } else if (phase == kMcmPrPushPhase) {
     mcm_pr_push(team, p);
     team.sync();

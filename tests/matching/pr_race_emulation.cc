@@ -107,16 +107,17 @@ int RacyPush(const Graph& g, State& live, const McmOptions& o,
   return races;
 }
 
-Graph RandomGraph(std::mt19937& rng) {
+// `lo` to `lo + span - 1` vertices per side; `kind` -1 picks one at random.
+Graph RandomGraph(std::mt19937& rng, int lo, int span, int kind) {
   Graph g;
-  g.nr = 1 + rng() % 50;
-  g.nc = 1 + rng() % 50;
-  const int kind = rng() % 3;
+  g.nr = lo + rng() % span;
+  g.nc = lo + rng() % span;
+  if (kind < 0) kind = rng() % 3;
   g.cx = {0};
   for (int c = 0; c < g.nc; ++c) {
     for (int r = 0; r < g.nr; ++r) {
       bool edge = false;
-      if (kind == 0) edge = rng() % 6 == 0;                          // uniform
+      if (kind == 0) edge = rng() % (g.nr > 100 ? g.nr / 4 : 6) == 0;
       if (kind == 1) edge = r == c || r == c + 1;                    // a path
       if (kind == 2) edge = (r >= c && r < c + 3) || !(rng() % 40);  // band
       if (edge) g.ca.push_back(r);
@@ -154,10 +155,13 @@ bool ValidMatching(const Graph& g, const State& s) {
 int main() {
   std::mt19937 rng(12345);
   const SerialTeam serial;
-  std::vector<int> none_r(64, -1), none_c(64, -1);
+  std::vector<int> none_r(1024, -1), none_c(1024, -1);
   int bad = 0, races = 0, solves = 0;
-  for (int t = 0; t < 400; ++t) {
-    const Graph g = RandomGraph(rng);
+  // 400 small graphs, then 3 with more than kMcmPrShrinkMinSlots columns
+  // (from an empty start every column is a slot: the lists get shrunk)
+  for (int t = 0; t < 403; ++t) {
+    const Graph g =
+        t < 400 ? RandomGraph(rng, 1, 50, -1) : RandomGraph(rng, 600, 200, 0);
     const int n = g.nr + g.nc + 2;
     const McmOptions pr{kMcmPr, kMcmBfsWr, 4 * n * n, 4, 50};
     const McmOptions apfb{kMcmApfb, kMcmBfsWr, g.nr + g.nc + 1, 4, 50};

@@ -275,3 +275,16 @@ def test_race_emulation(tmp_path):
     proc = subprocess.run([str(exe)], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "pr_race_emulation: OK" in proc.stdout, proc.stdout
+
+
+@pytest.mark.parametrize("execution, levels", SCHEDULES, ids=str)
+def test_long_lists_are_shrunk(device, execution, levels):
+    """From an empty start every column is a slot of the active lists: with
+    more than 512 (kMcmPrShrinkMinSlots) the lists are compacted after each
+    relabel (G-PR-SHRKRNL); the solves stay maximum."""
+    rng = np.random.default_rng(13)
+    for family, n in (("uniform", 700), ("triangular", 600), ("hall_violator", 650)):
+        A = make_graph(rng, family, n, n + 10)
+        G = BipartiteGraph.from_scipy(A)
+        res = _host(mcm(G, init=None, execution=execution, levels_per_call=levels))
+        check_result(G, res, scipy_cardinality(A), f"{family} {execution}/{levels}")
