@@ -242,16 +242,15 @@ def _run_solver(Ck: jax.Array, method: str, execution: str, max_iterations: int)
     variant on a GPU (and in every stepped solve). Execution: fused on the
     CPU, on a GPU fused up to :data:`FUSED_MAX_COLUMNS` columns and stepped
     above."""
-    limit = max_iterations
     if method == "jv":
-        return _fused(Ck, lap_ffi.variant_code("jv"), limit)
+        return _fused(Ck, lap_ffi.variant_code("jv"), max_iterations)
     variant = lap_ffi.variant_code("tree" if method == "auto" else method)
     if execution == "stepped":
-        return _stepped(Ck, variant, limit)
+        return _stepped(Ck, variant, max_iterations)
     cpu_variant = lap_ffi.variant_code("jv") if method == "auto" else variant
-    cpu = functools.partial(_fused, variant=cpu_variant, max_iterations=limit)
-    fused = functools.partial(_fused, variant=variant, max_iterations=limit)
-    stepped = functools.partial(_stepped, variant=variant, max_iterations=limit)
+    cpu = functools.partial(_fused, variant=cpu_variant, max_iterations=max_iterations)
+    fused = functools.partial(_fused, variant=variant, max_iterations=max_iterations)
+    stepped = functools.partial(_stepped, variant=variant, max_iterations=max_iterations)
     if execution == "fused":
         gpu = fused
     else:
