@@ -125,3 +125,16 @@ def test_jv_on_a_gpu_names_the_cpu():
     C = jax.device_put(np.zeros((4, 4), np.float32), gpu)
     with pytest.raises(Exception, match="CPU only"):
         jax.block_until_ready(jaxmatch.solve_lap(C, method="jv"))
+
+
+def test_library_refuses_jv_in_stepped_handlers():
+    """The stepped handlers (init, step) refuse the JV variant with a message
+    naming the fix, should a caller reach them directly."""
+    from jaxmatch.lap import _ffi as lap_ffi
+
+    C = np.zeros((3, 3), np.float32)
+    with pytest.raises(Exception, match="runs on the CPU only, as one fused call"):
+        jax.block_until_ready(lap_ffi.lap_init(C, variant=lap_ffi.variant_code("jv")))
+    with pytest.raises(Exception, match="max_iterations must be >= 0"):
+        tree = lap_ffi.variant_code("tree")
+        jax.block_until_ready(lap_ffi.lap_solve(C, variant=tree, max_iterations=-1))
