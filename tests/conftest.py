@@ -37,11 +37,17 @@ def device(request):
 @pytest.fixture(scope="session")
 def kernel_harnesses(tmp_path_factory):
     """Builds the CUDA kernel harnesses (tests/*/*_kernel_harness.cu) with
-    CMake once per session; returns the build folder."""
+    CMake once per session; returns the build folder.
+
+    ``JAXMATCH_HARNESS_DIR`` names a folder of harnesses built beforehand
+    (``cmake -DJAXMATCH_BUILD_HARNESSES=ON``) to use instead."""
+    import os
     import shutil
     import subprocess
     from pathlib import Path
 
+    if os.environ.get("JAXMATCH_HARNESS_DIR"):
+        return Path(os.environ["JAXMATCH_HARNESS_DIR"])
     if shutil.which("nvcc") is None or shutil.which("cmake") is None:
         pytest.fail("building the kernel harnesses needs nvcc and cmake on PATH")
     root = Path(__file__).resolve().parent.parent
