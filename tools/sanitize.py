@@ -5,8 +5,9 @@
 
 With the platform allocator every XLA buffer is its own cudaMalloc, so
 out-of-bounds accesses are caught. ``lap``: every method x execution on
-float, int and infeasible batches. ``matching``: every driver x level kernel
-x init x execution x thread mapping on graphs with free rows and columns
+float, int and infeasible batches. ``matching``: every BFS driver x level
+kernel x init x execution x thread mapping, and push-relabel x init x
+execution, on graphs with free rows and columns
 left, batched (vmap) and single, plus a malformed graph the kernels must
 reject without touching memory out of bounds. Exits non-zero if any result
 fails its certificate.
@@ -68,7 +69,7 @@ def matching_workload() -> tuple[int, int]:
         for method, bfs, init, execution, mapping in itertools.product(
             ("apfb", "apsb", "hybrid"),
             ("wr", "plain"),
-            ("cheap", None),
+            ("cheap", "karp-sipser", None),
             ("fused", "stepped"),
             ("ct", "mt"),
         ):
@@ -77,6 +78,12 @@ def matching_workload() -> tuple[int, int]:
             res = jaxmatch.max_cardinality_matching(
                 G, method=method, bfs=bfs, init=init, execution=execution, mapping=mapping
             )
+            runs += 1
+            bad += not jaxmatch.verify_matching(G, res).maximum
+        for init, execution in itertools.product(
+            ("cheap", "karp-sipser", None), ("fused", "stepped")
+        ):
+            res = jaxmatch.max_cardinality_matching(G, method="pr", init=init, execution=execution)
             runs += 1
             bad += not jaxmatch.verify_matching(G, res).maximum
     # a batch of padded graphs, both execution shapes
@@ -88,8 +95,12 @@ def matching_workload() -> tuple[int, int]:
     ]
     cap = max(int(g.cadj.shape[0]) for g in Gs)
     Gb = jax.tree.map(lambda *x: jnp.stack(x), *[g.pad_to(cap) for g in Gs])
-    for execution in ("fused", "stepped"):
-        res = jax.vmap(lambda G, e=execution: jaxmatch.max_cardinality_matching(G, execution=e))(Gb)
+    for method, execution in itertools.product(("auto", "pr"), ("fused", "stepped")):
+        res = jax.vmap(
+            lambda G, m=method, e=execution: jaxmatch.max_cardinality_matching(
+                G, method=m, execution=e
+            )
+        )(Gb)
         for i, G in enumerate(Gs):
             runs += 1
             member = jax.tree.map(lambda x, i=i: x[i], res)
@@ -99,8 +110,8 @@ def matching_workload() -> tuple[int, int]:
     broken = jaxmatch.BipartiteGraph(
         G.cxadj, G.cadj.at[0].set(10**6), G.rxadj, G.radj, G.n_rows, G.n_cols
     )
-    for execution in ("fused", "stepped"):
-        res = jaxmatch.max_cardinality_matching(broken, execution=execution)
+    for method, execution in itertools.product(("auto", "pr"), ("fused", "stepped")):
+        res = jaxmatch.max_cardinality_matching(broken, method=method, execution=execution)
         runs += 1
         bad += int(res.status) != jaxmatch.MatchingStatus.INVALID_GRAPH
     return runs, bad
