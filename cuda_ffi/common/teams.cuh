@@ -32,6 +32,46 @@ struct BlockTeam {
     __syncthreads();
     return s_or;
   }
+  // The largest of every thread's x, to every thread; a barrier.  Each warp
+  // reduces with butterflies, then every thread combines the warps' results.
+  __device__ unsigned long long all_max(unsigned long long x) const {
+    __shared__ unsigned long long s_warp[32];
+    __syncwarp();
+#pragma unroll
+    for (int d = 16; d > 0; d /= 2) {
+      const unsigned long long y = __shfl_xor_sync(0xffffffffu, x, d);
+      x = y > x ? y : x;
+    }
+    __syncthreads();  // every thread has read the previous call's results
+    if ((threadIdx.x & 31) == 0) s_warp[threadIdx.x >> 5] = x;
+    __syncthreads();
+    x = s_warp[0];
+    for (int w = 1; w < static_cast<int>(blockDim.x >> 5); ++w)
+      x = s_warp[w] > x ? s_warp[w] : x;
+    return x;
+  }
+  // The smallest of every thread's x, to every thread; a barrier.
+  __device__ int all_min(int x) const {
+    __shared__ int s_warp[32];
+    __syncwarp();
+    x = __reduce_min_sync(0xffffffffu, x);
+    __syncthreads();
+    if ((threadIdx.x & 31) == 0) s_warp[threadIdx.x >> 5] = x;
+    __syncthreads();
+    x = s_warp[0];
+    for (int w = 1; w < static_cast<int>(blockDim.x >> 5); ++w)
+      x = s_warp[w] < x ? s_warp[w] : x;
+    return x;
+  }
+  // Thread 0's x, to every thread; a barrier.
+  __device__ unsigned long long from_first(unsigned long long x) const {
+    __shared__ unsigned long long s_first;
+    __syncwarp();
+    __syncthreads();
+    if (threadIdx.x == 0) s_first = x;
+    __syncthreads();
+    return s_first;
+  }
 };
 
 // The threads of one grid row (all blocks with the same blockIdx.y): stepped

@@ -5,13 +5,16 @@
 // degree, at most a warp, so low-degree graphs do not idle 3/4 of a warp).
 // A grid (blocks_x, batch) strides over the vertices of each problem.
 //
-//   Suitor: suitor kernel (every vertex chased to its end), finalize kernel
-//           (mutual proposals become the matching), done kernel (status).
+//   Suitor: suitor kernel (every vertex chased to its end, except that a
+//           vertex of high degree is queued instead), heavy kernel (a whole
+//           block chases each queued vertex), finalize kernel (mutual
+//           proposals become the matching), done kernel (status).
 //   LD:     per round a candidate kernel and a match kernel; the match
 //           kernel's first thread runs the round's scalar transition.
 #include "weighted/weighted_kernels.h"
 
 #include <cooperative_groups.h>
+#include <algorithm>
 
 #include "common/teams.cuh"
 #include "weighted/weighted_steps.h"
@@ -48,6 +51,24 @@ struct TileIndex {
         stride(gridDim.x * blockDim.x / kLanes) {}
 };
 
+// A tile hands on the vertices whose lists would take it more than this many
+// strides; whole blocks of kWmHeavyThreads chase them.  A hub left to a tile
+// keeps the grid waiting on one warp (power-law graphs).
+constexpr int kWmHeavyStrides = 16;
+constexpr int kWmHeavyThreads = 1024;
+
+// Queues a vertex of degree above kWmHeavyStrides * kLanes in `cand` (at most
+// once: a queued vertex holds no proposal, so nothing dislodges it again).
+template <int kLanes>
+struct WmQueueHeavy {
+  template <class Team>
+  __device__ bool operator()(const Team& team, WmView& p, int v) const {
+    if (p.xadj[v + 1] - p.xadj[v] <= kWmHeavyStrides * kLanes) return false;
+    if (team.rank() == 0) p.cand[atomicAdd(p.sc + kWmHeavy, 1)] = v;
+    return true;
+  }
+};
+
 template <int kLanes>
 __global__ void wm_suitor_kernel(WmProblem s) {
   const TileTeam<kLanes> team(
@@ -58,7 +79,24 @@ __global__ void wm_suitor_kernel(WmProblem s) {
     if (!wm_running(p)) continue;
     int installed = 0;
     for (int u = t.first; u < p.n; u += t.stride)
-      installed += wm_suitor_chase(team, p, u);
+      installed += wm_suitor_chase(team, p, u, WmQueueHeavy<kLanes>{});
+    if (team.rank() == 0 && installed)
+      atomicAdd(p.sc + kWmProposals, installed);
+  }
+}
+
+// The queued vertices, one block each, chased to their ends (whatever the
+// degree of the suitors they dislodge).
+__global__ void __launch_bounds__(kWmHeavyThreads)
+    wm_suitor_heavy_kernel(WmProblem s) {
+  const BlockTeam team;
+  for (int64_t b = blockIdx.y; b < s.batch; b += gridDim.y) {
+    WmView p = s.view(b);
+    if (!wm_running(p)) continue;
+    const int queued = p.sc[kWmHeavy];
+    int installed = 0;
+    for (int i = blockIdx.x; i < queued; i += gridDim.x)
+      installed += wm_suitor_chase(team, p, p.cand[i]);
     if (team.rank() == 0 && installed)
       atomicAdd(p.sc + kWmProposals, installed);
   }
@@ -140,6 +178,12 @@ cudaError_t LaunchWmStepLanes(cudaStream_t stream, const WmProblem& s,
   const dim3 tiles = Grid(s, kLanes, resident_blocks);
   if (method == kWmSuitor) {
     wm_suitor_kernel<kLanes><<<tiles, kWmThreads, 0, stream>>>(s);
+    if (s.cap > kWmHeavyStrides * kLanes) {  // else no vertex is queued
+      const int heavy_blocks =
+          std::max(1, resident_blocks * kWmThreads / kWmHeavyThreads);
+      wm_suitor_heavy_kernel<<<dim3(heavy_blocks, tiles.y), kWmHeavyThreads, 0,
+                               stream>>>(s);
+    }
     wm_suitor_finalize_kernel<kLanes><<<tiles, kWmThreads, 0, stream>>>(s);
     wm_suitor_done_kernel<<<dim3(1, tiles.y), 32, 0, stream>>>(s);
     return cudaGetLastError();

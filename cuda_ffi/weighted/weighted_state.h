@@ -11,9 +11,10 @@
 // and the workspace arrays mean:
 //   offer     [n]  Suitor: the best proposal vertex v holds, packed as
 //                  (key << 32) | proposer; 0 when none
-//   cand      [n]  LD: the heaviest free neighbour of v this round, -1 none
-//   cand_edge [n]  the CSR position of v's current proposal (Suitor) or
-//                  candidate (LD)
+//   cand      [n]  LD: the heaviest free neighbour of v this round, -1 none;
+//                  Suitor on CUDA: the queue of high-degree vertices that
+//                  whole blocks process (info[kWmHeavy] entries)
+//   cand_edge [n]  LD: the CSR position of v's candidate
 //
 // The graph is the symmetric CSR (xadj [n + 1], adj [cap]; every edge stored
 // from both ends) with one uint32 key per stored edge: the order of the
@@ -47,6 +48,7 @@ enum WmScalar : int {
   kWmAnyCand0 = 2,   // LD: a vertex found a candidate (rounds of parity 0)
   kWmAnyCand1 = 3,   // ... (parity 1)
   kWmProposals = 4,  // Suitor: proposals that took (initial and re-proposals)
+  kWmHeavy = 5,      // Suitor (CUDA): vertices queued in `cand` for blocks
   kWmInfoLen = 8,
 };
 

@@ -24,9 +24,10 @@
 //    of an offer is never above the true one, so the search never skips a
 //    neighbour that would accept, and the atomic refuses one that would not;
 //  * at every moment each vertex is either held by exactly one team (being
-//    processed), or the suitor of exactly one vertex (its proposal stands),
-//    or done without a neighbour that would accept it: the atomic that
-//    installs a proposal hands the replaced suitor to the installing team;
+//    processed, or queued for a later team), or the suitor of exactly one
+//    vertex (its proposal stands), or done without a neighbour that would
+//    accept it: the atomic that installs a proposal hands the replaced
+//    suitor to the installing team;
 //  * so the final offers are those of sequential Suitor under the same
 //    total order, whose mutual pairs (u holds v's offer and v holds u's) are
 //    the locally dominant matching.
@@ -98,14 +99,27 @@ JM_HD WmOffer wm_suitor_target(const Team& team, const WmView& p, int u) {
   return team.all_max(best);
 }
 
+// Hands no vertex on: the team processes every vertex it meets.
+struct WmKeepAll {
+  template <class Team>
+  JM_HD bool operator()(const Team&, WmView&, int) const {
+    return false;
+  }
+};
+
 // Processes u, then every suitor that a proposal of this team dislodges,
 // until a proposal dislodges nobody or finds no neighbour that would take it.
-// Returns the number of proposals installed.
-template <class Team>
-JM_HD int wm_suitor_chase(const Team& team, WmView& p, int u) {
+// `hand_on(team, p, v)` may take a vertex v the team is about to process
+// (the same answer on every worker of the team) and return true: v is then
+// the taker's to process (a vertex of high degree queued for a larger team)
+// and the chase ends.  Returns the number of proposals installed.
+template <class Team, class HandOn = WmKeepAll>
+JM_HD int wm_suitor_chase(const Team& team, WmView& p, int u,
+                          HandOn hand_on = {}) {
   int installed = 0;
   int cur = u;
   while (cur >= 0) {
+    if (hand_on(team, p, cur)) break;
     const WmOffer target = wm_suitor_target(team, p, cur);
     if (target == 0) break;
     const int v = wm_id(target);

@@ -2,7 +2,7 @@
 // compute-sanitizer and as a GPU test (tests/test_kernel_harnesses.py builds
 // it with CMake).
 //
-// Batches of random graphs of several shapes (random, star, path, grid;
+// Batches of random graphs of several shapes (random, star, path, grid, hubs;
 // keys with many ties and distinct ones, zeros included) solved by Suitor
 // and by LD on the GPU; mate, mate_edge and status must equal the serial
 // solve on the host (weighted_steps.h's serial drivers), which is unique.  A
@@ -57,6 +57,14 @@ static void MakeEdges(int shape, int n, uint32_t key_range, std::mt19937& rng,
     for (int k = 1; k < n; ++k) add(0, k);
   } else if (shape == 2) {
     for (int k = 0; k + 1 < n; ++k) add(k, k + 1);
+  } else if (shape == 4) {
+    // hubs: half of the edges end at one of (at most) four vertices, whose
+    // lists are long enough to be queued for whole blocks
+    const int hubs = std::min(n, 4);
+    for (int k = 0; k < 3 * n; ++k) {
+      const int a = static_cast<int>(rng() % n);
+      add(a, static_cast<int>(rng() % 2 ? rng() % hubs : rng() % n));
+    }
   } else {
     int side = 1;
     while ((side + 1) * (side + 1) <= n) ++side;
@@ -199,14 +207,14 @@ int main(int argc, char** argv) {
   const int resident = sms * per_sm / kWmThreads;
   std::mt19937 rng(12345);
   const int sizes_full[] = {0, 1, 2, 7, 64, 1000, 20000};
-  const int sizes_quick[] = {0, 1, 7, 300};
+  const int sizes_quick[] = {0, 1, 7, 300, 3000};
   const uint32_t ranges[] = {2, 5, 1u << 30};
   int problems = 0, mismatches = 0;
   auto sizes =
       quick ? std::vector<int>(std::begin(sizes_quick), std::end(sizes_quick))
             : std::vector<int>(std::begin(sizes_full), std::end(sizes_full));
   for (int n : sizes)
-    for (int shape = 0; shape < 4; ++shape)
+    for (int shape = 0; shape < 5; ++shape)
       for (uint32_t range : ranges)
         for (int method : {int(kWmSuitor), int(kWmLd)}) {
           const Batch B = MakeBatch(shape, n, 3, range, rng);
