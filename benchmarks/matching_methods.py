@@ -1,0 +1,186 @@
+"""Maximum matching, whole solve as a user calls it: every jaxmatch method x
+initialisation against ECL-MM (and optionally igraph), one process.
+
+Per graph (the matching benchmark's generators, ``benchmarks/matching/
+graphs.py``, original and RCP-permuted): ``jax.jit(lambda G:
+jaxmatch.max_cardinality_matching(G, method=M, init=I))`` on ``--device``,
+one untimed call (the compilation), then ``--repeats`` timed calls to
+``jax.block_until_ready`` (the graph is on the device before timing); the
+median is reported with the solve's phases. ECL-MM (``--ecl-mm BINARY``,
+built from ``../shared/anchors/ecl-mm``) reads the graph from a binary
+``.egr`` file (rows 0..n-1, columns n..2n-1, every edge both ways) and
+prints its own ``totalRunTime`` (its initial matching plus the augmenting
+phase, after the graph is on the GPU); the median of ``--repeats`` runs is
+reported. igraph's ``maximum_bipartite_matching`` (``--igraph``) is timed
+once (its ``Graph`` is built untimed). Every cardinality is compared with
+the first jaxmatch result, which ``verify_matching`` certifies (a Konig
+cover of the same size). Run:
+
+    python -m benchmarks.matching_methods [--sizes 20] [--families delaunay,rgg,kron]
+        [--device gpu] [--ecl-mm ./ecl-mm] [--igraph] [--json out.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+
+from benchmarks.matching import graphs
+from benchmarks.matching.cases import build_graph
+
+METHODS = ("auto", "apfb", "apsb", "pr")
+INITS = ("cheap", "karp-sipser")
+
+
+def write_egr(A: sp.csr_matrix, path: Path) -> None:
+    """``A`` (rows x columns) as ECL-MM's symmetric graph of 2 * max(shape)
+    vertices: rows first, then columns, each edge in both directions."""
+    n = max(A.shape)
+    square = sp.csr_matrix((A.data, A.indices, A.indptr), shape=A.shape)
+    square.resize(n, n)
+    B = sp.bmat([[None, square], [square.T, None]], format="csr")
+    B.sort_indices()
+    with open(path, "wb") as f:
+        np.array([B.shape[0], B.nnz], np.int32).tofile(f)
+        np.asarray(B.indptr, np.int32).tofile(f)
+        np.asarray(B.indices, np.int32).tofile(f)
+
+
+def run_ecl_mm(binary: str, egr: Path, repeats: int) -> dict:
+    times, sizes = [], set()
+    for _ in range(repeats):
+        out = subprocess.run([binary, str(egr)], capture_output=True, text=True, timeout=600)
+        total = re.search(r"totalRunTime: ([0-9.eE+-]+) s", out.stdout)
+        size = re.search(r"sizeof_finalMatching: (\d+)", out.stdout)
+        if out.returncode or not total or not size:
+            return {"error": (out.stdout + out.stderr)[-500:]}
+        times.append(float(total.group(1)) * 1e3)
+        sizes.add(int(size.group(1)))
+    return {"ms": statistics.median(times), "cardinality": sizes.pop() if len(sizes) == 1 else -1}
+
+
+def run_igraph(A: sp.csr_matrix) -> dict:
+    import igraph
+
+    coo = A.tocoo()
+    n_rows, n_cols = A.shape
+    g = igraph.Graph(
+        n=n_rows + n_cols,
+        edges=np.column_stack([coo.row, coo.col + n_rows]).tolist(),
+    )
+    types = [False] * n_rows + [True] * n_cols
+    t0 = time.perf_counter()
+    m = g.maximum_bipartite_matching(types=types)
+    ms = (time.perf_counter() - t0) * 1e3
+    return {"ms": ms, "cardinality": len(m)}
+
+
+def run_jaxmatch(G, device, repeats: int) -> dict:
+    import jax
+
+    import jaxmatch
+
+    Gd = jax.device_put(G, device)
+    out = {}
+    reference = None
+    for method in METHODS:
+        for init in INITS:
+            fn = jax.jit(
+                lambda G, m=method, i=init: jaxmatch.max_cardinality_matching(G, method=m, init=i)
+            )
+            res = jax.block_until_ready(fn(Gd))
+            times = []
+            for _ in range(repeats):
+                t0 = time.perf_counter()
+                res = jax.block_until_ready(fn(Gd))
+                times.append((time.perf_counter() - t0) * 1e3)
+            res = jax.device_get(res)
+            cell = {
+                "ms": statistics.median(times),
+                "cardinality": int(res.cardinality),
+                "phases": int(res.n_phases),
+                "status": int(res.status),
+            }
+            if reference is None:
+                cert = jaxmatch.verify_matching(G, res)
+                cell["certified"] = bool(cert.maximum)
+                reference = cell["cardinality"]
+            cell["agrees"] = cell["cardinality"] == reference
+            out[f"{method}/{init}"] = cell
+    return out
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--sizes", nargs="+", type=int, default=[20])
+    p.add_argument("--families", default=",".join(graphs.FAMILIES))
+    p.add_argument("--permuted", choices=("both", "orig", "rcp"), default="both")
+    p.add_argument("--device", choices=("cpu", "gpu"), default="gpu")
+    p.add_argument("--repeats", type=int, default=5)
+    p.add_argument("--ecl-mm", help="ECL-MM binary")
+    p.add_argument("--igraph", action="store_true", help="time igraph (CPU) too")
+    p.add_argument("--cache", default=graphs.DEFAULT_CACHE)
+    p.add_argument("--json")
+    args = p.parse_args(argv)
+
+    import jax
+
+    device = jax.devices(args.device)[0]
+    perms = {"both": (False, True), "orig": (False,), "rcp": (True,)}[args.permuted]
+    rows = []
+    print(f"command: python -m benchmarks.matching_methods {' '.join(argv or sys.argv[1:])}")
+    print(f"device: {device.device_kind}; jax {jax.__version__}\n")
+    with tempfile.TemporaryDirectory() as tmp:
+        for K in args.sizes:
+            for family in args.families.split(","):
+                params = graphs.graph_params(family, K)
+                original = None
+                for permuted in perms:
+                    A, meta = graphs.load_graph(
+                        params, permuted=permuted, cache=args.cache or None, original=original
+                    )
+                    if not permuted:
+                        original = A
+                    row = {"graph": meta["name"], "n": A.shape[0], "nnz": int(A.nnz)}
+                    row["jaxmatch"] = run_jaxmatch(build_graph(A), device, args.repeats)
+                    if args.ecl_mm:
+                        egr = Path(tmp) / "graph.egr"
+                        write_egr(A, egr)
+                        row["ecl-mm"] = run_ecl_mm(args.ecl_mm, egr, args.repeats)
+                    if args.igraph:
+                        row["igraph"] = run_igraph(A)
+                    rows.append(row)
+                    print_row(row)
+    if args.json:
+        Path(args.json).write_text(json.dumps(rows, indent=1))
+    return 0
+
+
+def print_row(row: dict) -> None:
+    ecl = row.get("ecl-mm", {}).get("ms")
+    print(f"{row['graph']} (n={row['n']:,}, nnz={row['nnz']:,})")
+    for name in ("ecl-mm", "igraph"):
+        if name in row:
+            cell = row[name]
+            print(f"  {name:24s} {cell.get('ms', float('nan')):9.2f} ms  {cell}")
+    for label, cell in row["jaxmatch"].items():
+        ratio = f"  x{cell['ms'] / ecl:.2f} of ECL-MM" if ecl else ""
+        print(
+            f"  {label:24s} {cell['ms']:9.2f} ms  phases {cell['phases']:4d}"
+            f"  card {cell['cardinality']}{'' if cell['agrees'] else ' DIFFERS'}{ratio}"
+        )
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
