@@ -4,6 +4,7 @@
 // so the Python side copies no layout, code or size by hand.
 #include <cstdint>
 
+#include "common/cancel.h"
 #include "common/ffi_helpers.h"
 
 #include "lap/lap_state.h"
@@ -16,7 +17,7 @@ namespace {
 
 // Bump whenever a handler's operands, attributes or a constant change; the
 // Python package refuses a library of another version.
-constexpr int kAbiVersion = 4;
+constexpr int kAbiVersion = 5;
 
 struct NamedConstant {
   const char* name;
@@ -83,6 +84,10 @@ constexpr NamedConstant kConstants[] = {
 }  // namespace
 
 JM_C_API int jaxmatch_abi_version() { return kAbiVersion; }
+
+// Stops the CPU solves in flight (common/cancel.h): the eager Python entry
+// points call it when the user interrupts them.
+JM_C_API void jaxmatch_cancel_cpu_solves() { jaxmatch::CancelCpuSolves(); }
 
 JM_C_API int jaxmatch_num_constants() {
   return static_cast<int>(sizeof(kConstants) / sizeof(kConstants[0]));

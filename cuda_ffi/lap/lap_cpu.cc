@@ -10,6 +10,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/cancel.h"
 #include "lap/lap_ffi.h"
 #include "lap/lap_jv.h"
 #include "lap/lap_sparse_jv.h"
@@ -18,10 +19,26 @@
 namespace jaxmatch {
 namespace {
 
+// The main loop to its end, one iteration at a time so that a cancellation
+// (common/cancel.h) stops it with the iteration-limit status.
+template <class T>
+void SolveCancellable(const SerialTeam& team, LapView<T>& p, int variant,
+                      const CancelToken& cancel) {
+  while (lap_running(p)) {
+    if (cancel.requested()) {
+      p.sc[kStatus] = kLapIterationLimit;
+      return;
+    }
+    lap_solve_loop(team, p, variant, 1);
+  }
+}
+
 // Runs every batch member serially: lap_init first when `init`, then
-// `iterations` iterations of the main loop (all of them when < 0).
+// `iterations` iterations of the main loop (all of them when < 0; those
+// stop early when the solve is cancelled).
 ffi::Error RunSerial(const ffi::AnyBuffer& C, const LapShape& s,
                      const LapStateData& state, bool init, int iterations) {
+  const CancelToken cancel;
   return DispatchCost(C.element_type(), [&](auto zero) -> ffi::Error {
     using T = decltype(zero);
     const LapProblem<T> problem = LapProblemOf<T>(s, C, state);
@@ -29,7 +46,10 @@ ffi::Error RunSerial(const ffi::AnyBuffer& C, const LapShape& s,
     for (int64_t b = 0; b < s.batch; ++b) {
       LapView<T> p = problem.view(b);
       if (init) lap_init(team, p, s.variant);
-      lap_solve_loop(team, p, s.variant, iterations);
+      if (iterations < 0)
+        SolveCancellable(team, p, s.variant, cancel);
+      else
+        lap_solve_loop(team, p, s.variant, iterations);
     }
     return ffi::Error::Success();
   });
@@ -42,13 +62,14 @@ constexpr int64_t kLapJvThreadedEntries = int64_t{1} << 16;
 // JV on every batch member, the members spread over the host's cores.
 ffi::Error RunJv(const ffi::AnyBuffer& C, const LapShape& s,
                  const LapStateData& state) {
+  const CancelToken cancel;
   return DispatchCost(C.element_type(), [&](auto zero) -> ffi::Error {
     using T = decltype(zero);
     const LapProblem<T> problem = LapProblemOf<T>(s, C, state);
     auto solve_member = [&](int64_t b) {
       LapView<T> p = problem.view(b);
       lap_jv_solve(p.C, p.n, p.m, p.max_iters, p.sc, p.col_for_row,
-                   p.row_for_col, p.u, p.v);
+                   p.row_for_col, p.u, p.v, cancel);
     };
     const int64_t entries = s.batch * s.n * static_cast<int64_t>(s.m);
     const int64_t cores = std::max(1u, std::thread::hardware_concurrency());
@@ -145,8 +166,9 @@ void SolveHost(int n, int m, int variant, const void* C, int* cfr, int* rfc,
       work.data(), twork.data()};
   jaxmatch::LapView<T> p(n, m, variant, static_cast<const T*>(C), b);
   const jaxmatch::SerialTeam team;
+  const jaxmatch::CancelToken cancel;
   jaxmatch::lap_init(team, p, variant);
-  jaxmatch::lap_solve_loop(team, p, variant);
+  jaxmatch::SolveCancellable(team, p, variant, cancel);
 }
 
 }  // namespace

@@ -31,6 +31,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "common/cancel.h"
 #include "lap/lap_state.h"
 
 namespace jaxmatch {
@@ -47,12 +48,20 @@ class LapJv {
  public:
   using W = LapJvWide<T>;
 
-  LapJv(int n, int m, const T* C)
-      : n_(n), m_(m), C_(C), x_(n, -1), y_(m, -1), v_(m, W(0)) {}
+  // `cancel`: taken when the solve (its batch) started.
+  LapJv(int n, int m, const T* C, CancelToken cancel = {})
+      : n_(n),
+        m_(m),
+        C_(C),
+        x_(n, -1),
+        y_(m, -1),
+        v_(m, W(0)),
+        cancel_(cancel) {}
 
   // Solves; returns kLapOptimal, kLapInfeasible when no assignment of finite
   // cost exists, or kLapIterationLimit after `max_searches` (> 0) searches
-  // with rows still free.  *augmentations counts the shortest-path searches.
+  // with rows still free, or when the solve is cancelled (common/cancel.h).
+  // *augmentations counts the shortest-path searches.
   int Solve(int max_searches, int* augmentations) {
     std::vector<int> free_rows;
     const bool square_finite = n_ == m_ && AllFinite();
@@ -67,7 +76,8 @@ class LapJv {
     d_.resize(m_);
     *augmentations = 0;
     for (int f : free_rows) {
-      if (max_searches > 0 && *augmentations >= max_searches)
+      if ((max_searches > 0 && *augmentations >= max_searches) ||
+          cancel_.requested())
         return kLapIterationLimit;
       ++*augmentations;
       if (!Augment(f)) return kLapInfeasible;
@@ -353,6 +363,7 @@ class LapJv {
   std::vector<W> v_;
   std::vector<int> pred_, cols_;
   std::vector<W> d_;
+  CancelToken cancel_;
 };
 
 // Solves one problem (n <= m) into its state arrays: the assignment, the
@@ -360,9 +371,10 @@ class LapJv {
 // `max_searches` when > 0).
 template <class T>
 void lap_jv_solve(const T* C, int n, int m, int max_searches, int* info,
-                  int* col_for_row, int* row_for_col, T* u, T* v) {
+                  int* col_for_row, int* row_for_col, T* u, T* v,
+                  CancelToken cancel = {}) {
   for (int k = 0; k < kLapInfoLen; ++k) info[k] = 0;
-  LapJv<T> jv(n, m, C);
+  LapJv<T> jv(n, m, C, cancel);
   int augmentations = 0;
   int status = jv.Solve(max_searches, &augmentations);
   if (!jv.Write(col_for_row, row_for_col, u, v) && status == kLapOptimal)

@@ -26,6 +26,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/cancel.h"
 #include "lap/lap_state.h"
 
 namespace jaxmatch {
@@ -50,7 +51,8 @@ class SparseLapJv {
         seen_(m, 0),
         done_(m, 0) {}
 
-  // kLapOptimal, or kLapInfeasible when no full matching exists.
+  // kLapOptimal, kLapInfeasible when no full matching exists, or
+  // kLapIterationLimit when the solve is cancelled (common/cancel.h).
   int Solve(int* searches) {
     std::vector<int> free_rows;
     if (n_ == m_)
@@ -61,6 +63,7 @@ class SparseLapJv {
       AugmentingRowReduction(&free_rows);
     *searches = 0;
     for (int f : free_rows) {
+      if (cancel_.requested()) return kLapIterationLimit;
       ++*searches;
       if (!Augment(f)) return kLapInfeasible;
     }
@@ -295,6 +298,7 @@ class SparseLapJv {
   std::vector<int> seen_, done_, finalised_;
   int stamp_ = 0;
   std::priority_queue<Entry, std::vector<Entry>, std::greater<>> heap_;
+  CancelToken cancel_;
 };
 
 }  // namespace jaxmatch

@@ -37,6 +37,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from .._interrupt import wait_ready
 from .._static import static_int, static_str
 from . import _ffi as lap_ffi
 from .types import LAPResult, LAPStatus
@@ -360,6 +361,14 @@ def _solve_traced_jvp(method, execution, max_iterations, primals, tangents):
     return res, _cost_tangent(C, dC, res)
 
 
+# An eager call runs the whole solve as one compiled program: XLA's CPU
+# client executes a program of a single custom call on the calling thread,
+# which no Ctrl-C reaches, and dispatches larger ones asynchronously, so the
+# caller can wait interruptibly (wait_ready).
+_solve_static_eager = jax.jit(_solve_static, static_argnums=(1, 2, 3, 4))
+_solve_traced_eager = jax.jit(_solve_traced, static_argnums=(2, 3, 4))
+
+
 def solve_lap(
     C: jax.Array,
     *,
@@ -398,6 +407,10 @@ def solve_lap(
         ``status == ITERATION_LIMIT`` and ``feasible`` False; None: a bound
         no solve reaches. A way to bound the time of a solve under ``jit``.
 
+    Called eagerly (no tracer in sight), it returns once the result is ready,
+    and Ctrl-C interrupts the wait and cancels the CPU solves in flight
+    (``docs/lap.md``, "Interrupting a solve").
+
     Returns:
       A :class:`LAPResult`. Data-dependent failures (NaN, an infeasible
       ``+inf`` pattern, int32 overflow) do not raise: ``feasible`` is False
@@ -423,9 +436,14 @@ def solve_lap(
         if not 1 <= limit < 2**31:
             raise ValueError(f"max_iterations must be in [1, 2**31), got {limit}")
     flag = _maximize_flag(maximize, tuple(C.shape[:-2]))
+    eager = not any(isinstance(x, jax.core.Tracer) for x in (C, flag))
     if isinstance(flag, bool):
-        return _solve_static(C, flag, method, execution, limit)
-    return _solve_traced(C, flag, method, execution, limit)
+        solve = _solve_static_eager if eager else _solve_static
+        res = solve(C, flag, method, execution, limit)
+    else:
+        solve = _solve_traced_eager if eager else _solve_traced
+        res = solve(C, flag, method, execution, limit)
+    return wait_ready(res) if eager else res
 
 
 def hungarian(

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._interrupt import run_host
 from . import _ffi as lap_ffi
 from .types import LAPStatus
 
@@ -35,11 +36,11 @@ def _solve(a: np.ndarray) -> np.ndarray:
     transposed = a.shape[0] > a.shape[1]
     work = a.T if transposed else a
     jv = lap_ffi.variant_code("jv")
-    sol = lap_ffi.solve_host(work, variant=jv)
+    sol = run_host(lap_ffi.solve_host, work, variant=jv, work=work.size)
     if sol.status == LAPStatus.OVERFLOW:
         # An int32 dual does not fit: every int32 value and every sum of at
         # most 2**21 of them is exact in float64.
-        sol = lap_ffi.solve_host(work.astype(np.float64), variant=jv)
+        sol = run_host(lap_ffi.solve_host, work.astype(np.float64), variant=jv, work=work.size)
     if sol.status == LAPStatus.INFEASIBLE:
         raise ValueError("cost matrix is infeasible")
     if sol.status != LAPStatus.OPTIMAL:  # pragma: no cover - a bug if reached

@@ -14,6 +14,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from .._interrupt import run_host
 from ..matching.graph import validate_csr
 from . import _ffi as lap_ffi
 from .types import LAPCertificate, LAPStatus
@@ -91,7 +92,7 @@ def solve_sparse_lap(biadjacency: Any, maximize: bool = False) -> SparseLAPSolut
     B.sort_indices()
     cost = -B.data if maximize else B.data
     rows, cols = (m, n) if transposed else (n, m)
-    sol = lap_ffi.solve_sparse_host(B.indptr, B.indices, cost, rows, cols)
+    sol = run_host(lap_ffi.solve_sparse_host, B.indptr, B.indices, cost, rows, cols, work=B.nnz)
     if sol.status == LAPStatus.INFEASIBLE:
         raise ValueError("no full matching exists")
     if sol.status != LAPStatus.OPTIMAL:  # pragma: no cover - a bug if reached

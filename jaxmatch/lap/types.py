@@ -18,7 +18,9 @@ class LAPStatus(enum.IntEnum):
     OPTIMAL = 1  #: solved; the duals certify optimality
     INFEASIBLE = 2  #: no complete assignment avoids the forbidden entries
     OVERFLOW = 3  #: int32 arithmetic (duals or the total cost) would overflow
-    ITERATION_LIMIT = 4  #: the safety bound on iterations was hit (a bug)
+    #: stopped early: ``max_iterations`` reached, or the solve was cancelled by
+    #: an interrupted eager call (``docs/lap.md``); the assignment is partial
+    ITERATION_LIMIT = 4
     INVALID_ENTRIES = 5  #: NaN, or -inf (+inf when maximizing), in the matrix
 
 

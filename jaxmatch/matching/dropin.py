@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._interrupt import run_host
 from . import _ffi as matching_ffi
 from . import api
 from .graph import validate_csr
@@ -65,7 +66,8 @@ def maximum_bipartite_matching(graph, perm_type: str = "row") -> np.ndarray:
     if not fast:
         validate_csr(indptr, indices, n_cols, n_rows, what=what)
     indices = indices if indices.size else np.zeros(1, np.int32)
-    rm, cm, status = matching_ffi.solve_host(
+    rm, cm, status = run_host(
+        matching_ffi.solve_host,
         indptr,
         indices,
         n_rows,
@@ -75,6 +77,7 @@ def maximum_bipartite_matching(graph, perm_type: str = "row") -> np.ndarray:
         max_phases=min(n_rows, n_cols) + 1,
         hybrid_depth=api.HYBRID_DEPTH_FACTOR,
         auto_free_divisor=api.AUTO_FREE_DIVISOR,
+        work=indices.size,
     )
     if status == MatchingStatus.INVALID_GRAPH:
         validate_csr(indptr, csx.indices, n_cols, n_rows, what=what)  # raises, naming the fault

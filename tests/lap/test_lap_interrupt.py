@@ -1,0 +1,142 @@
+"""Ctrl-C stops the eager LAP entry points at once, and the CPU solves they
+started stop too (``jaxmatch/_interrupt.py``, ``cuda_ffi/common/cancel.h``).
+
+Each problem below takes seconds to minutes on this machine kind; the
+interrupt comes a fraction of a second in, and the call must raise
+``KeyboardInterrupt`` within a few seconds. The SIGINT handler is armed only
+around the call, so an interrupt that comes late does nothing."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import threading
+import time
+
+import jax
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import jaxmatch
+from jaxmatch import _interrupt
+
+INTERRUPT_AFTER_S = 0.5
+#: the call must raise within this long of its start (uninterrupted, every
+#: problem here takes many times as long)
+RAISE_WITHIN_S = 4.0
+
+
+@pytest.fixture(autouse=True)
+def on_the_cpu():
+    """The cancellation reaches CPU solves only (GPU work runs to its end)."""
+    with jax.default_device(jax.devices("cpu")[0]):
+        yield
+
+
+@contextlib.contextmanager
+def interrupted_after(seconds: float):
+    """SIGINT to this process after ``seconds``, raising KeyboardInterrupt in
+    the main thread if the block is still running then."""
+    armed = True
+
+    def handler(signum, frame):
+        if armed:
+            raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGINT, handler)
+    timer = threading.Timer(seconds, os.kill, (os.getpid(), signal.SIGINT))
+    timer.start()
+    try:
+        yield
+    finally:
+        armed = False
+        timer.cancel()
+        timer.join()
+        signal.signal(signal.SIGINT, previous)
+
+
+def machol_wien(n: int) -> np.ndarray:
+    """c_ij = i * j: every row prefers the same columns, which makes JV run
+    long shortest-path searches."""
+    i = np.arange(1, n + 1, dtype=np.float64)
+    return np.outer(i, i)
+
+
+def assert_interrupted(call) -> None:
+    start = time.perf_counter()
+    with pytest.raises(KeyboardInterrupt), interrupted_after(INTERRUPT_AFTER_S):
+        call()
+    elapsed = time.perf_counter() - start
+    assert elapsed < RAISE_WITHIN_S, f"raised only after {elapsed:.1f} s"
+
+
+def assert_cpu_idle() -> None:
+    """The cancelled solve stopped: this process burns no CPU while idle."""
+    time.sleep(0.2)
+    before = time.process_time()
+    time.sleep(0.5)
+    assert time.process_time() - before < 0.2
+
+
+def test_eager_solve_lap_is_interrupted_and_its_solve_cancelled():
+    C = np.random.default_rng(0).random((1500, 1500)).astype(np.float32)
+    jaxmatch.solve_lap(C[:4, :4], method="classical")  # compile outside the clock
+    assert_interrupted(lambda: jaxmatch.solve_lap(C, method="classical"))
+    assert_cpu_idle()
+    small = C[:60, :60]
+    res = jaxmatch.solve_lap(small, method="classical")  # later solves are not cancelled
+    assert int(res.status) == jaxmatch.LAPStatus.OPTIMAL
+    assert bool(jaxmatch.verify_lap(small, res).optimal)
+
+
+def test_linear_sum_assignment_is_interrupted():
+    C = machol_wien(3000)
+    assert_interrupted(lambda: jaxmatch.linear_sum_assignment(C))
+    assert_cpu_idle()
+    _, cols = jaxmatch.linear_sum_assignment(C[:50, :50])
+    assert cols.tolist() == list(range(49, -1, -1))  # the anti-diagonal is optimal
+
+
+def test_sparse_drop_in_is_interrupted():
+    A = sp.csr_matrix(machol_wien(1500))
+    assert_interrupted(lambda: jaxmatch.min_weight_full_bipartite_matching(A))
+    assert_cpu_idle()
+
+
+def test_a_cancellation_stops_a_jitted_cpu_solve_with_iteration_limit():
+    C = jax.numpy.asarray(np.random.default_rng(1).random((1500, 1500)), jax.numpy.float32)
+    solve = jax.jit(lambda C: jaxmatch.solve_lap(C, method="classical"))
+    jax.block_until_ready(solve(C[:4, :4].copy()))
+    res = solve(C)  # dispatched asynchronously
+    time.sleep(INTERRUPT_AFTER_S)
+    start = time.perf_counter()
+    _interrupt.cancel_cpu_solves()
+    res = jax.block_until_ready(res)
+    assert time.perf_counter() - start < RAISE_WITHIN_S
+    assert int(res.status) == jaxmatch.LAPStatus.ITERATION_LIMIT
+    assert not bool(res.feasible)
+    res = jax.block_until_ready(solve(C[:60, :60].copy()))
+    assert int(res.status) == jaxmatch.LAPStatus.OPTIMAL
+
+
+def test_small_host_solves_stay_on_the_calling_thread():
+    calls = []
+
+    def record():
+        calls.append(threading.current_thread())
+        return 1
+
+    assert _interrupt.run_host(record, work=_interrupt.THREAD_MIN_WORK - 1) == 1
+    assert _interrupt.run_host(record, work=_interrupt.THREAD_MIN_WORK) == 1
+    assert calls[0] is threading.main_thread()
+    assert calls[1] is not threading.main_thread()
+
+
+def test_errors_of_a_threaded_host_solve_reach_the_caller():
+    def fail():
+        raise ValueError("cost matrix is infeasible")
+
+    with pytest.raises(ValueError, match="infeasible"):
+        _interrupt.run_host(fail, work=_interrupt.THREAD_MIN_WORK)
