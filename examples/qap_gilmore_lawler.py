@@ -53,12 +53,16 @@ QAPLIB (https://qaplib.mgi.polymtl.ca/, formerly
 https://www.opt.math.tugraz.at/qaplib/): download a ``.dat`` file (``n``,
 then the two ``n x n`` matrices, whitespace separated) and pass it with
 ``--qaplib PATH``; the first matrix plays ``F`` and the second ``D``, as in
-QAPLIB's ``min sum a_ij b_p(i)p(j)``. The script ships no QAPLIB data: compare
-the reported bound with the optimum or best known value published there. The
+QAPLIB's ``min sum a_ij b_p(i)p(j)``. Two QAPLIB instances ship in
+``examples/data/`` (see its README) and run by default, each checked against
+its published optimum (``GLB <= optimum``): ``had12`` (Hadley, Rendl and
+Wolkowicz; optimum 1652, which the published optimal permutation is checked
+to reach) and ``rou15`` (Roucairol; optimum 354210). The
 batched LAP formulation holds ``n^2 (n-1)^2`` costs; above ``--lap-max-n`` it
 is skipped and only the sorted-product formula is used.
 
-Run: ``python examples/qap_gilmore_lawler.py [--n 12] [--qaplib nug12.dat]``.
+Run: ``python examples/qap_gilmore_lawler.py [--n 12] [--qaplib nug12.dat]``
+(``--no-classic`` skips the bundled instances).
 Exits non-zero if a check fails.
 """
 
@@ -192,8 +196,31 @@ def batched_gl_lap(F: np.ndarray, D: np.ndarray, gl: np.ndarray, repeats: int) -
     )
 
 
-def gilmore_lawler(name: str, F: np.ndarray, D: np.ndarray, args) -> None:
-    """Computes, checks and reports the GL bound of one instance."""
+#: The bundled QAPLIB instances (examples/data/<name>.dat) and their
+#: published optima; for had12 also the published optimal permutation
+#: (1-based: facility i goes to location p[i]).
+DATA_DIR = Path(__file__).resolve().parent / "data"
+CLASSIC = {"had12": 1652, "rou15": 354210}
+HAD12_OPTIMAL_PERMUTATION = (3, 10, 11, 2, 12, 5, 6, 7, 8, 1, 4, 9)
+
+
+def classic_instances(args) -> None:
+    """The GL bound of each bundled QAPLIB instance against its published
+    optimum."""
+    for name, optimum in CLASSIC.items():
+        F, D = read_qaplib(DATA_DIR / f"{name}.dat")
+        if name == "had12":
+            perm = np.array(HAD12_OPTIMAL_PERMUTATION) - 1
+            if qap_objective(F, D, perm) != optimum:
+                raise SystemExit("FAIL: had12's published optimal permutation misses 1652")
+        gilmore_lawler(f"QAPLIB {name}", F, D, args, optimum=optimum)
+
+
+def gilmore_lawler(
+    name: str, F: np.ndarray, D: np.ndarray, args, optimum: int | None = None
+) -> None:
+    """Computes, checks and reports the GL bound of one instance (against a
+    published ``optimum`` when given)."""
     n = F.shape[0]
     print(f"{name}: n = {n}")
     t0 = time.perf_counter()
@@ -221,6 +248,13 @@ def gilmore_lawler(name: str, F: np.ndarray, D: np.ndarray, args) -> None:
         f"  Gilmore-Lawler bound {bound}; its permutation costs {upper}, an upper bound "
         f"(gap {100 * (upper - bound) / max(upper, 1):.1f} %)"
     )
+    if optimum is not None:
+        if not bound <= optimum <= upper:
+            raise SystemExit(f"FAIL: expected bound {bound} <= optimum {optimum} <= {upper}")
+        print(
+            f"  published optimum {optimum}: bound/optimum {bound / optimum:.3f}; "
+            "bound <= optimum <= upper bound holds"
+        )
     if n <= BRUTE_FORCE_MAX_N:
         t0 = time.perf_counter()
         opt = brute_force(F, D)
@@ -244,6 +278,7 @@ def main() -> None:
     )
     p.add_argument("--repeats", type=int, default=10, help="timing repeats (best is reported)")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--no-classic", action="store_true", help="skip the bundled QAPLIB instances")
     args = p.parse_args()
     if args.n < 2:
         p.error("--n must be at least 2")
@@ -256,6 +291,8 @@ def main() -> None:
         gilmore_lawler(
             "random Taillard-style", *taillard_instance(rng, args.n, args.max_entry), args
         )
+    if not args.no_classic:
+        classic_instances(args)
     gilmore_lawler(
         "small random (brute-force check)", *taillard_instance(rng, 7, args.max_entry), args
     )

@@ -46,11 +46,21 @@ and a tighter bound), rounded to integers and stored as float32 (exact: the
 sums stay far below 2**24); the diagonal is ``+inf``.
 The script solves one instance of ``--n`` cities (certified with
 ``jaxmatch.verify_lap``), a small one of ``--small-n`` cities whose optimum
-it brute-forces (checking ``AP <= optimum <= tour``), and a batch of
+it computes exactly (Held and Karp's dynamic program over subsets, checking
+``AP <= optimum <= tour``), two classic TSPLIB instances shipped in
+``examples/data/`` (see its README): ``br17`` (asymmetric, Repetto; optimum
+39) and ``gr17`` (symmetric, Groetschel; optimum 2085), whose published
+optima the dynamic program reproduces, and a batch of
 ``--batch`` instances of ``--batch-n`` cities in one call, whose LAP values
 it checks against scipy's ``linear_sum_assignment`` and summarizes.
 
-Run: ``python examples/tsp_assignment.py [--n 200 --batch 64 --batch-n 50]``.
+A TSPLIB file of your own runs with ``--tsplib PATH`` (explicit weights as
+``FULL_MATRIX``, ``LOWER_DIAG_ROW``, ``UPPER_ROW``, ``UPPER_DIAG_ROW`` or
+``LOWER_ROW``, or ``EUC_2D`` / ``CEIL_2D`` coordinates; TSPLIB's library is
+at http://comopt.ifi.uni-heidelberg.de/software/TSPLIB95/).
+
+Run: ``python examples/tsp_assignment.py [--n 200 --batch 64 --batch-n 50]
+[--tsplib ftv33.atsp] [--no-classic]``.
 Exits non-zero if a check fails.
 """
 
@@ -59,6 +69,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import time
+from pathlib import Path
 
 import jax
 import jax.numpy as jnp
@@ -68,7 +79,10 @@ from jax import lax
 
 import jaxmatch
 
-BRUTE_FORCE_MAX_N = 10  # (n-1)! tours: 362880 for n = 10
+EXACT_MAX_N = 17  # Held-Karp: 2^(n-1) subsets x (n-1)^2, about a second at 17
+DATA_DIR = Path(__file__).resolve().parent / "data"
+#: bundled TSPLIB instances (examples/data/) and their published optima
+CLASSIC = {"br17.atsp": 39, "gr17.tsp": 2085}
 
 
 def random_atsp(rng: np.random.Generator, batch: int, n: int, noise: float) -> np.ndarray:
@@ -139,12 +153,68 @@ def successor_cost(C: np.ndarray, succ: np.ndarray) -> float:
     return float(C[np.arange(len(succ)), succ].astype(np.float64).sum())
 
 
-def brute_force(C: np.ndarray) -> float:
-    """The optimal tour length over all ``(n-1)!`` tours starting at city 0."""
+def held_karp(C: np.ndarray) -> float:
+    """The optimal tour length (Held and Karp's dynamic program):
+    ``best[S, j]`` is the shortest path from city 0 through the cities of
+    ``S`` (a subset of 1..n-1, as a bit mask) ending at ``j`` in ``S``."""
     n = C.shape[0]
-    rest = np.array(list(itertools.permutations(range(1, n))))
-    tours = np.concatenate([np.zeros((len(rest), 1), dtype=rest.dtype), rest], axis=1)
-    return float(C[tours, np.roll(tours, -1, axis=1)].astype(np.float64).sum(axis=1).min())
+    if n == 1:
+        return 0.0
+    m = n - 1
+    D = C.astype(np.float64)
+    best = np.full((1 << m, m), np.inf)
+    best[1 << np.arange(m), np.arange(m)] = D[0, 1:]
+    for size in range(1, m):  # extend every path through `size` cities by one
+        masks = np.array([sum(1 << j for j in S) for S in itertools.combinations(range(m), size)])
+        for k in range(m):
+            ext = masks[(masks >> k) & 1 == 0]
+            step = (best[ext] + D[1:, k + 1][None, :]).min(axis=1)
+            target = ext | (1 << k)
+            best[target, k] = np.minimum(best[target, k], step)
+    return float((best[(1 << m) - 1] + D[1:, 0]).min())
+
+
+def read_tsplib(path: Path) -> np.ndarray:
+    """A TSPLIB ``.tsp``/``.atsp`` file as ``[n, n]`` float32 costs with a
+    ``+inf`` diagonal."""
+    header, numbers, section = {}, [], None
+    for line in path.read_text().splitlines():
+        line = line.strip()
+        if not line or line == "EOF":
+            continue
+        if line.endswith("SECTION"):
+            section = line
+        elif ":" in line and section is None:
+            key, value = line.split(":", 1)
+            header[key.strip()] = value.strip()
+        elif section is not None:
+            numbers.extend(float(x) for x in line.split())
+    n = int(header["DIMENSION"])
+    kind = header.get("EDGE_WEIGHT_TYPE")
+    if kind in ("EUC_2D", "CEIL_2D"):
+        xy = np.array(numbers).reshape(n, 3)[:, 1:]
+        dist = np.linalg.norm(xy[:, None] - xy[None], axis=-1)
+        C = np.ceil(dist) if kind == "CEIL_2D" else np.floor(dist + 0.5)
+    elif kind == "EXPLICIT":
+        fmt = header.get("EDGE_WEIGHT_FORMAT")
+        w = np.array(numbers)
+        C = np.zeros((n, n))
+        if fmt == "FULL_MATRIX":
+            C = w.reshape(n, n)
+        elif fmt in ("LOWER_DIAG_ROW", "UPPER_ROW", "UPPER_DIAG_ROW", "LOWER_ROW"):
+            lower = fmt.startswith("LOWER")
+            diag = 0 if fmt.endswith("DIAG_ROW") else 1
+            triangle = np.tril_indices(n, -diag) if lower else np.triu_indices(n, diag)
+            rows, cols = triangle
+            C[rows, cols] = w
+            C = np.maximum(C, C.T)
+        else:
+            raise SystemExit(f"{path}: EDGE_WEIGHT_FORMAT {fmt} is not supported here")
+    else:
+        raise SystemExit(f"{path}: EDGE_WEIGHT_TYPE {kind} is not supported here")
+    C = C.astype(np.float32)
+    C[np.arange(n), np.arange(n)] = np.inf
+    return C
 
 
 def best_time(fn, repeats: int) -> float:
@@ -174,8 +244,9 @@ def check_instances(C: np.ndarray, res, tour: np.ndarray) -> tuple[np.ndarray, n
     return lbs, lengths
 
 
-def solve_single(name: str, C: np.ndarray, repeats: int) -> None:
-    """Solves, certifies, checks and reports one instance (``C [n, n]``)."""
+def solve_single(name: str, C: np.ndarray, repeats: int, optimum: float | None = None) -> None:
+    """Solves, certifies, checks and reports one instance (``C [n, n]``;
+    ``optimum``: its published optimum, checked where it can be computed)."""
     n = C.shape[0]
     C_j = jnp.asarray(C[None])
     res, tour, subtours = jax.block_until_ready(relax_and_patch(C_j))
@@ -187,13 +258,24 @@ def solve_single(name: str, C: np.ndarray, repeats: int) -> None:
     print(
         f"{name}: n = {n}: assignment lower bound {lb:.0f} (certified), "
         f"{int(subtours[0])} subtours, patched tour {length:.0f}, "
-        f"gap {100 * (length - lb) / lb:.2f} % (relaxation + patching {elapsed * 1e3:.1f} ms)"
+        f"{f'gap {100 * (length - lb) / lb:.2f} %' if lb > 0 else 'no relative gap (bound 0)'} "
+        f"(relaxation + patching {elapsed * 1e3:.1f} ms)"
     )
-    if n <= BRUTE_FORCE_MAX_N:
-        opt = brute_force(C)
-        if not lb <= opt <= length:
-            raise SystemExit(f"FAIL: expected lower bound {lb} <= optimum {opt} <= tour {length}")
-        print(f"  brute-force optimum {opt:.0f}: lower bound <= optimum <= tour holds")
+    opt = held_karp(C) if n <= EXACT_MAX_N else optimum
+    if opt is None:
+        return
+    if optimum is not None and opt != optimum:
+        raise SystemExit(f"FAIL: {name}: optimum {opt} differs from the published {optimum}")
+    if not lb <= opt <= length:
+        raise SystemExit(f"FAIL: expected lower bound {lb} <= optimum {opt} <= tour {length}")
+    if n > EXACT_MAX_N:
+        how = "published optimum"
+    else:
+        how = "Held-Karp optimum" + (" (the published one)" if optimum is not None else "")
+    print(
+        f"  {how} {opt:.0f}: lower bound <= optimum <= tour holds "
+        f"(bound/optimum {lb / max(opt, 1):.3f})"
+    )
 
 
 def solve_batch(C: np.ndarray, repeats: int) -> None:
@@ -236,21 +318,29 @@ def main() -> None:
         "--small-n",
         type=int,
         default=9,
-        help=f"cities of the brute-forced instance (at most {BRUTE_FORCE_MAX_N})",
+        help=f"cities of the instance solved exactly (at most {EXACT_MAX_N})",
     )
+    p.add_argument("--tsplib", type=Path, help="also solve this TSPLIB .tsp/.atsp file")
+    p.add_argument("--no-classic", action="store_true", help="skip the bundled TSPLIB instances")
     p.add_argument("--batch", type=int, default=64, help="instances of the batched solve")
     p.add_argument("--batch-n", type=int, default=50, help="cities per batched instance")
     p.add_argument("--noise", type=float, default=300.0, help="asymmetric noise in [0, this)")
     p.add_argument("--repeats", type=int, default=10, help="timing repeats (best is reported)")
     p.add_argument("--seed", type=int, default=0)
     args = p.parse_args()
-    if not 2 <= args.small_n <= BRUTE_FORCE_MAX_N:
-        p.error(f"--small-n must be in [2, {BRUTE_FORCE_MAX_N}]")
+    if not 2 <= args.small_n <= EXACT_MAX_N:
+        p.error(f"--small-n must be in [2, {EXACT_MAX_N}]")
 
     print(f"jaxmatch {jaxmatch.__version__} on {jax.default_backend()}")
     rng = np.random.default_rng(args.seed)
     solve_single("main instance", random_atsp(rng, 1, args.n, args.noise)[0], args.repeats)
     solve_single("small instance", random_atsp(rng, 1, args.small_n, args.noise)[0], args.repeats)
+    if not args.no_classic:
+        for file, optimum in CLASSIC.items():
+            C = read_tsplib(DATA_DIR / file)
+            solve_single(f"TSPLIB {file}", C, args.repeats, optimum=optimum)
+    if args.tsplib is not None:
+        solve_single(f"TSPLIB {args.tsplib.name}", read_tsplib(args.tsplib), args.repeats)
     solve_batch(random_atsp(rng, args.batch, args.batch_n, args.noise), args.repeats)
     print("all checks passed")
 

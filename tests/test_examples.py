@@ -12,6 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import jaxmatch
@@ -75,3 +76,42 @@ def test_max_transversal_plot(tmp_path: Path):
     )
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-4000:]
     assert out.stat().st_size > 0
+
+
+def load_example(name: str):
+    """An example script imported as a module (its ``main`` not run)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(name, EXAMPLES_DIR / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+TSPLIB_HEADER = "NAME: t\nTYPE: TSP\nDIMENSION: 3\n"
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "EDGE_WEIGHT_TYPE: EXPLICIT\nEDGE_WEIGHT_FORMAT: FULL_MATRIX\n"
+        "EDGE_WEIGHT_SECTION\n0 3 4\n3 0 5\n4 5 0\nEOF\n",
+        "EDGE_WEIGHT_TYPE: EXPLICIT\nEDGE_WEIGHT_FORMAT: LOWER_DIAG_ROW\n"
+        "EDGE_WEIGHT_SECTION\n0\n3 0\n4 5 0\nEOF\n",
+        "EDGE_WEIGHT_TYPE: EXPLICIT\nEDGE_WEIGHT_FORMAT: LOWER_ROW\nEDGE_WEIGHT_SECTION\n3\n4 5\n",
+        "EDGE_WEIGHT_TYPE: EXPLICIT\nEDGE_WEIGHT_FORMAT: UPPER_ROW\nEDGE_WEIGHT_SECTION\n3 4\n5\n",
+        "EDGE_WEIGHT_TYPE: EXPLICIT\nEDGE_WEIGHT_FORMAT: UPPER_DIAG_ROW\n"
+        "EDGE_WEIGHT_SECTION\n0 3 4\n0 5\n0\n",
+        "EDGE_WEIGHT_TYPE: EUC_2D\nNODE_COORD_SECTION\n1 0 0\n2 3 0\n3 0 4\nEOF\n",
+    ],
+    ids=["full", "lower_diag_row", "lower_row", "upper_row", "upper_diag_row", "euc_2d"],
+)
+def test_tsplib_reader_formats(tmp_path: Path, body: str):
+    """Every format the TSP example reads gives the same 3-city costs (the
+    EUC_2D points are a 3-4-5 triangle)."""
+    tsp = load_example("tsp_assignment")
+    path = tmp_path / "t.tsp"
+    path.write_text(TSPLIB_HEADER + body)
+    C = tsp.read_tsplib(path)
+    expected = np.array([[np.inf, 3, 4], [3, np.inf, 5], [4, 5, np.inf]], np.float32)
+    np.testing.assert_array_equal(C, expected)
