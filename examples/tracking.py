@@ -36,8 +36,10 @@ once: the padded costs are stacked into ``[sequences, frames - 1, D, 2D]`` and
 solved by one ``jax.jit(jax.vmap(solve_lap))`` call, checked against scipy's
 ``linear_sum_assignment`` on the unpadded matrices.
 
-Warm-starting each frame's solve from the previous frame's duals is future
-work (``solve_lap`` has no warm start yet).
+Each frame starts from scratch: ``solve_lap``'s warm start (``init=`` an
+earlier result) needs the same columns from one solve to the next, and here
+the detections are new, unordered points every frame. It pays where the
+same rows and columns recur with costs that drift (see ``docs/lap.md``).
 
 Run: ``python examples/tracking.py [--objects 12 --frames 60 --sequences 8]``.
 Exits non-zero if a check fails.

@@ -28,6 +28,7 @@ TARGETS = (
     "lap_init",
     "lap_step",
     "lap_solve",
+    "lap_solve_warm",
     "matching_init",
     "matching_step",
     "matching_solve",

@@ -45,3 +45,10 @@ def test_every_method_and_init_agrees_on_a_small_graph(tmp_path):
         assert cells["auto/cheap"]["certified"]
         for label, cell in cells.items():
             assert cell["agrees"] and cell["status"] == MatchingStatus.MAXIMUM, (label, cell)
+
+
+def test_warm_start_benchmark_runs(capsys):
+    from benchmarks import lap_warm_start
+
+    assert lap_warm_start.main(["--n", "40", "--frames", "2"]) == 0
+    assert "searches" in capsys.readouterr().out

@@ -2,9 +2,10 @@
 // by a serial team, one batch member after another.
 //
 // Handlers (operands in lap_ffi.h):
-//   jaxmatch_lap_init_cpu   initialisation
-//   jaxmatch_lap_step_cpu   `iterations` iterations of the main loop
-//   jaxmatch_lap_solve_cpu  the whole solve
+//   jaxmatch_lap_init_cpu        initialisation
+//   jaxmatch_lap_step_cpu        `iterations` iterations of the main loop
+//   jaxmatch_lap_solve_cpu       the whole solve
+//   jaxmatch_lap_solve_warm_cpu  JV from an earlier assignment and prices
 #include <algorithm>
 #include <cstring>
 #include <thread>
@@ -59,17 +60,21 @@ ffi::Error RunSerial(const ffi::AnyBuffer& C, const LapShape& s,
 // calling thread (starting threads costs tens of microseconds).
 constexpr int64_t kLapJvThreadedEntries = int64_t{1} << 16;
 
-// JV on every batch member, the members spread over the host's cores.
+// JV on every batch member, the members spread over the host's cores;
+// from x0 [batch, n] and v0 [batch, m] (the cost dtype) when given.
 ffi::Error RunJv(const ffi::AnyBuffer& C, const LapShape& s,
-                 const LapStateData& state) {
+                 const LapStateData& state, const int* x0 = nullptr,
+                 const void* v0 = nullptr) {
   const CancelToken cancel;
   return DispatchCost(C.element_type(), [&](auto zero) -> ffi::Error {
     using T = decltype(zero);
     const LapProblem<T> problem = LapProblemOf<T>(s, C, state);
     auto solve_member = [&](int64_t b) {
       LapView<T> p = problem.view(b);
+      const int* x0_b = x0 ? x0 + b * s.n : nullptr;
+      const T* v0_b = v0 ? static_cast<const T*>(v0) + b * s.m : nullptr;
       lap_jv_solve(p.C, p.n, p.m, p.max_iters, p.sc, p.col_for_row,
-                   p.row_for_col, p.u, p.v, cancel);
+                   p.row_for_col, p.u, p.v, cancel, x0_b, v0_b);
     };
     const int64_t entries = s.batch * s.n * static_cast<int64_t>(s.m);
     const int64_t cores = std::max(1u, std::thread::hardware_concurrency());
@@ -103,6 +108,24 @@ ffi::Error LapFromScratchCpu(ffi::AnyBuffer C, ffi::RemainingRets rets,
     return RunJv(C, s, out);
   }
   return RunSerial(C, s, out, /*init=*/true, solve ? -1 : 0);
+}
+
+// JV from an earlier solve: x0 (int32 [..., n]) and v0 ([..., m], the cost
+// dtype).
+ffi::Error LapSolveWarmCpu(ffi::AnyBuffer C, ffi::AnyBuffer x0,
+                           ffi::AnyBuffer v0, ffi::RemainingRets rets,
+                           int32_t max_iterations) {
+  LapShape s;
+  LapStateData out;
+  JM_RETURN_IF_ERROR(GetLapShape(C, kLapJv, &s));
+  JM_RETURN_IF_ERROR(SetMaxIterations(max_iterations, &s));
+  JM_RETURN_IF_ERROR(CheckLapResults(s, C.element_type(), rets, &out));
+  JM_RETURN_IF_ERROR(CheckTrailingBuffer(x0, "init col_for_row",
+                                         ffi::DataType::S32, s.batch, s.n));
+  JM_RETURN_IF_ERROR(
+      CheckTrailingBuffer(v0, "init v", C.element_type(), s.batch, s.m));
+  return RunJv(C, s, out, static_cast<const int*>(x0.untyped_data()),
+               v0.untyped_data());
 }
 
 ffi::Error LapInitCpu(ffi::AnyBuffer C, ffi::RemainingRets rets,
@@ -140,6 +163,8 @@ JM_EXPORT_HANDLER(jaxmatch_lap_step_cpu, jaxmatch::LapStepCpu,
                   jaxmatch::BindLapStep(ffi::Ffi::Bind()));
 JM_EXPORT_HANDLER(jaxmatch_lap_solve_cpu, jaxmatch::LapSolveCpu,
                   jaxmatch::BindLapFromScratch(ffi::Ffi::Bind()));
+JM_EXPORT_HANDLER(jaxmatch_lap_solve_warm_cpu, jaxmatch::LapSolveWarmCpu,
+                  jaxmatch::BindLapSolveWarm(ffi::Ffi::Bind()));
 
 // ---------------------------------------------------------------- host entry
 // One problem solved on the calling thread, without XLA: the eager NumPy

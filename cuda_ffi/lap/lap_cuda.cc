@@ -60,6 +60,13 @@ ffi::Error LapStepCuda(cudaStream_t stream, ffi::AnyBuffer C,
   });
 }
 
+// Warm starts run JV, on the CPU only: the GPU target reports that.
+ffi::Error LapSolveWarmCuda(cudaStream_t, ffi::AnyBuffer, ffi::AnyBuffer,
+                            ffi::AnyBuffer, ffi::RemainingRets, int32_t) {
+  return CheckSteppedVariant(kLapJv,
+                             "in a GPU computation (warm starts run JV)");
+}
+
 }  // namespace
 }  // namespace jaxmatch
 
@@ -75,6 +82,11 @@ JM_EXPORT_HANDLER(
 JM_EXPORT_HANDLER(
     jaxmatch_lap_step_cuda, jaxmatch::LapStepCuda,
     jaxmatch::BindLapStep(
+        ffi::Ffi::Bind().Ctx<ffi::PlatformStream<cudaStream_t>>()),
+    {ffi::Traits::kCmdBufferCompatible});
+JM_EXPORT_HANDLER(
+    jaxmatch_lap_solve_warm_cuda, jaxmatch::LapSolveWarmCuda,
+    jaxmatch::BindLapSolveWarm(
         ffi::Ffi::Bind().Ctx<ffi::PlatformStream<cudaStream_t>>()),
     {ffi::Traits::kCmdBufferCompatible});
 JM_EXPORT_HANDLER(

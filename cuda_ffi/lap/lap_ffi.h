@@ -162,6 +162,18 @@ auto BindLapFromScratch(Binding b) {
       .template Attr<int32_t>("max_iterations");
 }
 
+//   warm start:    (C, x0, v0, RemainingRets state, max_iterations); JV on
+//                  the CPU only
+template <class Binding>
+auto BindLapSolveWarm(Binding b) {
+  return std::move(b)
+      .template Arg<ffi::AnyBuffer>()
+      .template Arg<ffi::AnyBuffer>()
+      .template Arg<ffi::AnyBuffer>()
+      .RemainingRets()
+      .template Attr<int32_t>("max_iterations");
+}
+
 // A from-scratch call's iteration limit: 0 (the default bound) or positive.
 inline ffi::Error SetMaxIterations(int32_t max_iterations, LapShape* s) {
   if (max_iterations < 0)

@@ -71,18 +71,43 @@ class LapJv {
     } else {
       RowMinimaGreedy(&free_rows);
     }
-    pred_.assign(m_, 0);
-    cols_.resize(m_);
-    d_.resize(m_);
-    *augmentations = 0;
-    for (int f : free_rows) {
-      if ((max_searches > 0 && *augmentations >= max_searches) ||
-          cancel_.requested())
-        return kLapIterationLimit;
-      ++*augmentations;
-      if (!Augment(f)) return kLapInfeasible;
+    return AugmentFreeRows(free_rows, max_searches, augmentations);
+  }
+
+  // Solves from an earlier solve's column prices `v0` [m] and assignment
+  // `x0` [n] (-1: none; out-of-range entries are ignored).  Row i keeps
+  // column x0[i] when no earlier row kept it and it attains the row's least
+  // reduced cost c_ij - v_j: JV's invariant for an assigned row, so any
+  // prices serve.  A rectangular problem's certificate also needs prices
+  // <= 0, and 0 on the columns left unassigned: the prices are capped at 0,
+  // the unassigned columns' set to 0, and the kept rows checked again until
+  // none loses its minimum.  The other rows go through Solve's augmenting
+  // row reduction (square, finite costs) and searches; a non-finite price
+  // counts as 0.
+  int SolveFrom(const T* v0, const int* x0, int max_searches,
+                int* augmentations) {
+    for (int j = 0; j < m_; ++j) {
+      const W p = static_cast<W>(v0[j]);
+      const bool finite = std::isfinite(static_cast<double>(v0[j]));
+      v_[j] = !finite ? W(0) : (n_ < m_ && p > W(0) ? W(0) : p);
     }
-    return kLapOptimal;
+    for (;;) {
+      KeepMinimalRows(x0);
+      if (n_ == m_) break;
+      bool raised = false;
+      for (int j = 0; j < m_; ++j)
+        if (y_[j] < 0 && v_[j] != W(0)) {
+          v_[j] = W(0);
+          raised = true;
+        }
+      if (!raised) break;
+    }
+    std::vector<int> free_rows;
+    for (int i = 0; i < n_; ++i)
+      if (x_[i] < 0) free_rows.push_back(i);
+    if (n_ == m_ && !free_rows.empty() && AllFinite())
+      AugmentingRowReduction(&free_rows);
+    return AugmentFreeRows(free_rows, max_searches, augmentations);
   }
 
   // The assignment and the duals, written to the state's arrays; false when
@@ -140,6 +165,44 @@ class LapJv {
     if (s_min > s_max || (s_min <= 0 && 0 <= s_max)) return W(0);
     return s_min > 0 ? s_min : s_max;
   }
+  // The assignment of SolveFrom: the rows of x0 at their least reduced cost.
+  void KeepMinimalRows(const int* x0) {
+    x_.assign(n_, -1);
+    y_.assign(m_, -1);
+    for (int i = 0; i < n_; ++i) {
+      const int j = x0[i];
+      if (j < 0 || j >= m_ || y_[j] >= 0) continue;
+      const W mine = Cost(i, j) - v_[j];
+      if (!(mine < Inf())) continue;
+      bool least = true;
+      for (int k = 0; k < m_ && least; ++k)
+        least = !(Cost(i, k) - v_[k] < mine);
+      if (least) {
+        x_[i] = j;
+        y_[j] = i;
+      }
+    }
+  }
+
+  // Dijkstra from each free row in turn (Solve's second half): kLapOptimal,
+  // kLapInfeasible, or kLapIterationLimit after `max_searches` (> 0)
+  // searches or on a cancellation.
+  int AugmentFreeRows(const std::vector<int>& free_rows, int max_searches,
+                      int* augmentations) {
+    pred_.assign(m_, 0);
+    cols_.resize(m_);
+    d_.resize(m_);
+    *augmentations = 0;
+    for (int f : free_rows) {
+      if ((max_searches > 0 && *augmentations >= max_searches) ||
+          cancel_.requested())
+        return kLapIterationLimit;
+      ++*augmentations;
+      if (!Augment(f)) return kLapInfeasible;
+    }
+    return kLapOptimal;
+  }
+
   bool AllFinite() const {
     if (!std::is_floating_point<T>::value) return true;
     const int64_t size = static_cast<int64_t>(n_) * m_;
@@ -368,15 +431,19 @@ class LapJv {
 
 // Solves one problem (n <= m) into its state arrays: the assignment, the
 // duals and info's status and iteration count (augmenting searches, at most
-// `max_searches` when > 0).
+// `max_searches` when > 0).  With `x0` and `v0` it starts from them
+// (LapJv::SolveFrom).
 template <class T>
 void lap_jv_solve(const T* C, int n, int m, int max_searches, int* info,
                   int* col_for_row, int* row_for_col, T* u, T* v,
-                  CancelToken cancel = {}) {
+                  CancelToken cancel = {}, const int* x0 = nullptr,
+                  const T* v0 = nullptr) {
   for (int k = 0; k < kLapInfoLen; ++k) info[k] = 0;
   LapJv<T> jv(n, m, C, cancel);
   int augmentations = 0;
-  int status = jv.Solve(max_searches, &augmentations);
+  int status = x0 != nullptr
+                   ? jv.SolveFrom(v0, x0, max_searches, &augmentations)
+                   : jv.Solve(max_searches, &augmentations);
   if (!jv.Write(col_for_row, row_for_col, u, v) && status == kLapOptimal)
     status = kLapOverflow;
   info[kStatus] = status;

@@ -117,6 +117,20 @@ def lap_solve(C: jax.Array, *, variant: int, max_iterations: int = 0) -> LapStat
     return LapState(*call(C, variant=np.int32(variant), max_iterations=np.int32(max_iterations)))
 
 
+def lap_solve_warm(
+    C: jax.Array, x0: jax.Array, v0: jax.Array, *, max_iterations: int = 0
+) -> LapState:
+    """JV from an earlier solve: ``x0`` (int32 ``[..., n]``, the column of
+    each row, -1 none) and ``v0`` (``[..., m]``, C's dtype, the column
+    prices); CPU only."""
+    _checked()
+    variant = variant_code("jv")
+    call = jax.ffi.ffi_call(
+        "jaxmatch_lap_solve_warm", _state_shapes(C, variant), vmap_method="broadcast_all"
+    )
+    return LapState(*call(C, x0, v0, max_iterations=np.int32(max_iterations)))
+
+
 class HostSolution(NamedTuple):
     """One problem solved by the host entry point (NumPy arrays)."""
 

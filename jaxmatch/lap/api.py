@@ -237,19 +237,36 @@ def _stepped(Ck: jax.Array, variant: int, max_iterations: int) -> _Solution:
     return _solution(lax.while_loop(running, step, init))
 
 
-def _run_solver(Ck: jax.Array, method: str, execution: str, max_iterations: int) -> _Solution:
+def _warm(Ck: jax.Array, warm: tuple[jax.Array, jax.Array], max_iterations: int) -> _Solution:
+    x0, v0 = warm
+    return _solution(lap_ffi.lap_solve_warm(Ck, x0, v0, max_iterations=max_iterations))
+
+
+def _run_solver(
+    Ck: jax.Array,
+    method: str,
+    execution: str,
+    max_iterations: int,
+    warm: tuple[jax.Array, jax.Array] | None = None,
+) -> _Solution:
     """Runs the chosen method and execution shape; ``"auto"`` is chosen per
     platform when the computation is lowered. Method: JV on the CPU, the tree
     variant on a GPU (and in every stepped solve). Execution: fused on the
     CPU, on a GPU fused up to :data:`FUSED_MAX_COLUMNS` columns and stepped
-    above."""
+    above. ``warm`` (the internal ``x0``, ``v0``): JV starts from it; the
+    GPU methods start from scratch."""
     if method == "jv":
+        if warm is not None:
+            return _warm(Ck, warm, max_iterations)
         return _fused(Ck, lap_ffi.variant_code("jv"), max_iterations)
     variant = lap_ffi.variant_code("tree" if method == "auto" else method)
     if execution == "stepped":
         return _stepped(Ck, variant, max_iterations)
     cpu_variant = lap_ffi.variant_code("jv") if method == "auto" else variant
-    cpu = functools.partial(_fused, variant=cpu_variant, max_iterations=max_iterations)
+    if warm is not None:
+        cpu = functools.partial(_warm, warm=warm, max_iterations=max_iterations)
+    else:
+        cpu = functools.partial(_fused, variant=cpu_variant, max_iterations=max_iterations)
     fused = functools.partial(_fused, variant=variant, max_iterations=max_iterations)
     stepped = functools.partial(_stepped, variant=variant, max_iterations=max_iterations)
     if execution == "fused":
@@ -259,12 +276,30 @@ def _run_solver(Ck: jax.Array, method: str, execution: str, max_iterations: int)
     return lax.platform_dependent(Ck, cpu=cpu, cuda=gpu)
 
 
+def _internal_warm_start(init, Ck, maximize, transposed):
+    """``init`` (a :class:`LAPResult`'s four arrays) in the kernels'
+    convention: rows <= columns, minimisation, C's dtype; a non-finite price
+    (an infeasible earlier solve) becomes 0."""
+    cfr, rfc, u, v = init
+    x0 = (rfc if transposed else cfr).astype(jnp.int32)
+    v0 = _flip((u if transposed else v).astype(Ck.dtype), maximize, 1)
+    if jnp.issubdtype(v0.dtype, jnp.floating):
+        v0 = jnp.where(jnp.isfinite(v0), v0, jnp.zeros((), v0.dtype))
+    return x0, v0
+
+
 def _solve(
-    C: jax.Array, maximize: bool | jax.Array, method: str, execution: str, max_iterations: int
+    C: jax.Array,
+    init,
+    maximize: bool | jax.Array,
+    method: str,
+    execution: str,
+    max_iterations: int,
 ) -> LAPResult:
     """One solve; ``maximize`` is a Python bool, or a bool array (traced or
     not) broadcastable to the batch shape, in which case the signs are
-    flipped with ``jnp.where``."""
+    flipped with ``jnp.where``; ``init`` is None or the four arrays
+    (col_for_row, row_for_col, u, v) of a warm start."""
     *batch, n, m = C.shape
     transposed = n > m
     Ck = jnp.swapaxes(C, -1, -2) if transposed else C
@@ -292,7 +327,8 @@ def _solve(
         )
 
     Ck = jnp.where(ok_input[..., None, None], Ck, jnp.zeros((), Ck.dtype))
-    state = _run_solver(Ck, method, execution, max_iterations)
+    warm = None if init is None else _internal_warm_start(init, Ck, maximize, transposed)
+    state = _run_solver(Ck, method, execution, max_iterations, warm)
 
     status = lap_ffi.info_field(state.info, "STATUS")
     status = jnp.where(valid, status, LAPStatus.INVALID_ENTRIES)
@@ -336,28 +372,29 @@ def _cost_tangent(C, dC, res: LAPResult) -> LAPResult:
 
 # Two differentiable entry points: a Python-bool ``maximize`` stays static
 # (no ``jnp.where`` in the graph); a traced one is an operand (so it may be
-# batched by ``vmap``) that carries no tangent.
-@functools.partial(jax.custom_jvp, nondiff_argnums=(1, 2, 3, 4))
-def _solve_static(C, maximize: bool, method, execution, max_iterations) -> LAPResult:
-    return _solve(C, maximize, method, execution, max_iterations)
+# batched by ``vmap``) that carries no tangent. ``init`` (None or a warm
+# start's arrays) is an operand without a tangent.
+@functools.partial(jax.custom_jvp, nondiff_argnums=(2, 3, 4, 5))
+def _solve_static(C, init, maximize: bool, method, execution, max_iterations) -> LAPResult:
+    return _solve(C, init, maximize, method, execution, max_iterations)
 
 
 @_solve_static.defjvp
 def _solve_static_jvp(maximize, method, execution, max_iterations, primals, tangents):
-    (C,), (dC,) = primals, tangents
-    res = _solve_static(C, maximize, method, execution, max_iterations)
+    (C, init), (dC, _) = primals, tangents
+    res = _solve_static(C, init, maximize, method, execution, max_iterations)
     return res, _cost_tangent(C, dC, res)
 
 
-@functools.partial(jax.custom_jvp, nondiff_argnums=(2, 3, 4))
-def _solve_traced(C, maximize: jax.Array, method, execution, max_iterations) -> LAPResult:
-    return _solve(C, maximize, method, execution, max_iterations)
+@functools.partial(jax.custom_jvp, nondiff_argnums=(3, 4, 5))
+def _solve_traced(C, init, maximize: jax.Array, method, execution, max_iterations) -> LAPResult:
+    return _solve(C, init, maximize, method, execution, max_iterations)
 
 
 @_solve_traced.defjvp
 def _solve_traced_jvp(method, execution, max_iterations, primals, tangents):
-    (C, maximize), (dC, _) = primals, tangents
-    res = _solve_traced(C, maximize, method, execution, max_iterations)
+    (C, init, maximize), (dC, _, _) = primals, tangents
+    res = _solve_traced(C, init, maximize, method, execution, max_iterations)
     return res, _cost_tangent(C, dC, res)
 
 
@@ -365,8 +402,8 @@ def _solve_traced_jvp(method, execution, max_iterations, primals, tangents):
 # client executes a program of a single custom call on the calling thread,
 # which no Ctrl-C reaches, and dispatches larger ones asynchronously, so the
 # caller can wait interruptibly (wait_ready).
-_solve_static_eager = jax.jit(_solve_static, static_argnums=(1, 2, 3, 4))
-_solve_traced_eager = jax.jit(_solve_traced, static_argnums=(2, 3, 4))
+_solve_static_eager = jax.jit(_solve_static, static_argnums=(2, 3, 4, 5))
+_solve_traced_eager = jax.jit(_solve_traced, static_argnums=(3, 4, 5))
 
 
 def solve_lap(
@@ -376,6 +413,7 @@ def solve_lap(
     method: Method = "auto",
     execution: Execution = "auto",
     max_iterations: int | None = None,
+    init: LAPResult | None = None,
 ) -> LAPResult:
     """Solves the linear assignment problem min (or max) sum_i C[i, x(i)].
 
@@ -406,6 +444,14 @@ def solve_lap(
         many iterations of the main loop (JV: augmenting searches) with
         ``status == ITERATION_LIMIT`` and ``feasible`` False; None: a bound
         no solve reaches. A way to bound the time of a solve under ``jit``.
+      init: a warm start: the :class:`LAPResult` of an earlier solve of a
+        problem of the same shape and ``maximize`` (its arrays may be
+        traced, and batched like ``C``). JV (``"jv"``, and ``"auto"`` on
+        the CPU) keeps each row's earlier column when it is still the row's
+        cheapest at the earlier column prices ``v`` and augments the rest,
+        so a slowly changing sequence of problems solves faster (tracking,
+        iterated bounds); any ``init`` gives the same optimum. The GPU
+        methods start from scratch (``"auto"`` there ignores ``init``).
 
     Called eagerly (no tracer in sight), it returns once the result is ready,
     and Ctrl-C interrupts the wait and cancels the CPU solves in flight
@@ -422,8 +468,10 @@ def solve_lap(
         ``method`` or ``execution`` not a Python string (e.g. traced by
         ``jax.jit`` without ``static_argnames``); a non-boolean ``maximize``.
       ValueError: rank below 2, an unknown ``method``/``execution``, a
-        ``maximize`` array that does not broadcast to the batch shape, or
-        ``max_iterations`` below 1.
+        ``maximize`` array that does not broadcast to the batch shape,
+        ``max_iterations`` below 1, or an ``init`` whose shapes do not
+        match ``C``, or with ``method="tree"``/``"classical"`` or
+        ``execution="stepped"``.
       OverflowError: concrete 64-bit integer costs outside the int32 range
         without x64 (never wrapped).
     """
@@ -436,14 +484,44 @@ def solve_lap(
         if not 1 <= limit < 2**31:
             raise ValueError(f"max_iterations must be in [1, 2**31), got {limit}")
     flag = _maximize_flag(maximize, tuple(C.shape[:-2]))
-    eager = not any(isinstance(x, jax.core.Tracer) for x in (C, flag))
+    warm = _warm_start_arrays(init, C, method, execution)
+    eager = not any(isinstance(x, jax.core.Tracer) for x in jax.tree.leaves((C, flag, warm)))
     if isinstance(flag, bool):
         solve = _solve_static_eager if eager else _solve_static
-        res = solve(C, flag, method, execution, limit)
+        res = solve(C, warm, flag, method, execution, limit)
     else:
         solve = _solve_traced_eager if eager else _solve_traced
-        res = solve(C, flag, method, execution, limit)
+        res = solve(C, warm, flag, method, execution, limit)
     return wait_ready(res) if eager else res
+
+
+def _warm_start_arrays(init, C: jax.Array, method: str, execution: str):
+    """``init``'s (col_for_row, row_for_col, u, v) as arrays, checked against
+    ``C`` and the options; None without a warm start."""
+    if init is None:
+        return None
+    fields = ("col_for_row", "row_for_col", "u", "v")
+    if not all(hasattr(init, f) for f in fields):
+        raise TypeError(
+            f"init must be the LAPResult of an earlier solve; got {type(init).__name__}"
+        )
+    if method in ("tree", "classical") or execution == "stepped":
+        raise ValueError(
+            "init (a warm start) runs Jonker-Volgenant: use method='jv' or 'auto' "
+            f"with a fused execution, not method={method!r}, execution={execution!r}"
+        )
+    *batch, n, m = C.shape
+    want = {"col_for_row": n, "row_for_col": m, "u": n, "v": m}
+    arrays = []
+    for f in fields:
+        x = jnp.asarray(getattr(init, f))
+        if tuple(x.shape) != (*batch, want[f]):
+            raise ValueError(
+                f"init.{f} has shape {tuple(x.shape)}; a warm start for costs of shape "
+                f"{tuple(C.shape)} needs {(*batch, want[f])}"
+            )
+        arrays.append(x)
+    return tuple(arrays)
 
 
 def hungarian(
