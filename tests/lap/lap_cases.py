@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import jax
 import numpy as np
+import pytest
 from scipy.optimize import linear_sum_assignment as scipy_lsa
 
 import jaxmatch
@@ -86,3 +87,11 @@ def check_against_scipy(C: np.ndarray, res, maximize: bool) -> None:
         assert abs(float(res.cost) - opt) <= tol + 1e-6 * abs(opt)
     cert = jaxmatch.verify_lap(C, res, maximize=maximize)
     assert cert.optimal, cert
+
+
+def device_cases(*methods: str) -> list:
+    """``(device, method)`` parameters for ``indirect=["device"]``: every
+    method on the CPU, and on the GPU every method but JV (CPU only)."""
+    cases: list = [("cpu", m) for m in methods]
+    cases += [pytest.param("gpu", m, marks=pytest.mark.gpu) for m in methods if m != "jv"]
+    return cases

@@ -156,12 +156,21 @@ def test_float64_input_without_x64_solve_lap_uses_float32_the_drop_in_float64():
 
 
 @pytest.mark.parametrize(
-    "method, execution",
-    [("tree", "fused"), ("tree", "stepped"), ("classical", "fused"), ("jv", "fused")],
+    "device, method, execution",
+    [
+        pytest.param(device, method, execution, marks=[pytest.mark.gpu] * (device == "gpu"))
+        for device in ("cpu", "gpu")
+        for method, execution in (
+            ("tree", "fused"),
+            ("tree", "stepped"),
+            ("classical", "fused"),
+            ("jv", "fused"),
+        )
+        if not (device == "gpu" and method == "jv")  # JV runs on the CPU only
+    ],
+    indirect=["device"],
 )
 def test_max_iterations_bounds_a_solve(device, method, execution):
-    if method == "jv" and device.platform != "cpu":
-        pytest.skip("JV runs on the CPU only")
     # Rectangular: JV's greedy start leaves rows for its searches (on square
     # random costs its row reductions often finish without one).
     C = np.random.default_rng(0).random((3, 60, 80))

@@ -7,16 +7,16 @@ from __future__ import annotations
 import jax
 import numpy as np
 import pytest
-from lap_cases import check_against_scipy
+from lap_cases import check_against_scipy, device_cases
 
 import jaxmatch
 
 
-@pytest.mark.parametrize("method", ["tree", "classical", "jv"])
+@pytest.mark.parametrize(
+    "device, method", device_cases("tree", "classical", "jv"), indirect=["device"]
+)
 @pytest.mark.parametrize("shape", [(300, 300), (200, 300)])
 def test_equal_costs_are_assigned_by_the_start(device, method, shape):
-    if method == "jv" and device.platform != "cpu":
-        pytest.skip("JV runs on the CPU only")
     C = np.full(shape, 3.0, np.float32)
     res = jax.device_get(jaxmatch.solve_lap(C, method=method))
     check_against_scipy(C, res, False)
