@@ -13,7 +13,10 @@ BASE_SEED = 20240611
 #: (batch, n, dist): "f32" = U[0, 1) float32, "int" = integers in [0, n],
 #: "machol" = Machol-Wien c_ij = i * j (int32), "sqdist" = squared distances
 #: between two sets of n random points in the unit square (float32),
-#: "rank1" = u_i * v_j with u, v in U[0, 1) (float32).
+#: "rank1" = u_i * v_j with u, v in U[0, 1) (float32), "zeros" = every cost
+#: 0 (int32: all ties), "few" = integers in [0, 3] (int32: few distinct
+#: values). Cases are appended, never inserted: a case's seed follows its
+#: position.
 GPU_CASES = [
     (1024, 32, "f32"),
     (256, 128, "f32"),
@@ -22,6 +25,9 @@ GPU_CASES = [
     (1, 2000, "int"),
     (1, 5000, "int"),
     (1, 5000, "f32"),
+    (1, 2000, "zeros"),
+    (1, 5000, "zeros"),
+    (1, 5000, "few"),
 ]
 CPU_CASES = [
     (64, 32, "f32"),
@@ -32,9 +38,11 @@ CPU_CASES = [
     (1, 500, "machol"),
     (1, 1000, "sqdist"),
     (4, 256, "rank1"),
+    (1, 1000, "zeros"),
+    (1, 2000, "few"),
 ]
 #: Distributions of integer costs (checked exactly).
-INT_DISTS = ("int", "machol")
+INT_DISTS = ("int", "machol", "zeros", "few")
 #: Relative objective tolerance for float costs (integer costs must match exactly).
 FLOAT_RTOL = 1e-6
 
@@ -61,6 +69,10 @@ def make_costs(case: dict) -> np.ndarray:
         return rng.random((b, n, n), dtype=np.float32)
     if case["dist"] == "int":
         return rng.integers(0, n, size=(b, n, n), dtype=np.int32, endpoint=True)
+    if case["dist"] == "zeros":
+        return np.zeros((b, n, n), np.int32)
+    if case["dist"] == "few":
+        return rng.integers(0, 3, size=(b, n, n), dtype=np.int32, endpoint=True)
     if case["dist"] == "machol":
         i = np.arange(n, dtype=np.int32)
         return np.broadcast_to(np.outer(i, i), (b, n, n)).copy()
