@@ -81,9 +81,9 @@ class LapJv {
   // prices serve.  A rectangular problem's certificate also needs prices
   // <= 0, and 0 on the columns left unassigned: the prices are capped at 0,
   // the unassigned columns' set to 0, and the kept rows checked again until
-  // none loses its minimum.  The other rows go through Solve's augmenting
-  // row reduction (square, finite costs) and searches; a non-finite price
-  // counts as 0.
+  // none loses its minimum (ZeroUnassignedPrices).  The other rows go through
+  // Solve's augmenting row reduction (square, finite costs) and searches; a
+  // non-finite price counts as 0.
   int SolveFrom(const T* v0, const int* x0, int max_searches,
                 int* augmentations) {
     for (int j = 0; j < m_; ++j) {
@@ -91,17 +91,8 @@ class LapJv {
       const bool finite = std::isfinite(static_cast<double>(v0[j]));
       v_[j] = !finite ? W(0) : (n_ < m_ && p > W(0) ? W(0) : p);
     }
-    for (;;) {
-      KeepMinimalRows(x0);
-      if (n_ == m_) break;
-      bool raised = false;
-      for (int j = 0; j < m_; ++j)
-        if (y_[j] < 0 && v_[j] != W(0)) {
-          v_[j] = W(0);
-          raised = true;
-        }
-      if (!raised) break;
-    }
+    KeepMinimalRows(x0);
+    if (n_ < m_) ZeroUnassignedPrices();
     std::vector<int> free_rows;
     for (int i = 0; i < n_; ++i)
       if (x_[i] < 0) free_rows.push_back(i);
@@ -180,6 +171,29 @@ class LapJv {
       if (least) {
         x_[i] = j;
         y_[j] = i;
+      }
+    }
+  }
+
+  // Rectangular warm starts: every unassigned column's price raised to 0.
+  // Raising column j's price lowers row r's reduced cost there; a kept row
+  // that is then no longer at its minimum is freed, and its column joins
+  // the unassigned ones.  Each column is raised at most once: O(n m).
+  void ZeroUnassignedPrices() {
+    std::vector<int> raise;
+    for (int j = 0; j < m_; ++j)
+      if (y_[j] < 0) raise.push_back(j);
+    while (!raise.empty()) {
+      const int j = raise.back();
+      raise.pop_back();
+      if (v_[j] == W(0)) continue;
+      v_[j] = W(0);
+      for (int r = 0; r < n_; ++r) {
+        const int k = x_[r];
+        if (k < 0 || !(Cost(r, j) - v_[j] < Cost(r, k) - v_[k])) continue;
+        x_[r] = -1;
+        y_[k] = -1;
+        raise.push_back(k);
       }
     }
   }
