@@ -95,14 +95,24 @@ ffi::Error RunJv(const ffi::AnyBuffer& C, const LapShape& s,
 
 // Initialises every batch member and, when `solve`, runs its main loop to
 // the end (JV: the whole solve; it has no separate initialisation).
+// The shapes, iteration limit and result buffers of a call that starts a
+// solve (from scratch or warm).
+ffi::Error CheckSolveStart(const ffi::AnyBuffer& C, int32_t variant,
+                           int32_t max_iterations,
+                           const ffi::RemainingRets& rets, LapShape* s,
+                           LapStateData* out) {
+  JM_RETURN_IF_ERROR(GetLapShape(C, variant, s));
+  JM_RETURN_IF_ERROR(SetMaxIterations(max_iterations, s));
+  return CheckLapResults(*s, C.element_type(), rets, out);
+}
+
 ffi::Error LapFromScratchCpu(ffi::AnyBuffer C, ffi::RemainingRets rets,
                              int32_t variant, int32_t max_iterations,
                              bool solve) {
   LapShape s;
   LapStateData out;
-  JM_RETURN_IF_ERROR(GetLapShape(C, variant, &s));
-  JM_RETURN_IF_ERROR(SetMaxIterations(max_iterations, &s));
-  JM_RETURN_IF_ERROR(CheckLapResults(s, C.element_type(), rets, &out));
+  JM_RETURN_IF_ERROR(
+      CheckSolveStart(C, variant, max_iterations, rets, &s, &out));
   if (variant == kLapJv) {
     if (!solve) return CheckSteppedVariant(variant, "in a stepped solve");
     return RunJv(C, s, out);
@@ -117,9 +127,8 @@ ffi::Error LapSolveWarmCpu(ffi::AnyBuffer C, ffi::AnyBuffer x0,
                            int32_t max_iterations) {
   LapShape s;
   LapStateData out;
-  JM_RETURN_IF_ERROR(GetLapShape(C, kLapJv, &s));
-  JM_RETURN_IF_ERROR(SetMaxIterations(max_iterations, &s));
-  JM_RETURN_IF_ERROR(CheckLapResults(s, C.element_type(), rets, &out));
+  JM_RETURN_IF_ERROR(
+      CheckSolveStart(C, kLapJv, max_iterations, rets, &s, &out));
   JM_RETURN_IF_ERROR(CheckTrailingBuffer(x0, "init col_for_row",
                                          ffi::DataType::S32, s.batch, s.n));
   JM_RETURN_IF_ERROR(
