@@ -7,10 +7,13 @@ call on a 2 x 2 problem; the median over three passes, each with shapes of
 its own. Then the sparse LAP (``min_weight_full_bipartite_matching``) on single
 random problems with a planted perfect matching, about ``--degree`` edges
 per row, uniform weights, for each ``--sparse-edges`` count (first call
-included). Run:
+included). Last, ``jaxmatch.solve_lap`` called eagerly (the JAX entry point,
+which compiles once per shape): its first call for a new square shape of
+each ``--eager-sizes`` size, and the median of 20 repeated calls, against
+scipy on the same matrix. Run:
 
     python -m benchmarks.dropin [--sizes 5 10 20 50 100 200 500]
-        [--sparse-edges 100000 1000000 10000000] [--degree 10]
+        [--sparse-edges 100000 1000000 10000000] [--degree 10] [--eager-sizes 11 50]
 """
 
 from __future__ import annotations
@@ -34,10 +37,11 @@ def _median_pass(fn, passes) -> float:
 
 def main(argv=None) -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--sizes", nargs="+", type=int, default=[5, 10, 20, 50, 100, 200, 500])
+    p.add_argument("--sizes", nargs="*", type=int, default=[5, 10, 20, 50, 100, 200, 500])
     p.add_argument("--count", type=int, default=20, help="problems per sequence")
     p.add_argument("--sparse-edges", nargs="*", type=int, default=[100_000, 1_000_000])
     p.add_argument("--degree", type=int, default=10, help="edges per row of the sparse LAPs")
+    p.add_argument("--eager-sizes", nargs="*", type=int, default=[11, 50])
     args = p.parse_args(argv)
 
     import scipy.optimize as so
@@ -74,6 +78,30 @@ def main(argv=None) -> None:
               f"{theirs * 1e6:.1f} us | {ours / theirs:.2f} |")  # fmt: skip
 
     _sparse_rows(args.sparse_edges, args.degree)
+    _eager_solve_lap_rows(args.eager_sizes)
+
+
+def _eager_solve_lap_rows(sizes) -> None:
+    import scipy.optimize as so
+
+    import jaxmatch
+
+    if not sizes:
+        return
+    print()
+    print("| eager solve_lap (U[0,1) f32) | n | first call | repeated call | scipy per call |")
+    print("|---|---:|---:|---:|---:|")
+    rng = np.random.default_rng(1)
+    jaxmatch.solve_lap(rng.random((3, 3), dtype=np.float32))  # load the library
+    for n in sizes:
+        C = rng.random((n, n), dtype=np.float32)
+        t0 = time.perf_counter()
+        jaxmatch.solve_lap(C).cost.block_until_ready()
+        first = time.perf_counter() - t0
+        repeat = _median_pass(lambda C: jaxmatch.solve_lap(C).cost.block_until_ready(), [[C] * 20])
+        scipy = _median_pass(so.linear_sum_assignment, [[C] * 20])
+        print(f"| solve_lap | {n} | {first * 1e3:.1f} ms | {repeat * 1e3:.2f} ms | "
+              f"{scipy * 1e3:.3f} ms |")  # fmt: skip
 
 
 def _planted_sparse(nnz: int, degree: int, seed: int):

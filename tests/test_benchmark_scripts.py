@@ -52,3 +52,11 @@ def test_warm_start_benchmark_runs(capsys):
 
     assert lap_warm_start.main(["--n", "40", "--frames", "2"]) == 0
     assert "searches" in capsys.readouterr().out
+
+
+def test_dropin_benchmark_eager_rows_run(capsys):
+    from benchmarks import dropin
+
+    dropin.main(["--sizes", "5", "--count", "2", "--sparse-edges", "--eager-sizes", "4"])
+    out = capsys.readouterr().out
+    assert "| solve_lap | 4 |" in out and "linear_sum_assignment" in out
