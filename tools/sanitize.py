@@ -119,13 +119,18 @@ def matching_workload() -> tuple[int, int]:
 
 def weighted_workload() -> tuple[int, int]:
     """(runs, failed checks) of the weighted matching workload: both methods
-    on single and batched graphs, and a malformed graph."""
+    on single and batched graphs (hubs included), and a malformed graph."""
     rng = np.random.default_rng(0)
     runs = bad = 0
     graphs = []
     for n, m in ((1, 0), (9, 20), (300, 1200), (3000, 9000)):
         u, v = rng.integers(0, n, m), rng.integers(0, n, m)
         graphs.append(jaxmatch.Graph.from_edges(u, v, rng.integers(1, 4, m).astype(np.float32), n))
+    # hubs: vertices of degree far above the threshold that CUDA gives to blocks
+    n, m = 3000, 9000
+    u = np.concatenate([rng.integers(0, 4, m), rng.integers(0, n, m)])
+    v = rng.integers(0, n, 2 * m)
+    graphs.append(jaxmatch.Graph.from_edges(u, v, rng.random(2 * m).astype(np.float32), n))
     for G, method in itertools.product(graphs, ("suitor", "ld")):
         res = jaxmatch.approximate_weighted_matching(G, method=method)
         runs += 1

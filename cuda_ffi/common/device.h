@@ -86,6 +86,14 @@ JM_HD unsigned long long atomic_max_u64(unsigned long long* p,
 #endif
 }
 
+// Orders this worker's memory accesses before it against those after it, as
+// seen by every thread of the device (a no-op on the serial host).
+JM_HD void device_fence() {
+#if defined(__CUDA_ARCH__)
+  __threadfence();
+#endif
+}
+
 // Reads a scalar that other workers of the team may have written before the
 // last barrier; volatile keeps the compiler from reusing a stale register.
 JM_HD int load_shared_scalar(const int* p) {

@@ -60,18 +60,6 @@ constexpr int kMcmKsChainCap = 256;
 // kernel run them to the end); what is left is matched greedily.
 constexpr int kMcmKsSteppedRounds = 64;
 
-// Whether row r's adjacency is a valid slice of radj with columns in range
-// (and the pointers start at 0).
-JM_HD bool mcm_row_ok(const McmView& p, int r) {
-  const int lo = p.rxadj[r], hi = p.rxadj[r + 1];
-  if (lo < 0 || hi < lo || hi > p.rnnz_cap || (r == 0 && lo != 0)) return false;
-  for (int k = lo; k < hi; ++k) {
-    const int c = p.radj[k];
-    if (c < 0 || c >= p.nc) return false;
-  }
-  return true;
-}
-
 JM_HD int* mcm_ks_col_degree(McmView& p) { return p.root; }
 JM_HD int* mcm_ks_row_degree(McmView& p) { return p.pred; }
 
@@ -80,8 +68,9 @@ JM_HD bool mcm_ks_active(const McmView& p) {
          load_shared_scalar(p.sc + kMcmKsStage) != kMcmKsDone;
 }
 
-// Degrees (every vertex starts free); rows validated (kMcmBadGraph as for
-// the columns, which mcm_init_match validated before).
+// Degrees (every vertex starts free); the row CSR validated, each worker its
+// share (kMcmBadGraph as for the columns, which mcm_init_match validated
+// before; the rounds run only on a valid graph).
 template <class Team>
 JM_HD void mcm_ks_prepare(const Team& team, McmView& p) {
   if (team.rank() == 0) {
@@ -92,12 +81,13 @@ JM_HD void mcm_ks_prepare(const Team& team, McmView& p) {
   int* dc = mcm_ks_col_degree(p);
   int* dr = mcm_ks_row_degree(p);
   for (int c = team.rank(); c < p.nc; c += team.size())
-    dc[c] = mcm_column_ok(p, c) ? p.cxadj[c + 1] - p.cxadj[c] : 0;
-  for (int r = team.rank(); r < p.nr; r += team.size()) {
-    const bool ok = mcm_row_ok(p, r);
-    if (!ok) p.sc[kMcmStatus] = kMcmBadGraph;
-    dr[r] = ok ? p.rxadj[r + 1] - p.rxadj[r] : 0;
-  }
+    dc[c] = mcm_column_pointers_ok(p, c) ? p.cxadj[c + 1] - p.cxadj[c] : 0;
+  for (int r = team.rank(); r < p.nr; r += team.size())
+    dr[r] = mcm_pointers_ok(p.rxadj, p.rnnz_cap, r)
+                ? p.rxadj[r + 1] - p.rxadj[r]
+                : 0;
+  if (!mcm_csr_share_ok(team, p.rxadj, p.radj, p.nr, p.rnnz_cap, p.nc))
+    p.sc[kMcmStatus] = kMcmBadGraph;
 }
 
 // Column c was matched: its rows lose a free neighbour.  Returns the first

@@ -214,16 +214,41 @@ JM_HD int mcm_phase(const McmView& p) {
   return load_shared_scalar(p.sc + kMcmPhaseSlot);
 }
 
-// Whether column c's adjacency is a valid slice of cadj with rows in range
-// (and the pointers start at 0).
-JM_HD bool mcm_column_ok(const McmView& p, int c) {
-  const int lo = p.cxadj[c], hi = p.cxadj[c + 1];
-  if (lo < 0 || hi < lo || hi > p.nnz_cap || (c == 0 && lo != 0)) return false;
-  for (int k = lo; k < hi; ++k) {
-    const int r = p.cadj[k];
-    if (r < 0 || r >= p.nr) return false;
+// Whether vertex v's pointers in a CSR (ptr, capacity cap) delimit a slice
+// of its entries (and they start at 0).  When every vertex's do, the slices
+// tile the stored entries [0, ptr[len]).
+JM_HD bool mcm_pointers_ok(const int* ptr, int cap, int v) {
+  const int lo = ptr[v], hi = ptr[v + 1];
+  return lo >= 0 && hi >= lo && hi <= cap && (v != 0 || lo == 0);
+}
+
+// The stored entries of a CSR of `len` vertices, ptr[len] clamped to
+// [0, cap] so that a malformed graph is still read in bounds.
+JM_HD int mcm_stored(const int* ptr, int len, int cap) {
+  if (len == 0) return 0;
+  const int e = ptr[len];
+  return e < 0 ? 0 : (e > cap ? cap : e);
+}
+
+// Whether this worker's share of a CSR is valid: its vertices' pointers and
+// its stored entries (each in [0, bound)).  Every worker of the team checks
+// its share, so no worker reads a whole list.
+template <class Team>
+JM_HD bool mcm_csr_share_ok(const Team& team, const int* ptr, const int* adj,
+                            int len, int cap, int bound) {
+  bool ok = true;
+  for (int v = team.rank(); v < len; v += team.size())
+    if (!mcm_pointers_ok(ptr, cap, v)) ok = false;
+  const int stored = mcm_stored(ptr, len, cap);
+  for (int k = team.rank(); k < stored; k += team.size()) {
+    const int x = adj[k];
+    if (x < 0 || x >= bound) ok = false;
   }
-  return true;
+  return ok;
+}
+
+JM_HD bool mcm_column_pointers_ok(const McmView& p, int c) {
+  return mcm_pointers_ok(p.cxadj, p.nnz_cap, c);
 }
 
 // A batch of graphs with equal shapes and their states: the operands of one

@@ -56,7 +56,7 @@ JM_HD void mcm_init_clear(const Team& team, McmView& p, int init,
   }
   for (int c = team.rank(); c < p.nc; c += team.size()) {
     int keep = -1;
-    if (init == kMcmInitGiven && mcm_column_ok(p, c)) {
+    if (init == kMcmInitGiven && mcm_column_pointers_ok(p, c)) {
       const int r = cm0[c];
       if (r >= 0 && r < p.nr && rm0[r] == c) {
         for (int k = p.cxadj[c]; k < p.cxadj[c + 1]; ++k) {
@@ -77,19 +77,20 @@ JM_HD void mcm_init_clear(const Team& team, McmView& p, int init,
 
 // Warm start: rows take the pairs kept by their columns.  Cheap matching:
 // each free column takes its first free neighbouring row (compare-and-swap;
-// with one worker this is the sequential greedy of the papers).  Every
-// column is validated here (the Karp-Sipser rounds come after).
+// with one worker this is the sequential greedy of the papers).  The column
+// CSR is validated here, each worker its share (the Karp-Sipser rounds come
+// after); the cheap matching reads past no bad entry, whichever worker
+// checks it.
 template <class Team>
 JM_HD void mcm_init_match(const Team& team, McmView& p, int init,
                           const int* rm0) {
+  if (!mcm_csr_share_ok(team, p.cxadj, p.cadj, p.nc, p.nnz_cap, p.nr))
+    p.sc[kMcmStatus] = kMcmBadGraph;
   for (int c = team.rank(); c < p.nc; c += team.size()) {
-    if (!mcm_column_ok(p, c)) {
-      p.sc[kMcmStatus] = kMcmBadGraph;
-      continue;
-    }
-    if (init != kMcmInitCheap) continue;
+    if (init != kMcmInitCheap || !mcm_column_pointers_ok(p, c)) continue;
     for (int k = p.cxadj[c]; k < p.cxadj[c + 1]; ++k) {
       const int r = p.cadj[k];
+      if (r < 0 || r >= p.nr) break;
       if (p.rmatch[r] == -1 && atomic_cas_int(p.rmatch + r, -1, c) == -1) {
         p.cmatch[c] = r;
         break;

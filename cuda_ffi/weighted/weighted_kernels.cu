@@ -5,11 +5,14 @@
 // degree, at most a warp, so low-degree graphs do not idle 3/4 of a warp).
 // A grid (blocks_x, batch) strides over the vertices of each problem.
 //
-//   Suitor: suitor kernel (every vertex chased to its end, except that a
-//           vertex of high degree is queued instead), heavy kernel (a whole
-//           block chases each queued vertex), finalize kernel (mutual
+//   Init:   a clear kernel and a validate kernel (which also lists the
+//           vertices of high degree in `heavy`).
+//   Suitor: suitor kernel (every vertex chased to its end, except that the
+//           listed vertices of high degree are left out), heavy kernel (a
+//           whole block chases each of those), finalize kernel (mutual
 //           proposals become the matching), done kernel (status).
-//   LD:     per round a candidate kernel and a match kernel; the match
+//   LD:     per round a candidate kernel (tiles), a heavy candidate kernel
+//           (blocks, for the listed vertices) and a match kernel; the match
 //           kernel's first thread runs the round's scalar transition.
 #include "weighted/weighted_kernels.h"
 
@@ -51,21 +54,16 @@ struct TileIndex {
         stride(gridDim.x * blockDim.x / kLanes) {}
 };
 
-// A tile hands on the vertices whose lists would take it more than this many
-// strides; whole blocks of kWmHeavyThreads chase them.  A hub left to a tile
-// keeps the grid waiting on one warp (power-law graphs).
-constexpr int kWmHeavyStrides = 16;
+// Threads of the blocks that take the vertices listed in `heavy`.
 constexpr int kWmHeavyThreads = 1024;
 
-// Queues a vertex of degree above kWmHeavyStrides * kLanes in `cand` (at most
-// once: a queued vertex holds no proposal, so nothing dislodges it again).
-template <int kLanes>
-struct WmQueueHeavy {
+// Leaves a listed vertex of high degree to the heavy kernel.  A tile never
+// meets one as a dislodged suitor: such a vertex holds no proposal before
+// the heavy kernel runs.
+struct WmLeaveHeavy {
   template <class Team>
-  __device__ bool operator()(const Team& team, WmView& p, int v) const {
-    if (p.xadj[v + 1] - p.xadj[v] <= kWmHeavyStrides * kLanes) return false;
-    if (team.rank() == 0) p.cand[atomicAdd(p.sc + kWmHeavy, 1)] = v;
-    return true;
+  __device__ bool operator()(const Team&, WmView& p, int v) const {
+    return wm_is_heavy(p, v);
   }
 };
 
@@ -79,13 +77,13 @@ __global__ void wm_suitor_kernel(WmProblem s) {
     if (!wm_running(p)) continue;
     int installed = 0;
     for (int u = t.first; u < p.n; u += t.stride)
-      installed += wm_suitor_chase(team, p, u, WmQueueHeavy<kLanes>{});
+      installed += wm_suitor_chase(team, p, u, WmLeaveHeavy{});
     if (team.rank() == 0 && installed)
       atomicAdd(p.sc + kWmProposals, installed);
   }
 }
 
-// The queued vertices, one block each, chased to their ends (whatever the
+// The listed vertices, one block each, chased to their ends (whatever the
 // degree of the suitors they dislodge).
 __global__ void __launch_bounds__(kWmHeavyThreads)
     wm_suitor_heavy_kernel(WmProblem s) {
@@ -93,25 +91,22 @@ __global__ void __launch_bounds__(kWmHeavyThreads)
   for (int64_t b = blockIdx.y; b < s.batch; b += gridDim.y) {
     WmView p = s.view(b);
     if (!wm_running(p)) continue;
-    const int queued = p.sc[kWmHeavy];
+    const int listed = p.sc[kWmHeavy];
     int installed = 0;
-    for (int i = blockIdx.x; i < queued; i += gridDim.x)
-      installed += wm_suitor_chase(team, p, p.cand[i]);
+    for (int i = blockIdx.x; i < listed; i += gridDim.x)
+      installed += wm_suitor_chase(team, p, p.heavy[i]);
     if (team.rank() == 0 && installed)
       atomicAdd(p.sc + kWmProposals, installed);
   }
 }
 
-template <int kLanes>
 __global__ void wm_suitor_finalize_kernel(WmProblem s) {
-  const TileTeam<kLanes> team(
-      cg::tiled_partition<kLanes>(cg::this_thread_block()));
-  const TileIndex<kLanes> t;
+  GridRowTeam team;
   for (int64_t b = blockIdx.y; b < s.batch; b += gridDim.y) {
     WmView p = s.view(b);
     if (!wm_running(p)) continue;
-    for (int u = t.first; u < p.n; u += t.stride)
-      wm_suitor_finalize(team, p, u);
+    for (int u = team.rank(); u < p.n; u += team.size())
+      wm_suitor_finalize(p, u);
   }
 }
 
@@ -134,7 +129,20 @@ __global__ void wm_ld_candidate_kernel(WmProblem s, int parity) {
     WmView p = s.view(b);
     if (!wm_running(p)) continue;
     for (int u = t.first; u < p.n; u += t.stride)
-      wm_ld_candidate(team, p, u, parity);
+      if (!wm_is_heavy(p, u)) wm_ld_candidate(team, p, u, parity);
+  }
+}
+
+// The listed vertices of high degree, one block each.
+__global__ void __launch_bounds__(kWmHeavyThreads)
+    wm_ld_candidate_heavy_kernel(WmProblem s, int parity) {
+  const BlockTeam team;
+  for (int64_t b = blockIdx.y; b < s.batch; b += gridDim.y) {
+    WmView p = s.view(b);
+    if (!wm_running(p)) continue;
+    const int listed = p.sc[kWmHeavy];
+    for (int i = blockIdx.x; i < listed; i += gridDim.x)
+      wm_ld_candidate(team, p, p.heavy[i], parity);
   }
 }
 
@@ -163,34 +171,28 @@ dim3 Grid(const WmProblem& s, int lanes, int resident_blocks) {
   return dim3(Blocks(static_cast<int64_t>(s.n) * lanes, resident_blocks), by);
 }
 
-// Lanes per vertex: the power of two at or above the average degree
-// (capacity / n), between 4 and 32.
-int Lanes(const WmProblem& s) {
-  const int64_t avg = s.n > 0 ? (s.cap + s.n - 1) / s.n : 1;
-  int lanes = 4;
-  while (lanes < 32 && lanes < avg) lanes *= 2;
-  return lanes;
-}
-
 template <int kLanes>
 cudaError_t LaunchWmStepLanes(cudaStream_t stream, const WmProblem& s,
                               int method, int rounds, int resident_blocks) {
   const dim3 tiles = Grid(s, kLanes, resident_blocks);
+  const dim3 vertices = Grid(s, 1, resident_blocks);
+  // No vertex is listed when no list can be longer than the threshold.
+  const bool any_heavy = s.cap > wm_heavy_degree(s.n, s.cap);
+  const dim3 heavy(std::max(1, resident_blocks * kWmThreads / kWmHeavyThreads),
+                   tiles.y);
   if (method == kWmSuitor) {
     wm_suitor_kernel<kLanes><<<tiles, kWmThreads, 0, stream>>>(s);
-    if (s.cap > kWmHeavyStrides * kLanes) {  // else no vertex is queued
-      const int heavy_blocks =
-          std::max(1, resident_blocks * kWmThreads / kWmHeavyThreads);
-      wm_suitor_heavy_kernel<<<dim3(heavy_blocks, tiles.y), kWmHeavyThreads, 0,
-                               stream>>>(s);
-    }
-    wm_suitor_finalize_kernel<kLanes><<<tiles, kWmThreads, 0, stream>>>(s);
+    if (any_heavy)
+      wm_suitor_heavy_kernel<<<heavy, kWmHeavyThreads, 0, stream>>>(s);
+    wm_suitor_finalize_kernel<<<vertices, kWmThreads, 0, stream>>>(s);
     wm_suitor_done_kernel<<<dim3(1, tiles.y), 32, 0, stream>>>(s);
     return cudaGetLastError();
   }
-  const dim3 vertices = Grid(s, 1, resident_blocks);
   for (int r = 0; r < rounds; ++r) {
     wm_ld_candidate_kernel<kLanes><<<tiles, kWmThreads, 0, stream>>>(s, r & 1);
+    if (any_heavy)
+      wm_ld_candidate_heavy_kernel<<<heavy, kWmHeavyThreads, 0, stream>>>(
+          s, r & 1);
     wm_ld_match_kernel<<<vertices, kWmThreads, 0, stream>>>(s, r & 1);
   }
   return cudaGetLastError();
@@ -210,7 +212,7 @@ cudaError_t LaunchWmInit(cudaStream_t stream, const WmProblem& s,
 cudaError_t LaunchWmStep(cudaStream_t stream, const WmProblem& s, int method,
                          int rounds, int resident_blocks) {
   if (s.batch == 0) return cudaSuccess;
-  switch (Lanes(s)) {
+  switch (wm_lanes(s.n, s.cap)) {
     case 4:
       return LaunchWmStepLanes<4>(stream, s, method, rounds, resident_blocks);
     case 8:

@@ -6,15 +6,17 @@
 //   mate      [n]               the vertex matched to each vertex, -1 free
 //   mate_edge [n]               the CSR position of edge (u, mate[u]), -1
 //   info      [kWmInfoLen]      scalars (WmScalar): status, counters
-//   work      [WmWorkLayout::len]  offer (as n uint64), cand, cand_edge
+//   work      [WmWorkLayout::len]  offer (as n uint64), cand, cand_edge, heavy
 //
 // and the workspace arrays mean:
 //   offer     [n]  Suitor: the best proposal vertex v holds, packed as
 //                  (key << 32) | proposer; 0 when none
-//   cand      [n]  LD: the heaviest free neighbour of v this round, -1 none;
-//                  Suitor on CUDA: the queue of high-degree vertices that
-//                  whole blocks process (info[kWmHeavy] entries)
-//   cand_edge [n]  LD: the CSR position of v's candidate
+//   cand      [n]  LD: the heaviest free neighbour of v this round, -1 none
+//   cand_edge [n]  LD: the CSR position of v's candidate; Suitor: the CSR
+//                  position of v's latest proposal in v's list
+//   heavy     [n]  the vertices of degree above wm_heavy_degree, which CUDA
+//                  processes with whole blocks (info[kWmHeavy] entries, in
+//                  no particular order)
 //
 // The graph is the symmetric CSR (xadj [n + 1], adj [cap]; every edge stored
 // from both ends) with one uint32 key per stored edge: the order of the
@@ -48,19 +50,20 @@ enum WmScalar : int {
   kWmAnyCand0 = 2,   // LD: a vertex found a candidate (rounds of parity 0)
   kWmAnyCand1 = 3,   // ... (parity 1)
   kWmProposals = 4,  // Suitor: proposals that took (initial and re-proposals)
-  kWmHeavy = 5,      // Suitor (CUDA): vertices queued in `cand` for blocks
+  kWmHeavy = 5,      // vertices listed in `heavy`
   kWmInfoLen = 8,
 };
 
 // Offsets into one problem's int32 workspace; `offer` is 8-byte aligned when
 // the workspace is (its length is even).
 struct WmWorkLayout {
-  std::size_t offer, cand, cand_edge, len;
+  std::size_t offer, cand, cand_edge, heavy, len;
   JM_HD explicit WmWorkLayout(int n) {
     offer = 0;
     cand = offer + 2 * static_cast<std::size_t>(n);
     cand_edge = cand + n;
-    len = cand_edge + n;
+    heavy = cand_edge + n;
+    len = heavy + n;
     len += len & 1;
   }
 };
@@ -72,6 +75,24 @@ JM_HD WmOffer wm_pack(uint32_t key, int id) {
 }
 JM_HD int wm_id(WmOffer x) { return static_cast<int>(x & 0xffffffffu); }
 JM_HD uint32_t wm_key(WmOffer x) { return static_cast<uint32_t>(x >> 32); }
+
+// Workers per vertex on CUDA: the power of two at or above the average
+// degree (capacity / n), between 4 and 32 (a tile of a warp).
+JM_HD int wm_lanes(int n, int cap) {
+  const int64_t avg = n > 0 ? (static_cast<int64_t>(cap) + n - 1) / n : 1;
+  int lanes = 4;
+  while (lanes < 32 && lanes < avg) lanes *= 2;
+  return lanes;
+}
+
+// Strides of its tile beyond which a vertex's list is left to a whole block:
+// a hub left to a tile keeps the grid waiting on one warp (power-law graphs).
+constexpr int kWmHeavyStrides = 16;
+
+// The degree above which a vertex is listed in `heavy`.
+JM_HD int wm_heavy_degree(int n, int cap) {
+  return kWmHeavyStrides * wm_lanes(n, cap);
+}
 
 // One problem: the graph and its state.
 struct WmView {
@@ -85,6 +106,7 @@ struct WmView {
   WmOffer* offer;
   int* cand;
   int* cand_edge;
+  int* heavy;
 };
 
 // A batch of graphs with equal shapes and their states: the operands of one
@@ -113,7 +135,8 @@ struct WmProblem {
                   mate_edge + b * n,
                   reinterpret_cast<WmOffer*>(w + L.offer),
                   w + L.cand,
-                  w + L.cand_edge};
+                  w + L.cand_edge,
+                  w + L.heavy};
   }
 };
 

@@ -45,16 +45,23 @@ JM_HD bool wm_running(const WmView& p) {
 
 // ------------------------------------------------------------ initialisation
 
-// Whether u's adjacency is a valid slice of adj with neighbours in range (and
-// the pointers start at 0).
-JM_HD bool wm_vertex_ok(const WmView& p, int u) {
+// Whether u's pointers delimit a slice of adj (and they start at 0).  When
+// every vertex's do, the slices tile the stored entries [0, xadj[n]).
+JM_HD bool wm_pointers_ok(const WmView& p, int u) {
   const int lo = p.xadj[u], hi = p.xadj[u + 1];
-  if (lo < 0 || hi < lo || hi > p.cap || (u == 0 && lo != 0)) return false;
-  for (int k = lo; k < hi; ++k) {
-    const int v = p.adj[k];
-    if (v < 0 || v >= p.n) return false;
-  }
-  return true;
+  return lo >= 0 && hi >= lo && hi <= p.cap && (u != 0 || lo == 0);
+}
+
+// The number of stored entries, xadj[n], clamped to [0, cap] so that a
+// malformed graph is still read in bounds.
+JM_HD int wm_stored(const WmView& p) {
+  if (p.n == 0) return 0;
+  const int e = p.xadj[p.n];
+  return e < 0 ? 0 : (e > p.cap ? p.cap : e);
+}
+
+JM_HD int wm_degree(const WmView& p, int u) {
+  return p.xadj[u + 1] - p.xadj[u];
 }
 
 // Scalars and every array cleared (one worker per vertex).
@@ -70,23 +77,51 @@ JM_HD void wm_init_clear(const Team& team, WmView& p) {
     p.offer[u] = 0;
     p.cand[u] = -1;
     p.cand_edge[u] = -1;
+    p.heavy[u] = -1;
   }
 }
 
-// Marks a malformed graph (after wm_init_clear, past a barrier).
+// Marks a malformed graph and lists the vertices of high degree (after
+// wm_init_clear, past a barrier).  The pointers are checked per vertex and
+// the neighbours per stored entry, so no worker reads a whole list.
 template <class Team>
 JM_HD void wm_init_validate(const Team& team, WmView& p) {
-  for (int u = team.rank(); u < p.n; u += team.size())
-    if (!wm_vertex_ok(p, u)) p.sc[kWmStatus] = kWmBadGraph;
+  const int heavy = wm_heavy_degree(p.n, p.cap);
+  bool ok = true;
+  for (int u = team.rank(); u < p.n; u += team.size()) {
+    if (!wm_pointers_ok(p, u))
+      ok = false;
+    else if (wm_degree(p, u) > heavy)
+      p.heavy[atomic_add_int(p.sc + kWmHeavy, 1)] = u;
+  }
+  const int stored = wm_stored(p);
+  for (int k = team.rank(); k < stored; k += team.size()) {
+    const int v = p.adj[k];
+    if (v < 0 || v >= p.n) ok = false;
+  }
+  if (!ok) p.sc[kWmStatus] = kWmBadGraph;
+}
+
+// Whether u is listed in `heavy` (u's pointers valid).
+JM_HD bool wm_is_heavy(const WmView& p, int u) {
+  return wm_degree(p, u) > wm_heavy_degree(p.n, p.cap);
 }
 
 // ------------------------------------------------------------ Suitor
 
+// A neighbour to propose to: (key_uv << 32) | v, or 0 for none, and the
+// position of edge (u, v) in u's list (the first, should it be stored twice).
+struct WmTarget {
+  WmOffer offer;
+  int pos;
+};
+
 // u's heaviest neighbour v that would take u's proposal (offer[v] below
-// (key_uv, u)), packed (key_uv << 32) | v, or 0 when none.
+// (key_uv, u)).
 template <class Team>
-JM_HD WmOffer wm_suitor_target(const Team& team, const WmView& p, int u) {
+JM_HD WmTarget wm_suitor_target(const Team& team, const WmView& p, int u) {
   WmOffer best = 0;
+  int best_pos = INT_MAX;
   const int hi = p.xadj[u + 1];
   for (int k = p.xadj[u] + team.rank(); k < hi; k += team.size()) {
     const int v = p.adj[k];
@@ -94,9 +129,14 @@ JM_HD WmOffer wm_suitor_target(const Team& team, const WmView& p, int u) {
     if (key == 0 || v == u) continue;
     if (wm_pack(key, u) <= load_shared_value(p.offer + v)) continue;
     const WmOffer c = wm_pack(key, v);
-    if (c > best) best = c;
+    if (c > best) {
+      best = c;
+      best_pos = k;
+    }
   }
-  return team.all_max(best);
+  const WmOffer top = team.all_max(best);
+  if (top == 0) return {0, -1};
+  return {top, team.all_min(best == top ? best_pos : INT_MAX)};
 }
 
 // Hands no vertex on: the team processes every vertex it meets.
@@ -109,10 +149,15 @@ struct WmKeepAll {
 
 // Processes u, then every suitor that a proposal of this team dislodges,
 // until a proposal dislodges nobody or finds no neighbour that would take it.
-// `hand_on(team, p, v)` may take a vertex v the team is about to process
-// (the same answer on every worker of the team) and return true: v is then
-// the taker's to process (a vertex of high degree queued for a larger team)
+// `hand_on(team, p, v)` may refuse a vertex v the team is about to process
+// (the same answer on every worker of the team) by returning true: v is then
+// another team's to process (a vertex of high degree, left to a larger team)
 // and the chase ends.  Returns the number of proposals installed.
+//
+// Before each proposal the position of its edge goes to cand_edge[cur]; the
+// fences around the atomic order that write after the previous holder's
+// (whose proposal the atomic displaced), so the last proposal that took
+// leaves its position there.
 template <class Team, class HandOn = WmKeepAll>
 JM_HD int wm_suitor_chase(const Team& team, WmView& p, int u,
                           HandOn hand_on = {}) {
@@ -120,12 +165,17 @@ JM_HD int wm_suitor_chase(const Team& team, WmView& p, int u,
   int cur = u;
   while (cur >= 0) {
     if (hand_on(team, p, cur)) break;
-    const WmOffer target = wm_suitor_target(team, p, cur);
-    if (target == 0) break;
-    const int v = wm_id(target);
-    const WmOffer mine = wm_pack(wm_key(target), cur);
+    const WmTarget target = wm_suitor_target(team, p, cur);
+    if (target.offer == 0) break;
+    const int v = wm_id(target.offer);
+    const WmOffer mine = wm_pack(wm_key(target.offer), cur);
     WmOffer old = 0;
-    if (team.rank() == 0) old = atomic_max_u64(p.offer + v, mine);
+    if (team.rank() == 0) {
+      p.cand_edge[cur] = target.pos;
+      device_fence();
+      old = atomic_max_u64(p.offer + v, mine);
+      device_fence();
+    }
     old = team.from_first(old);
     if (old > mine) continue;  // a heavier proposal came first: search again
     ++installed;
@@ -134,40 +184,18 @@ JM_HD int wm_suitor_chase(const Team& team, WmView& p, int u,
   return installed;
 }
 
-// The CSR position of edge (u, v) with key `key` in u's list, or -1.
-template <class Team>
-JM_HD int wm_find_edge(const Team& team, const WmView& p, int u, int v,
-                       uint32_t key) {
-  int found = INT_MAX;
-  const int hi = p.xadj[u + 1];
-  for (int k = p.xadj[u] + team.rank(); k < hi; k += team.size()) {
-    if (p.adj[k] == v && p.key[k] == key) {
-      found = k;
-      break;
-    }
-  }
-  found = team.all_min(found);
-  return found == INT_MAX ? -1 : found;
-}
-
-// After every chase: u and v are matched when each holds the other's
-// proposal.  The edge is found in u's list by v's offer (u's proposal).
-template <class Team>
-JM_HD void wm_suitor_finalize(const Team& team, WmView& p, int u) {
+// After every chase (one worker per vertex): u and v are matched when each
+// holds the other's proposal.  u's proposal to v is then u's last one that
+// took, whose edge position u's holder left in cand_edge[u].
+JM_HD void wm_suitor_finalize(WmView& p, int u) {
   const WmOffer held = p.offer[u];
   int v = held == 0 ? -1 : wm_id(held);
-  int edge = -1;
   if (v >= 0) {
     const WmOffer theirs = p.offer[v];
-    if (theirs == 0 || wm_id(theirs) != u)
-      v = -1;
-    else
-      edge = wm_find_edge(team, p, u, v, wm_key(theirs));
+    if (theirs == 0 || wm_id(theirs) != u) v = -1;
   }
-  if (team.rank() == 0) {
-    p.mate[u] = v;
-    p.mate_edge[u] = edge;
-  }
+  p.mate[u] = v;
+  p.mate_edge[u] = v >= 0 ? p.cand_edge[u] : -1;
 }
 
 // ------------------------------------------------------------ LD rounds
@@ -231,7 +259,7 @@ inline void wm_suitor_serial(WmView& p) {
   const SerialTeam team;
   int installed = 0;
   for (int u = 0; u < p.n; ++u) installed += wm_suitor_chase(team, p, u);
-  for (int u = 0; u < p.n; ++u) wm_suitor_finalize(team, p, u);
+  for (int u = 0; u < p.n; ++u) wm_suitor_finalize(p, u);
   p.sc[kWmProposals] += installed;
   p.sc[kWmRounds] = 1;
   p.sc[kWmStatus] = kWmDominant;

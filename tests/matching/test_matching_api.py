@@ -564,6 +564,18 @@ def test_first_pointer_must_be_zero(device):
     _check_invalid(jaxmatch.cheap_matching(G))
 
 
+def test_bad_entry_deep_in_a_long_list(device):
+    """Every stored entry is checked, the last of a column of 2000 rows too
+    (the kernels check entries, not whole lists, per worker)."""
+    n = 2000
+    G = BipartiteGraph.from_edges(np.arange(n), np.zeros(n, np.int64), n, 2)
+    bad = BipartiteGraph(G.cxadj, G.cadj.at[n - 1].set(n), G.rxadj, G.radj, n, 2)
+    for execution, init in itertools.product(EXECUTIONS, COLD_INITS):
+        _check_invalid(mcm(bad, execution=execution, init=init), n, 2)
+    bad_rows = BipartiteGraph(G.cxadj, G.cadj, G.rxadj, G.radj.at[n - 1].set(2), n, 2)
+    _check_invalid(jaxmatch.karp_sipser_matching(bad_rows), n, 2)
+
+
 def test_garbage_past_the_last_pointer_is_ignored(device):
     """Entries of ``cadj`` past ``cxadj[-1]`` are padding, whatever they hold."""
     G = _PATH.pad_to(12)

@@ -98,6 +98,26 @@ def test_malformed_csr_is_reported(device, method):
         np.testing.assert_array_equal(np.asarray(res.mate), [-1, -1, -1])
 
 
+@pytest.mark.parametrize("method", METHODS)
+def test_validation_reads_the_stored_entries_only(device, method):
+    """The kernels check every stored neighbour, also deep in a hub's list
+    (which the CUDA kernels give to whole blocks), and nothing past
+    ``xadj[n]``: padding may hold anything."""
+    n = 400
+    hub = Graph.from_edges(np.zeros(n - 1, np.int64), np.arange(1, n), np.arange(1.0, n), n)
+    cap = int(hub.adj.shape[0])
+    padded = hub.pad_to(cap + 8)
+    junk = Graph(padded.xadj, padded.adj.at[cap:].set(-5), padded.weights, n)
+    res = jaxmatch.approximate_weighted_matching(junk, method=method)
+    assert int(res.status) == WeightedMatchingStatus.DOMINANT
+    assert int(res.cardinality) == 1 and int(res.mate[0]) == n - 1
+    deep = int(hub.xadj[1]) - 1  # the last entry of vertex 0's list
+    bad = Graph(hub.xadj, hub.adj.at[deep].set(n), hub.weights, n)
+    res = jaxmatch.approximate_weighted_matching(bad, method=method)
+    assert int(res.status) == WeightedMatchingStatus.INVALID_GRAPH
+    assert np.all(np.asarray(res.mate) == -1)
+
+
 def test_option_errors():
     G = Graph.from_edges([0], [1], [1.0], 2)
     with pytest.raises(ValueError, match="method must be one of"):

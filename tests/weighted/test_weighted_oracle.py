@@ -13,6 +13,7 @@ from weighted_cases import (
     FAMILIES,
     METHODS,
     WEIGHT_KINDS,
+    check_mate_edge,
     greedy_mate,
     make_graph,
     networkx_optimum,
@@ -27,6 +28,7 @@ def check(G, res):
     assert int(res.status) == jaxmatch.WeightedMatchingStatus.DOMINANT
     assert int(res.cardinality) == cert.cardinality
     np.testing.assert_allclose(float(res.weight), float(cert.weight), rtol=1e-5)
+    check_mate_edge(G, res)
     return cert
 
 

@@ -18,7 +18,7 @@ import os
 import jax
 import numpy as np
 import pytest
-from weighted_cases import METHODS, greedy_mate, make_graph
+from weighted_cases import METHODS, check_mate_edge, greedy_mate, make_graph
 
 import jaxmatch
 
@@ -57,5 +57,6 @@ def test_large_graphs_equal_greedy(device, method):
             G = make_graph(family, ("uniform", "two_values")[seed % 2], rng, n)
             res = jaxmatch.approximate_weighted_matching(G, method=method)
             np.testing.assert_array_equal(np.asarray(res.mate), greedy_mate(G))
+            check_mate_edge(G, res)
             cert = jaxmatch.verify_weighted_matching(G, res)
             assert cert.locally_dominant and cert.ratio >= 0.5

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 import jaxmatch
+from jaxmatch.weighted.api import edge_keys
 
 METHODS = ("suitor", "ld")
 
@@ -86,6 +87,21 @@ def greedy_mate(G: jaxmatch.Graph) -> np.ndarray:
         if mate[a] < 0 and mate[b] < 0:
             mate[a], mate[b] = b, a
     return mate
+
+
+def check_mate_edge(G: jaxmatch.Graph, res) -> None:
+    """``mate_edge[u]`` is the first position of edge ``(u, mate[u])`` of
+    the matched weight in ``u``'s list, -1 for a free vertex."""
+    xadj, adj = np.asarray(G.xadj), np.asarray(G.adj)
+    mate, edge = np.asarray(res.mate), np.asarray(res.mate_edge)
+    np.testing.assert_array_equal(edge[mate < 0], -1)
+    key = np.asarray(edge_keys(G.weights))
+    for u in np.flatnonzero(mate >= 0):
+        lo, hi = xadj[u], xadj[u + 1]
+        k = edge[u]
+        assert lo <= k < hi and adj[k] == mate[u], (u, k)
+        earlier = np.flatnonzero((adj[lo:k] == mate[u]) & (key[lo:k] == key[k]))
+        assert earlier.size == 0, (u, k, lo + earlier)
 
 
 def networkx_optimum(G: jaxmatch.Graph) -> float:
