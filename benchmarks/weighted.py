@@ -1,9 +1,12 @@
 """Approximate weighted matching: jaxmatch's Suitor and LD against networkit's
-SuitorMatcher.
+SuitorMatcher and a compiled sequential greedy matching.
 
 One process. Per graph and weighting: networkit's Suitor on one thread and
 on all cores, networkit's SortSuitor (adjacency lists sorted by weight
-first, the sort not timed), and jaxmatch's ``approximate_weighted_matching``
+first, the sort not timed), the sequential greedy algorithm in C++
+(``greedy_matching.cc``, built with the host's compiler: sort the edges
+heaviest first and scan, both timed; with jaxmatch's tie order it returns
+jaxmatch's matching), and jaxmatch's ``approximate_weighted_matching``
 with ``method="suitor"`` and ``"ld"`` under ``jax.jit`` on ``--device``.
 Every solver gets one untimed warm-up call (for jaxmatch: the compilation),
 then ``--repeats`` timed calls; the median is reported. jaxmatch's graph is
@@ -42,20 +45,29 @@ second per million edges): ``Graph.validate()``, and the certificate of
 every distinct matching (``locally_dominant``, and ``ratio``: the weight
 over the certificate's upper bound on the optimum, a proven lower bound on
 the fraction of the optimum reached). Larger graphs show ``-`` there. The
-LD matching is compared with Suitor's (they must be equal). Run:
+LD matching is compared with Suitor's (they must be equal).
 
-    python -m benchmarks.weighted [--sizes small|medium|large] [--device cpu|gpu]
-        [--repeats 5] [--json out.json]
+Quality against the optimum (``--exact-k K``): on every family at 2^K
+vertices, networkx's exact ``max_weight_matching`` (pure Python, O(n^3):
+K <= 12) and jaxmatch's Suitor; the table reports the weight over the
+optimum next to the certificate's proven bound. Run:
+
+    python -m benchmarks.weighted [--sizes small|medium|large|none] [--device cpu|gpu]
+        [--repeats 5] [--exact-k K] [--json out.json]
 """
 
 from __future__ import annotations
 
 import argparse
+import ctypes
 import functools
+import hashlib
 import json
 import os
 import shlex
+import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from typing import Any
@@ -251,6 +263,71 @@ def networkit_rows(g: Any, repeats: int) -> list[dict[str, Any]]:
     return out
 
 
+GREEDY_SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "greedy_matching.cc")
+
+
+@functools.cache
+def greedy_library() -> Any:
+    """``greedy_matching.cc`` compiled with the host's C++ compiler (``$CXX``
+    or ``c++``, ``-O3``) into a temporary directory keyed by the source's
+    hash, and loaded with ctypes."""
+    with open(GREEDY_SOURCE, "rb") as f:
+        digest = hashlib.sha256(f.read()).hexdigest()[:16]
+    lib = os.path.join(tempfile.gettempdir(), f"jaxmatch_bench_greedy_{digest}.so")
+    if not os.path.exists(lib):
+        cxx = os.environ.get("CXX", "c++")
+        tmp = f"{lib}.{os.getpid()}"
+        subprocess.run(
+            [cxx, "-O3", "-std=c++17", "-shared", "-fPIC", GREEDY_SOURCE, "-o", tmp], check=True
+        )
+        os.replace(tmp, lib)
+    so = ctypes.CDLL(lib)
+    ptr = np.ctypeslib.ndpointer
+    so.greedy_matching.restype = ctypes.c_int64
+    so.greedy_matching.argtypes = [
+        ctypes.c_int64,
+        ptr(np.int32, flags="C"),
+        ptr(np.int32, flags="C"),
+        ptr(np.float32, flags="C"),
+        ctypes.c_int32,
+        ptr(np.int32, flags="C"),
+    ]
+    return so
+
+
+def greedy_rows(
+    A: sp.csr_matrix, rows: np.ndarray, w: np.ndarray, repeats: int
+) -> list[dict[str, Any]]:
+    """The compiled sequential greedy matching (sort the edges heaviest
+    first, scan; both steps timed), one thread.
+
+    Args:
+      A: the symmetric CSR adjacency matrix.
+      rows: the row of each stored entry.
+      w: float32 weight of each stored entry.
+      repeats: timed calls.
+
+    Returns:
+      One record: ``solver``, timings and ``mate`` (int64 ``[n]``).
+    """
+    so = greedy_library()
+    upper = A.indices > rows
+    u = np.ascontiguousarray(rows[upper], np.int32)
+    v = np.ascontiguousarray(A.indices[upper], np.int32)
+    wu = np.ascontiguousarray(w[upper], np.float32)
+    n = A.shape[0]
+
+    def call() -> tuple[float, np.ndarray]:
+        mate = np.empty(n, np.int32)
+        t0 = time.perf_counter()
+        so.greedy_matching(u.size, u, v, wu, n, mate)
+        return time.perf_counter() - t0, mate.astype(np.int64)
+
+    rec = time_calls(call, repeats)
+    rec["mate"] = rec.pop("answer")
+    return [{"solver": "sequential greedy (C++, sort + scan)", "threads": 1, **rec}]
+
+
 def jaxmatch_rows(G: Any, device: Any, repeats: int) -> list[dict[str, Any]]:
     """jaxmatch's Suitor and LD under ``jax.jit`` on ``device``.
 
@@ -333,6 +410,7 @@ def run_case(
     # 1e8 edges): wrap it; validate() below checks it.
     G = jaxmatch.Graph(A.indptr.astype(np.int32), A.indices.astype(np.int32), w, n)
     recs = networkit_rows(networkit_graph(A, rows, w), args.repeats)
+    recs += greedy_rows(A, rows, w, args.repeats)
     recs += jaxmatch_rows(G, device, args.repeats)
 
     check = m <= args.verify_max_edges
@@ -370,6 +448,56 @@ def run_case(
             )  # fmt: skip
         out.append(r)
     return out
+
+
+def exact_row(
+    name: str, family: str, K: int, weighting: str, A: sp.csr_matrix, device: Any
+) -> dict[str, Any]:
+    """Quality against the optimum: networkx's exact ``max_weight_matching``
+    (Edmonds' blossoms, O(n^3), one untimed-for-the-table call whose time is
+    reported) and jaxmatch's Suitor on the same graph and weights.
+
+    Args:
+      name, family, K, weighting: the graph and weighting (as ``run_case``).
+      A: the symmetric CSR adjacency matrix (small: networkx is pure Python).
+      device: jaxmatch's JAX device.
+
+    Returns:
+      One record: ``optimum``, ``weight``, ``of_optimum`` (weight /
+      optimum), ``ratio`` (the certificate's proven bound), ``networkx_s``.
+    """
+    import jax
+    import networkx as nx
+
+    import jaxmatch
+
+    n = A.shape[0]
+    rows = np.repeat(np.arange(n, dtype=np.int32), np.diff(A.indptr))
+    w = edge_weights(family, K, weighting, A, rows)
+    upper = A.indices > rows
+    g = nx.Graph()
+    g.add_nodes_from(range(n))
+    g.add_weighted_edges_from(
+        zip(rows[upper].tolist(), A.indices[upper].tolist(), w[upper].astype(np.float64).tolist())
+    )
+    t0 = time.perf_counter()
+    M = nx.max_weight_matching(g)
+    networkx_s = time.perf_counter() - t0
+    optimum = float(sum(g[a][b]["weight"] for a, b in M))
+    G = jaxmatch.Graph(A.indptr.astype(np.int32), A.indices.astype(np.int32), w, n)
+    res = jax.device_get(
+        jaxmatch.approximate_weighted_matching(jax.device_put(G, device), method="suitor")
+    )
+    mate = np.asarray(res.mate, np.int64)
+    cert = jaxmatch.verify_weighted_matching(G, mate)
+    weight = matching_weight(rows, A.indices, w, mate)
+    return {
+        "graph": name, "weighting": weighting, "n": n, "m": int(upper.sum()),
+        "optimum": optimum, "optimum_cardinality": len(M), "weight": weight,
+        "cardinality": int(np.count_nonzero(mate >= 0) // 2),
+        "of_optimum": weight / optimum if optimum else 1.0, "ratio": float(cert.ratio),
+        "locally_dominant": bool(cert.locally_dominant), "networkx_s": networkx_s,
+    }  # fmt: skip
 
 
 # --------------------------------------------------------------------------
@@ -438,11 +566,32 @@ def results_table(results: list[dict[str, Any]], verify_max_edges: int) -> list[
     return lines
 
 
+def exact_table(rows: list[dict[str, Any]]) -> list[str]:
+    """Markdown table of the quality rows against networkx's optimum."""
+    lines = [
+        "| graph | weights | n | m | optimum (networkx) | jaxmatch Suitor | of optimum | "
+        "certified bound | cardinality / optimum's | networkx s |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in rows:
+        lines.append(
+            f"| {r['graph']} | {r['weighting']} | {r['n']:,} | {r['m']:,} | {r['optimum']:.6g} | "
+            f"{r['weight']:.6g} | {r['of_optimum']:.4f} | {r['ratio']:.4f} | "
+            f"{r['cardinality']:,} / {r['optimum_cardinality']:,} | {r['networkx_s']:.1f} |"
+        )
+    return lines
+
+
 def main(argv: list[str] | None = None) -> None:
     """Parses the options, runs every case and prints the report."""
     argv = sys.argv[1:] if argv is None else argv
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--sizes", choices=tuple(SIZES), default="small")
+    p.add_argument(
+        "--sizes",
+        choices=(*SIZES, "none"),
+        default="small",
+        help="graph sizes to time ('none': only the --exact-k comparison)",
+    )
     p.add_argument(
         "--device", choices=("cpu", "gpu"), help="jaxmatch's device (default: JAX's default)"
     )
@@ -458,6 +607,12 @@ def main(argv: list[str] | None = None) -> None:
         default=2e7,
         help="certify (and validate) only graphs of at most this many undirected edges",
     )
+    p.add_argument(
+        "--exact-k",
+        type=int,
+        help="also compare with networkx's exact matching on every family at 2^K vertices "
+        "(networkx is O(n^3) pure Python: K <= 10)",
+    )
     args = p.parse_args(argv)
     families = [f.strip() for f in args.families.split(",") if f.strip()]
     unknown = sorted(set(families) - set(FAMILIES))
@@ -469,7 +624,7 @@ def main(argv: list[str] | None = None) -> None:
     device = jax.devices(args.device)[0] if args.device else jax.devices()[0]
     head, env = header(argv, device)
     graphs, results = [], []
-    for family in families:
+    for family in families if args.sizes != "none" else []:
         K = SIZES[args.sizes][family]
         t0 = time.perf_counter()
         name, A, cached = load_structure(family, K, args.cache or None)
@@ -484,17 +639,28 @@ def main(argv: list[str] | None = None) -> None:
                 print(f"  {r['solver']:40s} {r['median_s'] * 1e3:10.1f} ms", file=sys.stderr)
                 results.append(r)
         del A
+    exact: list[dict[str, Any]] = []
+    if args.exact_k is not None:
+        for family in families:
+            name, A, _ = load_structure(family, args.exact_k, args.cache or None)
+            for weighting in WEIGHTINGS:
+                row = exact_row(name, family, args.exact_k, weighting, A, device)
+                exact.append(row)
+                print(f"{name} {weighting}: exact in {row['networkx_s']:.1f} s", file=sys.stderr)
 
     print("\n".join(head))
     print()
     print("\n".join(graphs_table(graphs)))
     print()
     print("\n".join(results_table(results, int(args.verify_max_edges))))
+    if exact:
+        print()
+        print("\n".join(exact_table(exact)))
     if args.json:
         with open(args.json, "w") as f:
             json.dump(
                 {"header": head, "environment": env, "options": vars(args), "graphs": graphs,
-                 "results": results},
+                 "results": results, "exact": exact},
                 f, indent=1,
             )  # fmt: skip
 

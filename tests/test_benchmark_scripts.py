@@ -15,7 +15,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from benchmarks import matching_methods  # noqa: E402
-from jaxmatch import MatchingStatus  # noqa: E402
+from jaxmatch import Graph, MatchingStatus  # noqa: E402
 
 
 def test_egr_file_is_ecl_mm_symmetric_bipartite_graph(tmp_path):
@@ -60,3 +60,24 @@ def test_dropin_benchmark_eager_rows_run(capsys):
     dropin.main(["--sizes", "5", "--count", "2", "--sparse-edges", "--eager-sizes", "4"])
     out = capsys.readouterr().out
     assert "| solve_lap | 4 |" in out and "linear_sum_assignment" in out
+
+
+def test_weighted_benchmark_greedy_and_exact_rows():
+    """The compiled greedy baseline returns jaxmatch's matching (same tie
+    order), and the exact comparison finds the optimum at or above it."""
+    import jax
+
+    from benchmarks import weighted
+
+    A = weighted.powerlaw(7)
+    rows = np.repeat(np.arange(A.shape[0], dtype=np.int32), np.diff(A.indptr))
+    dev = jax.devices("cpu")[0]
+    for weighting in weighted.WEIGHTINGS:
+        w = weighted.edge_weights("powerlaw", 7, weighting, A, rows)
+        (greedy,) = weighted.greedy_rows(A, rows, w, 1)
+        G = Graph(A.indptr.astype(np.int32), A.indices.astype(np.int32), w, A.shape[0])
+        suitor, _ = weighted.jaxmatch_rows(G, dev, 1)
+        np.testing.assert_array_equal(greedy["mate"], suitor["mate"])
+        row = weighted.exact_row("powerlaw_n7", "powerlaw", 7, weighting, A, dev)
+        assert row["locally_dominant"] and 0.5 <= row["of_optimum"] <= 1.0
+        assert row["ratio"] <= row["of_optimum"] + 1e-9
