@@ -81,3 +81,38 @@ def test_weighted_benchmark_greedy_and_exact_rows():
         row = weighted.exact_row("powerlaw_n7", "powerlaw", 7, weighting, A, dev)
         assert row["locally_dominant"] and 0.5 <= row["of_optimum"] <= 1.0
         assert row["ratio"] <= row["of_optimum"] + 1e-9
+
+
+def test_long_path_and_rectangular_families():
+    """The mesh, road and rectangular power-law generators: their shapes and
+    degree bounds, canonical CSR, and jaxmatch's maximum equal to scipy's on
+    the original and the permuted matrix."""
+    from scipy.sparse.csgraph import maximum_bipartite_matching
+
+    import jaxmatch
+    from benchmarks.matching import graphs
+
+    K = 10
+    for family in ("honeycomb", "road", "powerlaw-rect"):
+        params = graphs.graph_params(family, K)
+        A, meta = graphs.load_graph(params, cache=None)
+        symmetric = family in graphs.SYMMETRIC_FAMILIES
+        assert all(graphs.check_graph(A, symmetric).values()), family
+        degree = np.diff(A.indptr)
+        if family == "honeycomb":
+            assert A.shape == (1024, 1024) and degree.max() == 3
+            lattice_edges = 32 * 31 + 31 * 32 // 2  # rows, then every other rung
+            assert 0.97 * lattice_edges < A.nnz / 2 < lattice_edges  # 1 % dropped
+        elif family == "road":
+            grid_edges = 2 * 32 * 31
+            assert A.shape == (1024, 1024) and degree.max() == 4
+            assert 0.6 * grid_edges < A.nnz / 2 < 0.8 * grid_edges
+        else:
+            assert A.shape == (1024, 768) and degree.max() > 10 * degree.mean()
+        assert meta["name"] == graphs.graph_name(family, K)
+        B, _ = graphs.load_graph(params, permuted=True, cache=None, original=A)
+        assert B.shape == A.shape and B.nnz == A.nnz
+        for M in (A, B):
+            expected = int(np.sum(maximum_bipartite_matching(M, perm_type="column") >= 0))
+            res = jaxmatch.max_cardinality_matching(jaxmatch.BipartiteGraph.from_scipy(M))
+            assert int(res.cardinality) == expected, family

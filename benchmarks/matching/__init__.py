@@ -74,7 +74,11 @@ class MatchingFamily(Family):
     prefetch = True
 
     def add_arguments(self, p):
-        p.add_argument("--families", default="delaunay,rgg,kron", help="delaunay,rgg,kron")
+        p.add_argument(
+            "--families",
+            default="delaunay,rgg,kron",
+            help="comma-separated, of " + ",".join(graphs.FAMILIES),
+        )
         p.add_argument(
             "--sizes", nargs="+", type=int, default=[20, 21, 22, 23], help="K values, 2^K vertices"
         )

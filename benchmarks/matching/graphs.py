@@ -23,7 +23,23 @@ collection's DIMACS10 group, at 2^K vertices:
   most 32 nonzeros per vertex): ``--kron-edge-factor 48`` reproduces their
   density.
 
-Every graph is the n x n symmetric 0/1 adjacency matrix A (no self-loops)
+and the graphs whose augmenting paths are long, or whose sides differ:
+
+* ``honeycomb_nK``: a honeycomb lattice of about 2^K vertices (a brick wall:
+  an R x C grid with every horizontal edge and the vertical edges of the
+  cells whose row + column is even; degree at most 3, like the UF meshes
+  hugebubbles and hugetrace), 1 % of its edges removed at random; vertices
+  row by row.
+* ``road_nK``: a 2D grid of about 2^K vertices with 30 % of its edges
+  removed at random (road-network-like: degree at most 4, long detours);
+  vertices row by row.
+* ``powerlaw-rect_nK``: a rectangular bipartite Chung-Lu graph, 2^K rows and
+  3 * 2^(K-2) columns, ``8 * 2^K`` edges drawn with row and column
+  probabilities proportional to ``(i + 1) ** (-1 / 1.3)`` (expected degrees
+  a power law of exponent 2.3 on each side), labels permuted, duplicates
+  dropped. It is the one matrix here that is not square and symmetric.
+
+Every other graph is the n x n symmetric 0/1 adjacency matrix A (no self-loops)
 read as a bipartite graph, rows = vertices, columns = vertices, an edge (i, j)
 per nonzero, as the papers read the UF matrices. The geometric families number
 their vertices along a Z-order (Morton) curve of the points, so the "original"
@@ -52,7 +68,9 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
-FAMILIES = ("delaunay", "rgg", "kron")
+FAMILIES = ("delaunay", "rgg", "kron", "honeycomb", "road", "powerlaw-rect")
+#: The families whose matrix is square and symmetric.
+SYMMETRIC_FAMILIES = ("delaunay", "rgg", "kron", "honeycomb", "road")
 BASE_SEED = 20130826  # Euro-Par 2013
 DEFAULT_CACHE = "/tmp/jm_graphs"
 
@@ -61,10 +79,10 @@ KRON_A, KRON_B, KRON_C = 0.57, 0.19, 0.19
 
 
 def graph_name(family: str, K: int, permuted: bool = False) -> str:
-    base = {"delaunay": f"delaunay_n{K}", "rgg": f"rgg_n_2_{K}", "kron": f"kron_g500-logn{K}"}[
-        family
-    ]
-    return base + ("-rcp" if permuted else "")
+    if family not in FAMILIES:
+        raise ValueError(f"unknown family {family!r}; known: {FAMILIES}")
+    special = {"rgg": f"rgg_n_2_{K}", "kron": f"kron_g500-logn{K}"}
+    return special.get(family, f"{family}_n{K}") + ("-rcp" if permuted else "")
 
 
 def _seed(family: str, K: int, what: str) -> int:
@@ -235,6 +253,57 @@ def kron(K: int, edge_factor: int = 16) -> sp.csr_matrix:
     return _sym_from_pairs(src, dst, 1 << K)
 
 
+def _lattice_shape(K: int) -> tuple[int, int]:
+    """Rows and columns of a lattice of 2^K vertices, as square as can be."""
+    return 1 << (K // 2), 1 << (K - K // 2)
+
+
+def _thinned(i: np.ndarray, j: np.ndarray, n: int, drop: float, seed: int) -> sp.csr_matrix:
+    """The symmetric graph of the pairs (i, j), each dropped with probability
+    ``drop``."""
+    keep = np.random.default_rng(seed).random(i.size) >= drop
+    return _sym_from_pairs(i[keep], j[keep], n)
+
+
+def honeycomb(K: int, drop: float = 0.01) -> sp.csr_matrix:
+    R, C = _lattice_shape(K)
+    idx = np.arange(R * C, dtype=np.int64).reshape(R, C)
+    rows, cols = np.indices((R - 1, C))
+    brick = (rows + cols) % 2 == 0
+    i = np.concatenate([idx[:, :-1].ravel(), idx[:-1, :][brick]])
+    j = np.concatenate([idx[:, 1:].ravel(), idx[1:, :][brick]])
+    return _thinned(i, j, R * C, drop, _seed("honeycomb", K, "drop"))
+
+
+def road(K: int, drop: float = 0.3) -> sp.csr_matrix:
+    R, C = _lattice_shape(K)
+    idx = np.arange(R * C, dtype=np.int64).reshape(R, C)
+    i = np.concatenate([idx[:, :-1].ravel(), idx[:-1, :].ravel()])
+    j = np.concatenate([idx[:, 1:].ravel(), idx[1:, :].ravel()])
+    return _thinned(i, j, R * C, drop, _seed("road", K, "drop"))
+
+
+def powerlaw_rect(K: int, exponent: float = 2.3, avg_degree: int = 8) -> sp.csr_matrix:
+    n_rows, n_cols = 1 << K, 3 << max(K - 2, 0)
+    rng = np.random.default_rng(_seed("powerlaw-rect", K, "edges"))
+    m = avg_degree * n_rows
+
+    def ends(n: int) -> np.ndarray:
+        cdf = np.cumsum(np.arange(1, n + 1, dtype=np.float64) ** (-1 / (exponent - 1)))
+        cdf /= cdf[-1]
+        picked = np.minimum(np.searchsorted(cdf, rng.random(m), side="right"), n - 1)
+        return rng.permutation(n)[picked]
+
+    r, c = ends(n_rows), ends(n_cols)
+    key = sorted_unique(r.astype(np.int64) * n_cols + c)
+    r, c = (key // n_cols).astype(np.int32), (key % n_cols).astype(np.int32)
+    indptr = np.zeros(n_rows + 1, dtype=np.int64)
+    np.cumsum(np.bincount(r, minlength=n_rows), out=indptr[1:])
+    A = _csr(indptr, c, n_rows, n_cols)
+    A.has_sorted_indices = True
+    return A
+
+
 def _rcp_draws(n: int, m: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     rng = np.random.default_rng(seed)
     return rng.permutation(n), rng.permutation(m)
@@ -331,6 +400,12 @@ def generate(params: dict) -> sp.csr_matrix:
         )
     if fam == "kron":
         return kron(K, edge_factor=params.get("edge_factor", 16))
+    if fam == "honeycomb":
+        return honeycomb(K)
+    if fam == "road":
+        return road(K)
+    if fam == "powerlaw-rect":
+        return powerlaw_rect(K)
     raise ValueError(f"unknown family {fam!r}; known: {FAMILIES}")
 
 
@@ -426,7 +501,7 @@ def main(argv=None) -> int:
                 f"gen={meta['gen_s']:7.2f}s{' (cached)' if meta['cached'] else ''}"
             )
             if args.check:
-                line += f" {check_graph(A, True)}"
+                line += f" {check_graph(A, fam in SYMMETRIC_FAMILIES)}"
             print(line, flush=True)
             if args.permuted:
                 B, mb = load_graph(params, True, args.cache or None, original=A)
