@@ -80,8 +80,9 @@ def test_workspace_lengths_come_from_the_library():
     assert classical[0] - tree[0] == 5 + 5 + 5 * 7  # tree list, zero counts, zero lists
     # bfs, root, queue, ia [n_cols]; pred [n_rows]
     assert _ffi.matching_workspace_len(3, 4) == 4 * 4 + 3
-    # offer (n 64-bit words), cand, cand_edge; padded to an even length
-    assert _ffi.weighted_workspace_len(5) == 4 * 5
+    # offer (n 64-bit words), cand, cand_edge, heavy; padded to an even length
+    assert _ffi.weighted_workspace_len(5) == 5 * 5 + 1
+    assert _ffi.weighted_workspace_len(4) == 5 * 4
     assert _ffi.weighted_workspace_len(0) == 0
 
 

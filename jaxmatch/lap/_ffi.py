@@ -1,14 +1,16 @@
 """The LAP custom calls: one ``ffi_call`` per handler, state as named buffers.
 
 Every call treats leading dimensions as batch dimensions; under ``jax.vmap``
-the batched dimension becomes a leading dimension
-(``vmap_method="broadcast_all"``) and the kernels put the batch on the grid.
+the batched dimension becomes a leading dimension, and a batch sharded over
+devices is solved where it lies (``jaxmatch._batch``); the kernels put the
+batch on the grid.
 """
 
 from __future__ import annotations
 
 import ctypes
 import functools
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import jax
@@ -16,6 +18,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import _ffi
+from .._batch import batched_ffi_call
 from .types import LAPStatus
 
 
@@ -60,22 +63,41 @@ def info_field(info: jax.Array, name: str) -> jax.Array:
     return info[..., _ffi.constant(f"LAP_INFO_{name}")]
 
 
-def _state_shapes(C: jax.Array, variant: int) -> LapState:
-    *batch, n, m = C.shape
+def _state_shapes(C: jax.Array, variant: int) -> Callable[[tuple[int, ...]], LapState]:
+    """The state's shapes for leading dimensions ``lead`` (C's problem shape
+    and dtype)."""
+    n, m = C.shape[-2:]
+    dtype = C.dtype
     work, twork = _ffi.lap_workspace_lens(n, m, variant)
 
-    def shape(length, dtype):
-        return jax.ShapeDtypeStruct((*batch, length), dtype)
+    def shapes(lead: tuple[int, ...]) -> LapState:
+        def shape(length, dt):
+            return jax.ShapeDtypeStruct((*lead, length), dt)
 
-    return LapState(
-        col_for_row=shape(n, jnp.int32),
-        row_for_col=shape(m, jnp.int32),
-        u=shape(n, C.dtype),
-        v=shape(m, C.dtype),
-        info=shape(_ffi.constant("LAP_INFO_LEN"), jnp.int32),
-        work=shape(work, jnp.int32),
-        twork=shape(twork, C.dtype),
+        return LapState(
+            col_for_row=shape(n, jnp.int32),
+            row_for_col=shape(m, jnp.int32),
+            u=shape(n, dtype),
+            v=shape(m, dtype),
+            info=shape(_ffi.constant("LAP_INFO_LEN"), jnp.int32),
+            work=shape(work, jnp.int32),
+            twork=shape(twork, dtype),
+        )
+
+    return shapes
+
+
+def _from_costs(target: str, C: jax.Array, variant: int, max_iterations: int) -> LapState:
+    """A call of ``target`` on the costs alone (a new state)."""
+    _checked()
+    out = batched_ffi_call(
+        target,
+        _state_shapes(C, variant),
+        [C],
+        [2],
+        dict(variant=np.int32(variant), max_iterations=np.int32(max_iterations)),
     )
+    return LapState(*out)
 
 
 def lap_init(C: jax.Array, *, variant: int, max_iterations: int = 0) -> LapState:
@@ -87,34 +109,27 @@ def lap_init(C: jax.Array, *, variant: int, max_iterations: int = 0) -> LapState
       max_iterations: the main loop's iteration limit (0: the library's
         default bound, which a solve never reaches).
     """
-    _checked()
-    call = jax.ffi.ffi_call(
-        "jaxmatch_lap_init", _state_shapes(C, variant), vmap_method="broadcast_all"
-    )
-    return LapState(*call(C, variant=np.int32(variant), max_iterations=np.int32(max_iterations)))
+    return _from_costs("jaxmatch_lap_init", C, variant, max_iterations)
 
 
 def lap_step(C: jax.Array, state: LapState, *, variant: int, iterations: int) -> LapState:
     """``iterations`` iterations of the main loop (no-ops once finished)."""
     _checked()
-    call = jax.ffi.ffi_call(
+    out = batched_ffi_call(
         "jaxmatch_lap_step",
         _state_shapes(C, variant),
-        vmap_method="broadcast_all",
+        [C, *state],
+        [2] + [1] * len(state),
+        dict(variant=np.int32(variant), iterations=np.int32(iterations)),
         input_output_aliases={k + 1: k for k in range(len(LapState._fields))},
     )
-    out = call(C, *state, variant=np.int32(variant), iterations=np.int32(iterations))
     return LapState(*out)
 
 
 def lap_solve(C: jax.Array, *, variant: int, max_iterations: int = 0) -> LapState:
     """The whole solve in one call (the fused solver); ``max_iterations`` as
     for :func:`lap_init` (JV: augmenting searches)."""
-    _checked()
-    call = jax.ffi.ffi_call(
-        "jaxmatch_lap_solve", _state_shapes(C, variant), vmap_method="broadcast_all"
-    )
-    return LapState(*call(C, variant=np.int32(variant), max_iterations=np.int32(max_iterations)))
+    return _from_costs("jaxmatch_lap_solve", C, variant, max_iterations)
 
 
 def lap_solve_warm(
@@ -125,10 +140,14 @@ def lap_solve_warm(
     prices); CPU only."""
     _checked()
     variant = variant_code("jv")
-    call = jax.ffi.ffi_call(
-        "jaxmatch_lap_solve_warm", _state_shapes(C, variant), vmap_method="broadcast_all"
+    out = batched_ffi_call(
+        "jaxmatch_lap_solve_warm",
+        _state_shapes(C, variant),
+        [C, x0, v0],
+        [2, 1, 1],
+        dict(max_iterations=np.int32(max_iterations)),
     )
-    return LapState(*call(C, x0, v0, max_iterations=np.int32(max_iterations)))
+    return LapState(*out)
 
 
 class HostSolution(NamedTuple):

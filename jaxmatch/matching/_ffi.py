@@ -6,14 +6,15 @@ Graph operands: the column CSR, ``cxadj`` int32 ``[..., n_cols + 1]`` and
 CSR, ``rxadj`` int32 ``[..., n_rows + 1]`` and ``radj`` int32
 ``[..., nnz_cap]`` (read by the Karp-Sipser initial matching only). Leading
 dimensions are batch dimensions; under ``jax.vmap`` the batched dimension
-becomes a leading dimension (``vmap_method="broadcast_all"``) and the kernels
-put the batch on the grid.
+becomes a leading dimension, and a batch sharded over devices is solved where
+it lies (``jaxmatch._batch``); the kernels put the batch on the grid.
 """
 
 from __future__ import annotations
 
 import ctypes
 import functools
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import jax
@@ -21,6 +22,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import _ffi
+from .._batch import batched_ffi_call
 from .types import MatchingStatus
 
 
@@ -60,19 +62,21 @@ def info_field(info: jax.Array, name: str) -> jax.Array:
     return info[..., _ffi.constant(f"MATCHING_INFO_{name}")]
 
 
-def _state_shapes(cxadj: jax.Array, n_rows: int) -> MatchingState:
-    *batch, ncp1 = cxadj.shape
-    n_cols = ncp1 - 1
+def _state_shapes(n_rows: int, n_cols: int) -> Callable[[tuple[int, ...]], MatchingState]:
+    """The state's shapes for leading dimensions ``lead``."""
 
-    def shape(length):
-        return jax.ShapeDtypeStruct((*batch, length), jnp.int32)
+    def shapes(lead: tuple[int, ...]) -> MatchingState:
+        def shape(length):
+            return jax.ShapeDtypeStruct((*lead, length), jnp.int32)
 
-    return MatchingState(
-        row_match=shape(n_rows),
-        col_match=shape(n_cols),
-        info=shape(_ffi.constant("MATCHING_INFO_LEN")),
-        work=shape(_ffi.matching_workspace_len(n_rows, n_cols)),
-    )
+        return MatchingState(
+            row_match=shape(n_rows),
+            col_match=shape(n_cols),
+            info=shape(_ffi.constant("MATCHING_INFO_LEN")),
+            work=shape(_ffi.matching_workspace_len(n_rows, n_cols)),
+        )
+
+    return shapes
 
 
 def _attrs(**kw: int) -> dict[str, np.int32]:
@@ -83,12 +87,14 @@ def matching_init(cxadj, cadj, rxadj, radj, rm0, cm0, *, init: int) -> MatchingS
     """Initial matching (none, cheap, Karp-Sipser or the warm start rm0/cm0)
     and BFS array."""
     _checked()
-    call = jax.ffi.ffi_call(
+    out = batched_ffi_call(
         "jaxmatch_matching_init",
-        _state_shapes(cxadj, rm0.shape[-1]),
-        vmap_method="broadcast_all",
+        _state_shapes(rm0.shape[-1], cm0.shape[-1]),
+        [cxadj, cadj, rxadj, radj, rm0, cm0],
+        [1] * 6,
+        _attrs(init=init),
     )
-    return MatchingState(*call(cxadj, cadj, rxadj, radj, rm0, cm0, **_attrs(init=init)))
+    return MatchingState(*out)
 
 
 def matching_step(
@@ -99,13 +105,14 @@ def matching_step(
     ``options``: driver, bfs, max_phases, hybrid_depth, auto_free_divisor.
     """
     _checked()
-    call = jax.ffi.ffi_call(
+    out = batched_ffi_call(
         "jaxmatch_matching_step",
-        _state_shapes(cxadj, state.row_match.shape[-1]),
-        vmap_method="broadcast_all",
+        _state_shapes(state.row_match.shape[-1], state.col_match.shape[-1]),
+        [cxadj, cadj, *state],
+        [1] * (2 + len(state)),
+        _attrs(levels=levels, mapping=mapping, **options),
         input_output_aliases={k + 2: k for k in range(len(MatchingState._fields))},
     )
-    out = call(cxadj, cadj, *state, **_attrs(levels=levels, mapping=mapping, **options))
     return MatchingState(*out)
 
 
@@ -114,12 +121,13 @@ def matching_solve(
 ) -> MatchingState:
     """Initialisation and the whole solve in one call (fused)."""
     _checked()
-    call = jax.ffi.ffi_call(
+    out = batched_ffi_call(
         "jaxmatch_matching_solve",
-        _state_shapes(cxadj, rm0.shape[-1]),
-        vmap_method="broadcast_all",
+        _state_shapes(rm0.shape[-1], cm0.shape[-1]),
+        [cxadj, cadj, rxadj, radj, rm0, cm0],
+        [1] * 6,
+        _attrs(init=init, **options),
     )
-    out = call(cxadj, cadj, rxadj, radj, rm0, cm0, **_attrs(init=init, **options))
     return MatchingState(*out)
 
 

@@ -5,13 +5,14 @@ Graph operands: ``xadj`` int32 ``[..., n + 1]``, ``adj`` int32
 ``[..., capacity]`` and ``key`` uint32 ``[..., capacity]`` (the order of each
 stored edge's weight; 0 for edges that are never matched). Leading
 dimensions are batch dimensions; under ``jax.vmap`` the batched dimension
-becomes a leading dimension (``vmap_method="broadcast_all"``) and the
-kernels put the batch on the grid.
+becomes a leading dimension, and a batch sharded over devices is solved where
+it lies (``jaxmatch._batch``); the kernels put the batch on the grid.
 """
 
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from typing import NamedTuple
 
 import jax
@@ -19,6 +20,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import _ffi
+from .._batch import batched_ffi_call
 from .types import WeightedMatchingStatus
 
 
@@ -57,28 +59,30 @@ def info_field(info: jax.Array, name: str) -> jax.Array:
     return info[..., _ffi.constant(f"WEIGHTED_INFO_{name}")]
 
 
-def _state_shapes(xadj: jax.Array) -> WeightedState:
-    *batch, np1 = xadj.shape
-    n = np1 - 1
+def _state_shapes(n: int) -> Callable[[tuple[int, ...]], WeightedState]:
+    """The state's shapes for leading dimensions ``lead``."""
 
-    def shape(length):
-        return jax.ShapeDtypeStruct((*batch, length), jnp.int32)
+    def shapes(lead: tuple[int, ...]) -> WeightedState:
+        def shape(length):
+            return jax.ShapeDtypeStruct((*lead, length), jnp.int32)
 
-    return WeightedState(
-        mate=shape(n),
-        mate_edge=shape(n),
-        info=shape(_ffi.constant("WEIGHTED_INFO_LEN")),
-        work=shape(_ffi.weighted_workspace_len(n)),
-    )
+        return WeightedState(
+            mate=shape(n),
+            mate_edge=shape(n),
+            info=shape(_ffi.constant("WEIGHTED_INFO_LEN")),
+            work=shape(_ffi.weighted_workspace_len(n)),
+        )
+
+    return shapes
 
 
 def weighted_init(xadj, adj, key) -> WeightedState:
     """The cleared state; the graph's CSR validated (status INVALID_GRAPH)."""
     _checked()
-    call = jax.ffi.ffi_call(
-        "jaxmatch_weighted_init", _state_shapes(xadj), vmap_method="broadcast_all"
+    out = batched_ffi_call(
+        "jaxmatch_weighted_init", _state_shapes(xadj.shape[-1] - 1), [xadj, adj, key], [1] * 3
     )
-    return WeightedState(*call(xadj, adj, key))
+    return WeightedState(*out)
 
 
 def weighted_step(
@@ -87,11 +91,12 @@ def weighted_step(
     """Suitor to its end, or ``rounds`` (even) LD rounds; a no-op on a
     problem that is not running."""
     _checked()
-    call = jax.ffi.ffi_call(
+    out = batched_ffi_call(
         "jaxmatch_weighted_step",
-        _state_shapes(xadj),
-        vmap_method="broadcast_all",
+        _state_shapes(xadj.shape[-1] - 1),
+        [xadj, adj, key, *state],
+        [1] * (3 + len(state)),
+        dict(method=np.int32(method), rounds=np.int32(rounds)),
         input_output_aliases={k + 3: k for k in range(len(WeightedState._fields))},
     )
-    out = call(xadj, adj, key, *state, method=np.int32(method), rounds=np.int32(rounds))
     return WeightedState(*out)

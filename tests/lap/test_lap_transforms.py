@@ -6,6 +6,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from jaxpr_walk import ffi_attributes
 from lap_cases import EXECUTIONS, METHODS, check_against_scipy, make_costs, member
 
 import jaxmatch
@@ -195,21 +196,6 @@ def test_grad_with_traced_maximize(device):
     assert bool(primal.feasible)
 
 
-def _ffi_attributes(jaxpr) -> list[dict]:
-    """The ``attributes`` of every ffi_call in a (closed) jaxpr, nested ones
-    (while, cond, platform_dependent branches) included."""
-    jaxpr = getattr(jaxpr, "jaxpr", jaxpr)
-    found = []
-    for eqn in jaxpr.eqns:
-        if "attributes" in eqn.params:
-            found.append(dict(eqn.params["attributes"]))
-        for value in eqn.params.values():
-            for sub in value if isinstance(value, (tuple, list)) else (value,):
-                if hasattr(sub, "eqns") or hasattr(getattr(sub, "jaxpr", None), "eqns"):
-                    found += _ffi_attributes(sub)
-    return found
-
-
 def test_tuning_constants_set_on_the_package_take_effect(monkeypatch):
     """jaxmatch.lap.FUSED_MAX_COLUMNS / STEPPED_ITERATIONS_PER_CALL are read
     when a call is traced; setting them on the package sets the api's."""
@@ -221,7 +207,7 @@ def test_tuning_constants_set_on_the_package_take_effect(monkeypatch):
 
     def iterations(**kw):
         jaxpr = jax.make_jaxpr(lambda c: jaxmatch.solve_lap(c, **kw))(C)
-        return sorted({int(a["iterations"]) for a in _ffi_attributes(jaxpr) if "iterations" in a})
+        return sorted({int(a["iterations"]) for a in ffi_attributes(jaxpr) if "iterations" in a})
 
     assert iterations(execution="stepped") == [4]
     assert iterations() == []  # auto: 6 columns run fused on the GPU too

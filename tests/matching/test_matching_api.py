@@ -14,6 +14,7 @@ import pytest
 import scipy.sparse as sp
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from jaxpr_walk import ffi_attributes
 from matching_cases import (
     AUGMENTING_METHODS,
     BFS,
@@ -353,12 +354,7 @@ def test_tuning_constants_set_on_the_package_take_effect(monkeypatch):
         assert getattr(jaxmatch.matching, name) is getattr(api, name)
 
     def attributes(G, **kw):
-        closed = jax.make_jaxpr(lambda G: mcm(G, **kw))(G)
-        found = []
-        for eqn in closed.jaxpr.eqns:  # fused: the ffi_call is at top level
-            if "attributes" in eqn.params:
-                found.append(dict(eqn.params["attributes"]))
-        return found
+        return ffi_attributes(jax.make_jaxpr(lambda G: mcm(G, **kw))(G))
 
     (attrs,) = attributes(_PATH, execution="fused")
     assert (int(attrs["hybrid_depth"]), int(attrs["auto_free_divisor"])) == (4, 50)

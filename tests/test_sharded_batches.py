@@ -1,0 +1,31 @@
+"""Batches sharded over devices: ``sharded_batches_check.py`` in a fresh
+process with forced CPU devices (JAX reads the device count once, at
+start), for meshes of Auto and of Explicit axes."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+SCRIPT = Path(__file__).with_name("sharded_batches_check.py")
+
+
+@pytest.mark.parametrize("mode", ["auto", "explicit"])
+def test_sharded_batches_on_forced_cpu_devices(mode):
+    env = dict(os.environ, JAX_PLATFORMS="cpu")
+    env.pop("XLA_FLAGS", None)
+    root = str(SCRIPT.parent.parent)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
+    proc = subprocess.run(
+        [sys.executable, str(SCRIPT), mode, "4"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=900,
+    )
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-5000:]
+    assert "sharded batches: OK" in proc.stdout
