@@ -17,7 +17,7 @@ namespace {
 
 // Bump whenever a handler's operands, attributes or a constant change; the
 // Python package refuses a library of another version.
-constexpr int kAbiVersion = 5;
+constexpr int kAbiVersion = 6;
 
 struct NamedConstant {
   const char* name;
@@ -37,6 +37,7 @@ constexpr NamedConstant kConstants[] = {
     {"LAP_STATUS_OVERFLOW", kLapOverflow},
     {"LAP_STATUS_ITERATION_LIMIT", kLapIterationLimit},
     {"LAP_STATUS_INVALID_ENTRIES", kLapInvalidEntries},
+    {"LAP_STATUS_INVALID_STRUCTURE", kLapInvalidStructure},
     {"LAP_INFO_LEN", kLapInfoLen},
     {"LAP_INFO_STATUS", kStatus},
     {"LAP_INFO_ITERS", kIters},

@@ -42,3 +42,14 @@ def static_int(value: Any, name: str) -> int:
     if a.ndim != 0 or a.dtype.kind not in "iu":
         raise TypeError(f"{name} must be an int, got {value!r}")
     return int(a)
+
+
+def static_bool(value: Any, name: str) -> bool:
+    """``value`` as a Python bool when it is a concrete boolean; a TypeError
+    naming ``name`` and the ``static_argnames`` recipe for a tracer."""
+    if isinstance(value, jax.core.Tracer):
+        raise TypeError(f"{name} must be a concrete bool, got a traced value; {recipe(name)}")
+    a = np.asarray(value)
+    if a.ndim != 0 or a.dtype != np.bool_:
+        raise TypeError(f"{name} must be a bool, got {value!r}")
+    return bool(a)

@@ -29,3 +29,18 @@ def test_sharded_batches_on_forced_cpu_devices(mode):
     )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-5000:]
     assert "sharded batches: OK" in proc.stdout
+
+
+def test_sharded_throughput_benchmark_runs():
+    """benchmarks/sharded.py on four forced CPU devices at 1/64 of its batch
+    sizes: every sharded answer equals the one-device answer."""
+    root = SCRIPT.parent.parent
+    env = dict(os.environ, JAX_PLATFORMS="cpu")
+    env["XLA_FLAGS"] = "--xla_force_host_platform_device_count=4"
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(root), env.get("PYTHONPATH")) if p)
+    argv = ["-m", "benchmarks.sharded", "--scale", str(1 / 64), "--repeats", "1"]
+    proc = subprocess.run(
+        [sys.executable, *argv], capture_output=True, text=True, env=env, timeout=900, cwd=root
+    )
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-5000:]
+    assert proc.stdout.count("| yes |") == 5 * 3, proc.stdout  # 5 cases x devices 1, 2, 4

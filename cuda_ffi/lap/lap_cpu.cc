@@ -6,6 +6,7 @@
 //   jaxmatch_lap_step_cpu        `iterations` iterations of the main loop
 //   jaxmatch_lap_solve_cpu       the whole solve
 //   jaxmatch_lap_solve_warm_cpu  JV from an earlier assignment and prices
+//   jaxmatch_lap_csr_solve_cpu   sparse (CSR) costs, LAPJVsp
 #include <algorithm>
 #include <cstring>
 #include <thread>
@@ -161,11 +162,37 @@ ffi::Error LapStepCpu(ffi::AnyBuffer C, ffi::RemainingArgs args,
   return RunSerial(C, s, out, /*init=*/false, iterations);
 }
 
+// Sparse (CSR) costs: JV on each batch member in turn.
+ffi::Error LapCsrSolveCpu(ffi::AnyBuffer indptr, ffi::AnyBuffer indices,
+                          ffi::AnyBuffer cost, ffi::RemainingRets rets) {
+  LapCsrShape s;
+  JM_RETURN_IF_ERROR(CheckLapCsr(indptr, indices, cost, rets, &s));
+  return DispatchCost(cost.element_type(), [&](auto zero) -> ffi::Error {
+    using T = decltype(zero);
+    const int* ptr = static_cast<const int*>(indptr.untyped_data());
+    const int* idx = static_cast<const int*>(indices.untyped_data());
+    const T* c = static_cast<const T*>(cost.untyped_data());
+    int* cfr = static_cast<int*>(s.out[0]);
+    int* rfc = static_cast<int*>(s.out[1]);
+    T* u = static_cast<T*>(s.out[2]);
+    T* v = static_cast<T*>(s.out[3]);
+    int* info = static_cast<int*>(s.out[4]);
+    int* edge = static_cast<int*>(s.out[5]);
+    for (int64_t b = 0; b < s.batch; ++b)
+      lap_csr_solve<T>(s.n, s.m, s.cap, ptr + b * (s.n + 1), idx + b * s.cap,
+                       c + b * s.cap, cfr + b * s.n, rfc + b * s.m, u + b * s.n,
+                       v + b * s.m, edge + b * s.n, info + b * kLapInfoLen);
+    return ffi::Error::Success();
+  });
+}
+
 }  // namespace
 }  // namespace jaxmatch
 
 namespace ffi = xla::ffi;
 
+JM_EXPORT_HANDLER(jaxmatch_lap_csr_solve_cpu, jaxmatch::LapCsrSolveCpu,
+                  jaxmatch::BindLapCsrSolve(ffi::Ffi::Bind()));
 JM_EXPORT_HANDLER(jaxmatch_lap_init_cpu, jaxmatch::LapInitCpu,
                   jaxmatch::BindLapFromScratch(ffi::Ffi::Bind()));
 JM_EXPORT_HANDLER(jaxmatch_lap_step_cpu, jaxmatch::LapStepCpu,

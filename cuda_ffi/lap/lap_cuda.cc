@@ -67,6 +67,15 @@ ffi::Error LapSolveWarmCuda(cudaStream_t, ffi::AnyBuffer, ffi::AnyBuffer,
                              "in a GPU computation (warm starts run JV)");
 }
 
+// The sparse LAP runs JV, on the CPU only: the GPU target reports that.
+ffi::Error LapCsrSolveCuda(cudaStream_t, ffi::AnyBuffer, ffi::AnyBuffer,
+                           ffi::AnyBuffer, ffi::RemainingRets) {
+  return InvalidArgument(
+      "jaxmatch: the sparse LAP (solve_lap_csr) runs on the CPU only, not in "
+      "a GPU computation; place its inputs on the CPU (jax.device_put(..., "
+      "jax.devices('cpu')[0])) or use the dense solve_lap");
+}
+
 }  // namespace
 }  // namespace jaxmatch
 
@@ -87,6 +96,11 @@ JM_EXPORT_HANDLER(
 JM_EXPORT_HANDLER(
     jaxmatch_lap_solve_warm_cuda, jaxmatch::LapSolveWarmCuda,
     jaxmatch::BindLapSolveWarm(
+        ffi::Ffi::Bind().Ctx<ffi::PlatformStream<cudaStream_t>>()),
+    {ffi::Traits::kCmdBufferCompatible});
+JM_EXPORT_HANDLER(
+    jaxmatch_lap_csr_solve_cuda, jaxmatch::LapCsrSolveCuda,
+    jaxmatch::BindLapCsrSolve(
         ffi::Ffi::Bind().Ctx<ffi::PlatformStream<cudaStream_t>>()),
     {ffi::Traits::kCmdBufferCompatible});
 JM_EXPORT_HANDLER(

@@ -174,6 +174,69 @@ auto BindLapSolveWarm(Binding b) {
       .template Attr<int32_t>("max_iterations");
 }
 
+//   sparse (CSR):  (indptr, indices, cost, col_for_row, row_for_col, u, v,
+//                  info, edge_for_row); JV on the CPU only
+template <class Binding>
+auto BindLapCsrSolve(Binding b) {
+  return std::move(b)
+      .template Arg<ffi::AnyBuffer>()
+      .template Arg<ffi::AnyBuffer>()
+      .template Arg<ffi::AnyBuffer>()
+      .RemainingRets();
+}
+
+// The shapes of a sparse (CSR) call: indptr int32 [..., n + 1], indices
+// int32 [..., cap], cost [..., cap] (float32, float64 or int32); results
+// col_for_row int32 [..., n], row_for_col int32 [..., m], u [..., n] and
+// v [..., m] in the cost dtype, info int32 [..., kLapInfoLen], edge_for_row
+// int32 [..., n]; n <= m.
+struct LapCsrShape {
+  int64_t batch = 0;
+  int n = 0, m = 0, cap = 0;
+  void* out[6] = {};
+};
+
+inline ffi::Error CheckLapCsr(const ffi::AnyBuffer& indptr,
+                              const ffi::AnyBuffer& indices,
+                              const ffi::AnyBuffer& cost,
+                              const ffi::RemainingRets& rets, LapCsrShape* s) {
+  JM_RETURN_IF_ERROR(CheckCostDtype(cost.element_type()));
+  const auto pd = indptr.dimensions();
+  const auto id = indices.dimensions();
+  if (pd.size() < 1 || id.size() < 1 || pd[pd.size() - 1] < 1)
+    return InvalidArgument(
+        "indptr and indices must be [..., n + 1], [..., cap]");
+  s->n = static_cast<int>(pd[pd.size() - 1] - 1);
+  s->cap = static_cast<int>(id[id.size() - 1]);
+  s->batch = BatchSize(pd, 1);
+  JM_RETURN_IF_ERROR(CheckTrailingBuffer(indptr, "indptr", ffi::DataType::S32,
+                                         s->batch, s->n + 1));
+  JM_RETURN_IF_ERROR(CheckTrailingBuffer(indices, "indices", ffi::DataType::S32,
+                                         s->batch, s->cap));
+  JM_RETURN_IF_ERROR(
+      CheckTrailingBuffer(cost, "cost", cost.element_type(), s->batch, s->cap));
+  if (rets.size() != 6) return InvalidArgument("the sparse LAP has 6 results");
+  auto rfc = rets.get<ffi::AnyBuffer>(1);
+  if (rfc.has_error()) return rfc.error();
+  const auto rd = (*rfc)->dimensions();
+  if (rd.size() < 1) return InvalidArgument("row_for_col must be [..., m]");
+  s->m = static_cast<int>(rd[rd.size() - 1]);
+  if (s->m < s->n) return InvalidArgument("the sparse LAP needs n <= m");
+  const char* names[6] = {"col_for_row", "row_for_col", "u",
+                          "v",           "info",        "edge_for_row"};
+  const ffi::DataType i32 = ffi::DataType::S32, t = cost.element_type();
+  const ffi::DataType dtypes[6] = {i32, i32, t, t, i32, i32};
+  const int64_t lens[6] = {s->n, s->m, s->n, s->m, kLapInfoLen, s->n};
+  for (int k = 0; k < 6; ++k) {
+    auto r = rets.get<ffi::AnyBuffer>(k);
+    if (r.has_error()) return r.error();
+    JM_RETURN_IF_ERROR(CheckTrailingBuffer(**r, names[k], dtypes[k], s->batch,
+                                           static_cast<std::size_t>(lens[k])));
+    s->out[k] = (*r)->untyped_data();
+  }
+  return ffi::Error::Success();
+}
+
 // A from-scratch call's iteration limit: 0 (the default bound) or positive.
 inline ffi::Error SetMaxIterations(int32_t max_iterations, LapShape* s) {
   if (max_iterations < 0)

@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <functional>
 #include <queue>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -300,5 +301,73 @@ class SparseLapJv {
   std::priority_queue<Entry, std::vector<Entry>, std::greater<>> heap_;
   CancelToken cancel_;
 };
+
+// One problem of a batch of CSR costs (the jitted sparse LAP,
+// jaxmatch.solve_lap_csr): n rows, m >= n columns, indptr [n + 1], indices
+// and cost [cap] in the cost type T.  The CSR is validated (pointers
+// non-decreasing from 0 to at most cap, columns in [0, m): else status
+// kLapInvalidStructure), NaN and -inf costs give kLapInvalidEntries, and the
+// problem is solved in double precision.  Writes the assignment, the duals
+// (in T; kLapOverflow when an int32 dual would not fit), the position of
+// each row's matched entry (the cheapest of duplicates, -1 for a free row)
+// and info (status, searches).
+template <class T>
+void lap_csr_solve(int n, int m, int cap, const int* indptr, const int* indices,
+                   const T* cost, int* col_for_row, int* row_for_col, T* u,
+                   T* v, int* edge_for_row, int* info) {
+  for (int k = 0; k < kLapInfoLen; ++k) info[k] = 0;
+  for (int i = 0; i < n; ++i) {
+    col_for_row[i] = -1;
+    edge_for_row[i] = -1;
+    u[i] = T(0);
+  }
+  for (int j = 0; j < m; ++j) {
+    row_for_col[j] = -1;
+    v[j] = T(0);
+  }
+  bool ok = indptr[0] == 0 && indptr[n] <= cap;
+  for (int i = 0; i < n && ok; ++i) ok = indptr[i] <= indptr[i + 1];
+  const int nnz = ok ? indptr[n] : 0;
+  for (int k = 0; k < nnz && ok; ++k) ok = indices[k] >= 0 && indices[k] < m;
+  if (!ok) {
+    info[kStatus] = kLapInvalidStructure;
+    return;
+  }
+  std::vector<int64_t> ptr(indptr, indptr + n + 1);
+  std::vector<double> c(nnz);
+  for (int k = 0; k < nnz; ++k) {
+    c[k] = static_cast<double>(cost[k]);
+    if (std::isnan(c[k]) || c[k] == -INFINITY) {
+      info[kStatus] = kLapInvalidEntries;
+      return;
+    }
+  }
+  SparseLapJv jv(n, m, ptr.data(), indices, c.data());
+  int searches = 0;
+  int status = jv.Solve(&searches);
+  std::vector<double> ud(n), vd(m);
+  jv.Write(col_for_row, row_for_col, ud.data(), vd.data());
+  for (int i = 0; i < n; ++i) {  // the matched entry: the cheapest (i, j)
+    const int j = col_for_row[i];
+    int best = -1;
+    for (int k = indptr[i]; j >= 0 && k < indptr[i + 1]; ++k)
+      if (indices[k] == j && (best < 0 || c[k] < c[best])) best = k;
+    edge_for_row[i] = best;
+  }
+  auto fits = [](double x) {
+    return !std::is_integral<T>::value ||
+           (x >= -2147483647.0 && x <= 2147483647.0);
+  };
+  for (int i = 0; i < n; ++i) {
+    if (!fits(ud[i])) status = kLapOverflow;
+    u[i] = fits(ud[i]) ? static_cast<T>(ud[i]) : T(0);
+  }
+  for (int j = 0; j < m; ++j) {
+    if (!fits(vd[j])) status = kLapOverflow;
+    v[j] = fits(vd[j]) ? static_cast<T>(vd[j]) : T(0);
+  }
+  info[kStatus] = status;
+  info[kIters] = searches;
+}
 
 }  // namespace jaxmatch

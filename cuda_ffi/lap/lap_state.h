@@ -29,7 +29,8 @@ enum LapStatus : int32_t {
   kLapInfeasible = 2,
   kLapOverflow = 3,
   kLapIterationLimit = 4,
-  kLapInvalidEntries = 5,  // set by the Python wrapper (NaN / -inf input)
+  kLapInvalidEntries = 5,    // set by the Python wrapper (NaN / -inf input)
+  kLapInvalidStructure = 6,  // a malformed sparse (CSR) cost matrix
 };
 
 // Cost dtypes of the host entry point (jaxmatch_lap_solve_host).

@@ -8,6 +8,7 @@ from .api import (
     hungarian,
     solve_lap,
 )
+from .csr import SparseCosts, solve_lap_csr
 from .dropin import linear_sum_assignment
 from .sparse import (
     SparseLAPSolution,
@@ -24,11 +25,13 @@ __all__ = [
     "LAPCertificate",
     "LAPResult",
     "LAPStatus",
+    "SparseCosts",
     "SparseLAPSolution",
     "hungarian",
     "linear_sum_assignment",
     "min_weight_full_bipartite_matching",
     "solve_lap",
+    "solve_lap_csr",
     "solve_sparse_lap",
     "verify_lap",
     "verify_sparse_lap",

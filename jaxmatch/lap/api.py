@@ -192,17 +192,44 @@ def _exact_int32_sum(vals: jax.Array) -> tuple[jax.Array, jax.Array]:
     return total, fits
 
 
-def _assignment_cost(C, col_for_row, ok):
-    safe = jnp.clip(col_for_row, 0, None)
-    vals = jnp.take_along_axis(C, safe[..., None], axis=-1)[..., 0]
-    vals = jnp.where(col_for_row >= 0, vals, jnp.zeros((), C.dtype))
-    if jnp.issubdtype(C.dtype, jnp.integer):
-        if C.shape[-2] >= 65536:
+def _total_cost(vals: jax.Array, ok: jax.Array) -> tuple[jax.Array, jax.Array]:
+    """The sum of the matched costs ``vals`` (``[..., k]``, 0 where none):
+    exact for int32 (with whether it fits), NaN or 0 where not ``ok``."""
+    if jnp.issubdtype(vals.dtype, jnp.integer):
+        if vals.shape[-1] >= 65536:
             raise ValueError("int32 costs support at most 65535 rows; use floats")
         total, fits = _exact_int32_sum(vals)
         return jnp.where(ok & fits, total, 0), fits
     total = jnp.sum(vals, axis=-1)
     return jnp.where(ok, total, jnp.nan), jnp.ones(ok.shape, bool)
+
+
+def finished_result(
+    col_for_row: jax.Array,
+    row_for_col: jax.Array,
+    matched_costs: jax.Array,
+    u: jax.Array,
+    v: jax.Array,
+    n_iters: jax.Array,
+    status: jax.Array,
+) -> LAPResult:
+    """The result of a solve: ``cost`` from ``matched_costs`` (``[..., k]``,
+    the cost of each matched pair, 0 elsewhere; an int32 total that does not
+    fit makes the status OVERFLOW), and the assignment -1 unless OPTIMAL."""
+    ok = status == LAPStatus.OPTIMAL
+    cost, fits = _total_cost(matched_costs, ok)
+    status = jnp.where(ok & ~fits, LAPStatus.OVERFLOW, status)
+    ok = status == LAPStatus.OPTIMAL
+    return LAPResult(
+        col_for_row=jnp.where(ok[..., None], col_for_row, -1),
+        row_for_col=jnp.where(ok[..., None], row_for_col, -1),
+        cost=cost,
+        u=u,
+        v=v,
+        feasible=ok,
+        n_iters=n_iters,
+        status=status,
+    )
 
 
 class _Solution(NamedTuple):
@@ -338,20 +365,10 @@ def _solve(
     if transposed:
         cfr, rfc, u, v = rfc, cfr, v, u
 
-    ok = status == LAPStatus.OPTIMAL
-    cost, fits = _assignment_cost(C, cfr, ok)
-    status = jnp.where(ok & ~fits, LAPStatus.OVERFLOW, status)
-    ok = status == LAPStatus.OPTIMAL
-    return LAPResult(
-        col_for_row=jnp.where(ok[..., None], cfr, -1),
-        row_for_col=jnp.where(ok[..., None], rfc, -1),
-        cost=cost,
-        u=u,
-        v=v,
-        feasible=ok,
-        n_iters=lap_ffi.info_field(state.info, "ITERS"),
-        status=status,
-    )
+    picked = jnp.take_along_axis(C, jnp.clip(cfr, 0, None)[..., None], axis=-1)[..., 0]
+    matched = jnp.where(cfr >= 0, picked, jnp.zeros((), C.dtype))
+    iters = lap_ffi.info_field(state.info, "ITERS")
+    return finished_result(cfr, rfc, matched, u, v, iters, status)
 
 
 def _cost_tangent(C, dC, res: LAPResult) -> LAPResult:

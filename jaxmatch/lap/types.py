@@ -22,6 +22,7 @@ class LAPStatus(enum.IntEnum):
     #: an interrupted eager call (``docs/lap.md``); the assignment is partial
     ITERATION_LIMIT = 4
     INVALID_ENTRIES = 5  #: NaN, or -inf (+inf when maximizing), in the matrix
+    INVALID_STRUCTURE = 6  #: a malformed sparse (CSR) cost matrix
 
 
 class LAPResult(NamedTuple):

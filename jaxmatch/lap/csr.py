@@ -1,0 +1,279 @@
+"""The sparse linear assignment problem under ``jax.jit`` and ``jax.vmap``:
+CSR costs as a pytree (:class:`SparseCosts`) and :func:`solve_lap_csr`.
+
+Solved by Jonker and Volgenant's shortest augmenting paths on the stored
+entries (LAPJVsp, ``cuda_ffi/lap/lap_sparse_jv.h``) in a CPU custom call,
+one batch member after another, in double precision; the duals come back in
+the cost dtype and certify the answer as for the dense solver
+(:func:`jaxmatch.verify_sparse_lap` on the host). There is no GPU solver: a
+call placed on a GPU fails with a message saying so.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from .. import _ffi
+from .._batch import batched_ffi_call
+from .._static import static_bool
+from . import _ffi as lap_ffi
+from .api import finished_result
+from .types import LAPResult, LAPStatus
+
+
+@jax.tree_util.register_pytree_node_class
+@dataclass(frozen=True)
+class SparseCosts:
+    """A sparse cost matrix ``[n_rows, n_cols]`` in CSR form: a pytree whose
+    arrays may carry leading batch dimensions (``jax.vmap`` over matrices of
+    one shape and capacity, see :meth:`pad_to`).
+
+    Every stored entry ``k < indptr[..., -1]`` is an edge (row, ``indices[k]``)
+    of cost ``data[k]``, zeros included; ``+inf`` entries are absent edges
+    (``-inf`` when maximizing). Entries past ``indptr[..., -1]`` are padding
+    and never read. A pair stored twice costs the cheaper of its entries
+    (the dearer when maximizing).
+
+    Attributes:
+      indptr: int32 ``[..., n_rows + 1]``, non-decreasing from 0.
+      indices: int32 ``[..., capacity]``, the column of each entry.
+      data: ``[..., capacity]``, float32, float64 (under ``jax_enable_x64``)
+        or int32: the costs.
+      n_cols: static int, the number of columns.
+    """
+
+    indptr: Any
+    indices: Any
+    data: Any
+    n_cols: int
+
+    def tree_flatten(self) -> tuple[tuple[Any, Any, Any], int]:
+        return (self.indptr, self.indices, self.data), self.n_cols
+
+    @classmethod
+    def tree_unflatten(cls, n_cols: int, children: tuple[Any, Any, Any]) -> SparseCosts:
+        return cls(*children, n_cols)
+
+    @property
+    def n_rows(self) -> int:
+        return int(jnp.shape(self.indptr)[-1]) - 1
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return self.n_rows, self.n_cols
+
+    @classmethod
+    def from_scipy(cls, A: Any) -> SparseCosts:
+        """From a scipy sparse matrix or array (any format): its stored
+        entries, explicit zeros included, duplicates kept, as NumPy arrays.
+
+        Raises:
+          TypeError: ``A`` is not sparse.
+          ValueError: more than 2^31 - 1 stored entries.
+        """
+        import scipy.sparse as sp
+
+        if not sp.issparse(A):
+            raise TypeError(f"expected a scipy sparse matrix, got {type(A).__name__}")
+        A = sp.csr_matrix(A)
+        if A.nnz >= 2**31:
+            raise ValueError(f"{A.nnz} stored entries do not fit int32 indices")
+        return cls(
+            np.asarray(A.indptr, np.int32),
+            np.asarray(A.indices, np.int32),
+            np.asarray(A.data),
+            int(A.shape[1]),
+        )
+
+    def pad_to(self, capacity: int) -> SparseCosts:
+        """The same matrix with room for ``capacity`` entries (padding is
+        never read), so matrices of one shape stack into a batch."""
+        cap = int(jnp.shape(self.indices)[-1])
+        if capacity < cap:
+            raise ValueError(f"capacity {capacity} is below the {cap} entries stored")
+        extra = [(0, 0)] * (jnp.ndim(self.indices) - 1) + [(0, capacity - cap)]
+        pad = np.pad if isinstance(self.indices, np.ndarray) else jnp.pad
+        return SparseCosts(
+            self.indptr, pad(self.indices, extra), pad(self.data, extra), self.n_cols
+        )
+
+
+def _kernel_dtype(dtype: Any) -> Any:
+    """The cost dtype of the kernel: float32 (float64 under x64) for floats,
+    int32 for integers of at most 32 bits."""
+    dtype = np.dtype(dtype)
+    if jnp.issubdtype(dtype, jnp.floating):
+        wide = dtype == np.float64 and bool(jax.config.read("jax_enable_x64"))
+        return jnp.float64 if wide else jnp.float32
+    small_int = jnp.issubdtype(dtype, jnp.integer) and dtype.itemsize <= 4
+    uint32 = jnp.issubdtype(dtype, jnp.unsignedinteger) and dtype.itemsize == 4
+    if (small_int and not uint32) or dtype == np.bool_:
+        return jnp.int32
+    raise TypeError(
+        f"sparse costs have the dtype {dtype}; expected floating or integer of at most 32 bits"
+    )
+
+
+def _structure_ok(indptr: jax.Array, indices: jax.Array, n_cols: int) -> jax.Array:
+    """bool ``[...]``: pointers non-decreasing from 0 to at most the
+    capacity, stored columns in [0, n_cols)."""
+    cap = indices.shape[-1]
+    ends = indptr[..., -1:]
+    used = jnp.arange(cap, dtype=jnp.int32) < ends
+    in_range = (indices >= 0) & (indices < n_cols)
+    return (
+        (indptr[..., 0] == 0)
+        & jnp.all(jnp.diff(indptr, axis=-1) >= 0, axis=-1)
+        & (ends[..., 0] <= cap)
+        & jnp.all(in_range | ~used, axis=-1)
+    )
+
+
+def _transpose_one(indptr: jax.Array, indices: jax.Array, data: jax.Array, n_cols: int):
+    """The CSR of the transpose of one matrix (rows in order within each
+    column; padding last)."""
+    cap = indices.shape[-1]
+    pos = jnp.arange(cap, dtype=jnp.int32)
+    used = pos < indptr[-1]
+    row = (jnp.searchsorted(indptr, pos, side="right") - 1).astype(jnp.int32)
+    col = jnp.where(used, indices, n_cols)
+    order = jnp.argsort(col, stable=True)
+    counts = jnp.zeros(n_cols + 1, jnp.int32).at[col].add(1)[:n_cols]
+    t_indptr = jnp.concatenate([jnp.zeros(1, jnp.int32), jnp.cumsum(counts, dtype=jnp.int32)])
+    return t_indptr, jnp.where(used[order], row[order], 0), data[order]
+
+
+def _over_batch(fn, *arrays):
+    """``fn`` of one problem applied over the leading dimensions."""
+    lead = arrays[0].shape[:-1]
+    flat = [a.reshape((-1, a.shape[-1])) for a in arrays]
+    out = jax.vmap(fn)(*flat)
+    return tuple(o.reshape((*lead, o.shape[-1])) for o in out)
+
+
+def solve_lap_csr(S: SparseCosts, maximize: bool = False) -> LAPResult:
+    """A minimum (or maximum) cost assignment of a sparse cost matrix, with
+    its duals: every row assigned when ``n_rows <= n_cols`` (else every
+    column), along stored entries only.
+
+    Jittable; ``jax.vmap`` over matrices of one shape and capacity runs them
+    as one batched call. CPU only (JV on one core per call); on a GPU the
+    call fails with a message saying so.
+
+    Args:
+      S: the costs (see :class:`SparseCosts`); arrays may be traced.
+      maximize: static bool. Maximize the total cost instead.
+
+    Returns:
+      A :class:`LAPResult` as :func:`solve_lap` returns it: ``cost`` is
+      differentiable with respect to ``S.data``; ``status`` is ``OPTIMAL``,
+      ``INFEASIBLE`` (no full assignment along stored entries),
+      ``INVALID_ENTRIES`` (NaN, or ``-inf`` / ``+inf`` when maximizing),
+      ``INVALID_STRUCTURE`` (a malformed CSR) or ``OVERFLOW`` (int32
+      duals); the assignment is -1 unless ``OPTIMAL``.
+
+    Raises:
+      TypeError: ``S`` is not a :class:`SparseCosts`, an index array is not
+        integer, or the costs are complex or of another dtype; a traced
+        ``maximize``.
+      ValueError: inconsistent shapes.
+    """
+    if not isinstance(S, SparseCosts):
+        raise TypeError(f"expected SparseCosts, got {type(S).__name__}")
+    maximize = static_bool(maximize, "maximize")
+    indptr, indices, data = (jnp.asarray(a) for a in (S.indptr, S.indices, S.data))
+    for name, a in (("indptr", indptr), ("indices", indices)):
+        if not jnp.issubdtype(a.dtype, jnp.integer):
+            raise TypeError(f"SparseCosts.{name} must hold integers, got {a.dtype}")
+    if indices.shape != data.shape or indptr.shape[:-1] != indices.shape[:-1]:
+        raise ValueError(
+            f"SparseCosts arrays of inconsistent shapes: indptr {indptr.shape}, "
+            f"indices {indices.shape}, data {data.shape}"
+        )
+    dtype = _kernel_dtype(data.dtype)
+    indptr, indices = indptr.astype(jnp.int32), indices.astype(jnp.int32)
+    data = data.astype(dtype)
+    n, m = S.n_rows, S.n_cols
+    lead = indptr.shape[:-1]
+
+    ok_structure = _structure_ok(indptr, indices, m)
+    used = jnp.arange(data.shape[-1], dtype=jnp.int32) < indptr[..., -1:]
+    signed = -data if maximize else data
+    bad = jnp.isnan(signed) if jnp.issubdtype(dtype, jnp.floating) else jnp.zeros_like(used)
+    if jnp.issubdtype(dtype, jnp.floating):
+        bad = bad | (signed == -jnp.inf)
+    overflow = jnp.zeros(lead, bool)
+    if maximize and dtype == jnp.int32:  # -INT32_MIN does not fit
+        overflow = jnp.any(used & (data == jnp.iinfo(jnp.int32).min), axis=-1)
+    ok_entries = ~jnp.any(bad & used, axis=-1) & ~overflow
+    ok_input = ok_structure & ok_entries
+
+    if min(n, m) == 0:  # an empty side: the empty assignment is optimal
+        status = jnp.full(lead, LAPStatus.OPTIMAL, jnp.int32)
+        status = jnp.where(ok_entries, status, LAPStatus.INVALID_ENTRIES)
+        status = jnp.where(ok_structure, status, LAPStatus.INVALID_STRUCTURE)
+        return LAPResult(
+            col_for_row=jnp.full((*lead, n), -1, jnp.int32),
+            row_for_col=jnp.full((*lead, m), -1, jnp.int32),
+            cost=jnp.zeros(lead, dtype),
+            u=jnp.zeros((*lead, n), dtype),
+            v=jnp.zeros((*lead, m), dtype),
+            feasible=status == LAPStatus.OPTIMAL,
+            n_iters=jnp.zeros(lead, jnp.int32),
+            status=status,
+        )
+
+    transposed = n > m
+    rows, cols = (m, n) if transposed else (n, m)
+    # A rejected problem is solved as an empty one (never read).
+    indptr = jnp.where(ok_input[..., None], indptr, 0)
+    costs = jax.lax.stop_gradient(signed)
+    if transposed:
+        indptr, indices, costs = _over_batch(
+            lambda p, i, c: _transpose_one(p, i, c, m), indptr, indices, costs
+        )
+
+    def shapes(lead_dims: tuple[int, ...]) -> tuple[jax.ShapeDtypeStruct, ...]:
+        def shape(length: int, dt: Any) -> jax.ShapeDtypeStruct:
+            return jax.ShapeDtypeStruct((*lead_dims, length), dt)
+
+        info = _ffi.constant("LAP_INFO_LEN")
+        return (
+            shape(rows, jnp.int32), shape(cols, jnp.int32), shape(rows, dtype),
+            shape(cols, dtype), shape(info, jnp.int32), shape(rows, jnp.int32),
+        )  # fmt: skip
+
+    lap_ffi.variant_code("jv")  # loads and checks the library
+    cfr, rfc, u, v, info, edge = batched_ffi_call(
+        "jaxmatch_lap_csr_solve", shapes, [indptr, indices, costs], [1, 1, 1]
+    )
+    status = lap_ffi.info_field(info, "STATUS")
+    status = jnp.where(ok_entries, status, LAPStatus.INVALID_ENTRIES)
+    status = jnp.where(overflow, LAPStatus.OVERFLOW, status)
+    status = jnp.where(ok_structure, status, LAPStatus.INVALID_STRUCTURE)
+
+    # the matched entries of the solved orientation, in the input's sign
+    picked = jnp.take_along_axis(
+        _oriented_data(S, data, transposed, m), jnp.maximum(edge, 0), axis=-1
+    )
+    matched = jnp.where(edge >= 0, picked, jnp.zeros((), dtype))
+    if maximize:
+        u, v = -u, -v
+    if transposed:
+        cfr, rfc, u, v = rfc, cfr, v, u
+    return finished_result(cfr, rfc, matched, u, v, lap_ffi.info_field(info, "ITERS"), status)
+
+
+def _oriented_data(S: SparseCosts, data: jax.Array, transposed: bool, m: int) -> jax.Array:
+    """The costs in the order of the solved CSR (the transpose's when
+    ``transposed``), differentiable."""
+    if not transposed:
+        return data
+    indptr = jnp.asarray(S.indptr).astype(jnp.int32)
+    indices = jnp.asarray(S.indices).astype(jnp.int32)
+    return _over_batch(lambda p, i, c: _transpose_one(p, i, c, m), indptr, indices, data)[2]

@@ -1,0 +1,195 @@
+"""The sparse LAP under jit and vmap (``solve_lap_csr`` on ``SparseCosts``):
+scipy's optimum on random sweeps (square and rectangular both ways, ties,
+minimize and maximize, every cost dtype), the LP-duality certificate,
+batches, malformed input, gradients, and the GPU's refusal."""
+
+from __future__ import annotations
+
+import itertools
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from scipy.sparse.csgraph import min_weight_full_bipartite_matching as scipy_mwf
+
+import jaxmatch
+from jaxmatch import LAPStatus, SparseCosts, SparseLAPSolution
+
+CPU = jax.devices("cpu")[0]
+
+
+def random_costs(rng, n, m, density, kind):
+    """A random sparse matrix with no explicit zeros (costs >= 1)."""
+    mask = rng.random((n, m)) < density
+    if kind == "ties":
+        values = rng.integers(1, 4, (n, m)).astype(np.float64)
+    elif kind == "int":
+        values = rng.integers(1, 1000, (n, m)).astype(np.float64)
+    else:
+        values = 1.0 + rng.random((n, m))
+    return sp.csr_matrix(np.where(mask, values, 0.0))
+
+
+def scipy_optimum(A, maximize):
+    try:
+        r, c = scipy_mwf(A, maximize=maximize)
+    except ValueError:
+        return None
+    return float(A[r, c].sum())
+
+
+def certify(A, res, maximize):
+    """verify_sparse_lap on the result (A canonical, no explicit zeros)."""
+    n, m = A.shape
+    cfr = np.asarray(res.col_for_row)
+    if n <= m:
+        rows, cols = np.arange(n), cfr
+    else:
+        rfc = np.asarray(res.row_for_col)
+        order = np.argsort(rfc, kind="stable")
+        rows, cols = rfc[order], np.arange(m)[order]
+    sol = SparseLAPSolution(rows, cols, float(res.cost), np.asarray(res.u), np.asarray(res.v))
+    return jaxmatch.verify_sparse_lap(A, sol, maximize=maximize)
+
+
+@pytest.mark.parametrize("kind", ["float", "ties", "int"])
+def test_equals_scipy_and_certifies(kind):
+    rng = np.random.default_rng({"float": 1, "ties": 2, "int": 3}[kind])
+    solve = jax.jit(jaxmatch.solve_lap_csr, static_argnames="maximize")
+    shapes = [(1, 1), (2, 2), (5, 5), (6, 9), (9, 6), (20, 20), (17, 30), (30, 17)]
+    for (n, m), density, maximize in itertools.product(shapes, (0.3, 0.7), (False, True)):
+        A = random_costs(rng, n, m, density, kind)
+        S = SparseCosts.from_scipy(A)
+        if kind == "int":
+            S = SparseCosts(S.indptr, S.indices, S.data.astype(np.int32), m)
+        res = solve(S, maximize=maximize)
+        want = scipy_optimum(A, maximize)
+        case = f"{kind} {n}x{m} density {density} maximize={maximize}"
+        if want is None:
+            assert int(res.status) == LAPStatus.INFEASIBLE, case
+            assert np.all(np.asarray(res.col_for_row) == -1), case
+            continue
+        assert int(res.status) == LAPStatus.OPTIMAL, case
+        np.testing.assert_allclose(float(res.cost), want, rtol=1e-12, err_msg=case)
+        cert = certify(A, res, maximize)
+        assert cert.optimal, f"{case}: {cert.reason}"
+
+
+def test_float32_costs():
+    rng = np.random.default_rng(4)
+    A = random_costs(rng, 40, 40, 0.4, "float")
+    S = SparseCosts.from_scipy(A)
+    S32 = SparseCosts(S.indptr, S.indices, S.data.astype(np.float32), 40)
+    res = jaxmatch.solve_lap_csr(S32)
+    assert res.cost.dtype == jnp.float32 and res.u.dtype == jnp.float32
+    A32 = sp.csr_matrix((S32.data.astype(np.float64), S.indices, S.indptr), shape=A.shape)
+    np.testing.assert_allclose(float(res.cost), scipy_optimum(A32, False), rtol=1e-6)
+
+
+def test_vmap_over_padded_matrices():
+    rng = np.random.default_rng(5)
+    mats = [random_costs(rng, 12, 15, 0.5, "ties") for _ in range(6)]
+    cap = max(A.nnz for A in mats)
+    batch = [SparseCosts.from_scipy(A).pad_to(cap + 3) for A in mats]
+    stacked = jax.tree_util.tree_map(lambda *xs: np.stack(xs), *batch)
+    res = jax.jit(jax.vmap(jaxmatch.solve_lap_csr))(stacked)
+    lead = jaxmatch.solve_lap_csr(stacked)  # leading dimensions, no vmap
+    for k, A in enumerate(mats):
+        one = jaxmatch.solve_lap_csr(batch[k])
+        for r in (res, lead):
+            np.testing.assert_array_equal(np.asarray(r.col_for_row[k]), one.col_for_row)
+            assert float(r.cost[k]) == float(one.cost) == scipy_optimum(A, False)
+
+
+def test_duplicates_zeros_and_infinities():
+    """Stored entries are edges (zeros included); a pair stored twice costs
+    its cheaper entry (dearer when maximizing); +inf is no edge."""
+    indptr = np.array([0, 3, 5], np.int32)
+    indices = np.array([0, 0, 1, 1, 0], np.int32)
+    data = np.array([5.0, 2.0, 0.0, np.inf, 7.0])
+    S = SparseCosts(indptr, indices, data, 2)
+    res = jaxmatch.solve_lap_csr(S)
+    # row 0: (0, 0) at 2 or (0, 1) at 0; row 1: (1, 1) absent, (1, 0) at 7
+    np.testing.assert_array_equal(res.col_for_row, [1, 0])
+    assert float(res.cost) == 7.0
+    flipped = SparseCosts(indptr, indices, np.where(np.isinf(data), -np.inf, data), 2)
+    best = jaxmatch.solve_lap_csr(flipped, maximize=True)
+    np.testing.assert_array_equal(best.col_for_row, [1, 0])
+    assert float(best.cost) == 7.0
+
+
+def test_bad_input_gets_a_status():
+    ok = SparseCosts(np.array([0, 1, 2], np.int32), np.array([0, 1], np.int32), np.ones(2), 2)
+    cases = {
+        "decreasing pointer": SparseCosts(np.array([0, 2, 1], np.int32), ok.indices, ok.data, 2),
+        "column past n_cols": SparseCosts(ok.indptr, np.array([0, 2], np.int32), ok.data, 2),
+        "negative column": SparseCosts(ok.indptr, np.array([-1, 1], np.int32), ok.data, 2),
+        "end past capacity": SparseCosts(np.array([0, 1, 3], np.int32), ok.indices, ok.data, 2),
+        "nonzero start": SparseCosts(np.array([1, 1, 2], np.int32), ok.indices, ok.data, 2),
+    }
+    for name, S in cases.items():
+        res = jaxmatch.solve_lap_csr(S)
+        assert int(res.status) == LAPStatus.INVALID_STRUCTURE, name
+        assert np.all(np.asarray(res.col_for_row) == -1), name
+    nan = SparseCosts(ok.indptr, ok.indices, np.array([1.0, np.nan]), 2)
+    assert int(jaxmatch.solve_lap_csr(nan).status) == LAPStatus.INVALID_ENTRIES
+    neg_inf = SparseCosts(ok.indptr, ok.indices, np.array([1.0, -np.inf]), 2)
+    assert int(jaxmatch.solve_lap_csr(neg_inf).status) == LAPStatus.INVALID_ENTRIES
+    pos_inf = SparseCosts(ok.indptr, ok.indices, np.array([1.0, np.inf]), 2)
+    assert int(jaxmatch.solve_lap_csr(pos_inf, maximize=True).status) == (LAPStatus.INVALID_ENTRIES)
+    low = SparseCosts(ok.indptr, ok.indices, np.array([1, -(2**31)], np.int32), 2)
+    assert int(jaxmatch.solve_lap_csr(low, maximize=True).status) == LAPStatus.OVERFLOW
+    big = SparseCosts(ok.indptr, ok.indices, np.full(2, 2**31 - 1, np.int32), 2)
+    res = jaxmatch.solve_lap_csr(big)  # each pair fits, their total does not
+    assert int(res.status) == LAPStatus.OVERFLOW and int(res.cost) == 0
+    # padding past indptr[-1] is never read
+    junk_indices = np.array([0, 1, 99, -5, 7], np.int32)
+    junk = SparseCosts(ok.indptr, junk_indices, np.array([1.0, 1.0] + [np.nan] * 3), 2)
+    assert int(jaxmatch.solve_lap_csr(junk).status) == LAPStatus.OPTIMAL
+
+
+def test_empty_and_argument_errors():
+    empty = SparseCosts(np.zeros(1, np.int32), np.zeros(0, np.int32), np.zeros(0), 4)
+    res = jaxmatch.solve_lap_csr(empty)
+    assert int(res.status) == LAPStatus.OPTIMAL and res.row_for_col.shape == (4,)
+    no_cols = SparseCosts(np.zeros(4, np.int32), np.zeros(0, np.int32), np.zeros(0), 0)
+    res = jaxmatch.solve_lap_csr(no_cols)
+    assert int(res.status) == LAPStatus.OPTIMAL and res.col_for_row.shape == (3,)
+    with pytest.raises(TypeError, match="SparseCosts"):
+        jaxmatch.solve_lap_csr(np.ones((2, 2)))
+    with pytest.raises(TypeError, match="static_argnames"):
+        jax.jit(jaxmatch.solve_lap_csr)(empty, True)
+    with pytest.raises(TypeError, match="dtype complex"):
+        jaxmatch.solve_lap_csr(SparseCosts(empty.indptr, empty.indices, np.zeros(0, complex), 4))
+    with pytest.raises(ValueError, match="inconsistent shapes"):
+        jaxmatch.solve_lap_csr(SparseCosts(empty.indptr, np.zeros(2, np.int32), np.zeros(3), 4))
+    with pytest.raises(TypeError, match="expected a scipy sparse matrix"):
+        SparseCosts.from_scipy(np.ones((2, 2)))
+
+
+def test_cost_gradient_is_the_assignment():
+    rng = np.random.default_rng(6)
+    for n, m in ((8, 8), (6, 9), (9, 6)):
+        A = random_costs(rng, n, m, 0.6, "float")
+        S = SparseCosts.from_scipy(A)
+        res = jaxmatch.solve_lap_csr(S)
+        if int(res.status) != LAPStatus.OPTIMAL:
+            continue
+
+        def cost(d, S=S, m=m):
+            return jaxmatch.solve_lap_csr(SparseCosts(S.indptr, S.indices, d, m)).cost
+
+        grad = jax.grad(cost)(jnp.asarray(S.data))
+        rows = np.repeat(np.arange(n), np.diff(S.indptr))
+        picked = np.asarray(res.col_for_row)[rows] == S.indices
+        np.testing.assert_array_equal(np.asarray(grad), picked.astype(float))
+
+
+@pytest.mark.gpu
+def test_gpu_says_cpu_only():
+    S = SparseCosts(np.array([0, 1], np.int32), np.array([0], np.int32), np.ones(1), 1)
+    S = jax.device_put(S, jax.devices("gpu")[0])
+    with pytest.raises(Exception, match=r"sparse LAP \(solve_lap_csr\) runs on the CPU only"):
+        jax.block_until_ready(jax.jit(jaxmatch.solve_lap_csr)(S))
