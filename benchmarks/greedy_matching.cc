@@ -6,7 +6,6 @@
 // <= 0 are never taken.  Weights must not be NaN.
 #include <algorithm>
 #include <cstdint>
-#include <numeric>
 #include <vector>
 
 extern "C" {
@@ -15,22 +14,27 @@ extern "C" {
 // Returns the number of matched edges.
 int64_t greedy_matching(int64_t m, const int32_t* u, const int32_t* v,
                         const float* w, int32_t n, int32_t* mate) {
-  std::vector<int64_t> order(static_cast<std::size_t>(m));
-  std::iota(order.begin(), order.end(), int64_t{0});
-  std::sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
-    if (w[a] != w[b]) return w[a] > w[b];
-    const int32_t ha = std::max(u[a], v[a]), hb = std::max(u[b], v[b]);
-    if (ha != hb) return ha > hb;
-    return std::min(u[a], v[a]) > std::min(u[b], v[b]);
+  // The sort keys are laid out beside each other (no indirection through
+  // the input arrays while sorting).
+  struct Edge {
+    float w;
+    int32_t hi, lo;
+  };
+  std::vector<Edge> edges(static_cast<std::size_t>(m));
+  for (int64_t e = 0; e < m; ++e)
+    edges[e] = {w[e], std::max(u[e], v[e]), std::min(u[e], v[e])};
+  std::sort(edges.begin(), edges.end(), [](const Edge& a, const Edge& b) {
+    if (a.w != b.w) return a.w > b.w;
+    if (a.hi != b.hi) return a.hi > b.hi;
+    return a.lo > b.lo;
   });
   std::fill(mate, mate + n, -1);
   int64_t matched = 0;
-  for (const int64_t e : order) {
-    if (!(w[e] > 0.0f)) break;  // sorted: every later edge is no heavier
-    const int32_t a = u[e], b = v[e];
-    if (a == b || mate[a] >= 0 || mate[b] >= 0) continue;
-    mate[a] = b;
-    mate[b] = a;
+  for (const Edge& e : edges) {
+    if (!(e.w > 0.0f)) break;  // sorted: every later edge is no heavier
+    if (e.hi == e.lo || mate[e.hi] >= 0 || mate[e.lo] >= 0) continue;
+    mate[e.hi] = e.lo;
+    mate[e.lo] = e.hi;
     ++matched;
   }
   return matched;
