@@ -4,9 +4,10 @@ CSR costs as a pytree (:class:`SparseCosts`) and :func:`solve_lap_csr`.
 Solved by Jonker and Volgenant's shortest augmenting paths on the stored
 entries (LAPJVsp, ``cuda_ffi/lap/lap_sparse_jv.h``) in a CPU custom call,
 one batch member after another, in double precision; the duals come back in
-the cost dtype and certify the answer as for the dense solver
-(:func:`jaxmatch.verify_sparse_lap` on the host). There is no GPU solver: a
-call placed on a GPU fails with a message saying so.
+the cost dtype and certify the answer by LP duality (for one problem,
+:func:`jaxmatch.verify_sparse_lap` checks them given the pairs and duals as a
+:class:`jaxmatch.SparseLAPSolution`). There is no GPU solver: a call placed
+on a GPU fails with a message saying so.
 """
 
 from __future__ import annotations
