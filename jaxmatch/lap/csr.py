@@ -231,13 +231,16 @@ def solve_lap_csr(S: SparseCosts, maximize: bool = False) -> LAPResult:
 
     transposed = n > m
     rows, cols = (m, n) if transposed else (n, m)
-    # A rejected problem is solved as an empty one (never read).
-    indptr = jnp.where(ok_input[..., None], indptr, 0)
-    costs = jax.lax.stop_gradient(signed)
+    # The costs in the order of the solved CSR (the transpose's when
+    # transposed), differentiable; a malformed CSR transposes to garbage
+    # that is never read: a rejected problem is solved as an empty one.
+    oriented = data
     if transposed:
-        indptr, indices, costs = _over_batch(
-            lambda p, i, c: _transpose_one(p, i, c, m), indptr, indices, costs
+        indptr, indices, oriented = _over_batch(
+            lambda p, i, c: _transpose_one(p, i, c, m), indptr, indices, data
         )
+    indptr = jnp.where(ok_input[..., None], indptr, 0)
+    costs = jax.lax.stop_gradient(-oriented if maximize else oriented)
 
     def shapes(lead_dims: tuple[int, ...]) -> tuple[jax.ShapeDtypeStruct, ...]:
         def shape(length: int, dt: Any) -> jax.ShapeDtypeStruct:
@@ -259,22 +262,10 @@ def solve_lap_csr(S: SparseCosts, maximize: bool = False) -> LAPResult:
     status = jnp.where(ok_structure, status, LAPStatus.INVALID_STRUCTURE)
 
     # the matched entries of the solved orientation, in the input's sign
-    picked = jnp.take_along_axis(
-        _oriented_data(S, data, transposed, m), jnp.maximum(edge, 0), axis=-1
-    )
+    picked = jnp.take_along_axis(oriented, jnp.maximum(edge, 0), axis=-1)
     matched = jnp.where(edge >= 0, picked, jnp.zeros((), dtype))
     if maximize:
         u, v = -u, -v
     if transposed:
         cfr, rfc, u, v = rfc, cfr, v, u
     return finished_result(cfr, rfc, matched, u, v, lap_ffi.info_field(info, "ITERS"), status)
-
-
-def _oriented_data(S: SparseCosts, data: jax.Array, transposed: bool, m: int) -> jax.Array:
-    """The costs in the order of the solved CSR (the transpose's when
-    ``transposed``), differentiable."""
-    if not transposed:
-        return data
-    indptr = jnp.asarray(S.indptr).astype(jnp.int32)
-    indices = jnp.asarray(S.indices).astype(jnp.int32)
-    return _over_batch(lambda p, i, c: _transpose_one(p, i, c, m), indptr, indices, data)[2]

@@ -133,6 +133,22 @@ def test_bad_input_gets_a_status():
         res = jaxmatch.solve_lap_csr(S)
         assert int(res.status) == LAPStatus.INVALID_STRUCTURE, name
         assert np.all(np.asarray(res.col_for_row) == -1), name
+    # more rows than columns: the malformed CSR is transposed before the call
+    tall = {
+        "tall, column past n_cols": SparseCosts(
+            np.array([0, 1, 2, 3], np.int32), np.array([0, 5, 1], np.int32), np.ones(3), 2
+        ),
+        "tall, negative column": SparseCosts(
+            np.array([0, 1, 2, 3], np.int32), np.array([0, -3, 1], np.int32), np.ones(3), 2
+        ),
+        "tall, decreasing pointer": SparseCosts(
+            np.array([0, 2, 1, 3], np.int32), np.array([0, 1, 1], np.int32), np.ones(3), 2
+        ),
+    }
+    for name, S in tall.items():
+        res = jaxmatch.solve_lap_csr(S)
+        assert int(res.status) == LAPStatus.INVALID_STRUCTURE, name
+        assert np.all(np.asarray(res.row_for_col) == -1), name
     nan = SparseCosts(ok.indptr, ok.indices, np.array([1.0, np.nan]), 2)
     assert int(jaxmatch.solve_lap_csr(nan).status) == LAPStatus.INVALID_ENTRIES
     neg_inf = SparseCosts(ok.indptr, ok.indices, np.array([1.0, -np.inf]), 2)
