@@ -7,7 +7,8 @@ first, the sort not timed), the sequential greedy algorithm in C++
 (``greedy_matching.cc``, built with the host's compiler: sort the edges
 heaviest first and scan, both timed; with jaxmatch's tie order it returns
 jaxmatch's matching), and jaxmatch's ``approximate_weighted_matching``
-with ``method="suitor"`` and ``"ld"`` under ``jax.jit`` on ``--device``.
+with ``method="suitor"`` and ``"ld"`` under ``jax.jit`` on each of
+``--device`` (``gpu,cpu`` times both in one run).
 Every solver gets one untimed warm-up call (for jaxmatch: the compilation),
 then ``--repeats`` timed calls; the median is reported. jaxmatch's graph is
 on the device before timing (``jax.device_put``) and a call is timed to
@@ -52,7 +53,7 @@ vertices, networkx's exact ``max_weight_matching`` (pure Python, O(n^3):
 K <= 12) and jaxmatch's Suitor; the table reports the weight over the
 optimum next to the certificate's proven bound. Run:
 
-    python -m benchmarks.weighted [--sizes small|medium|large|none] [--device cpu|gpu]
+    python -m benchmarks.weighted [--sizes small|medium|large|none] [--device cpu|gpu|gpu,cpu]
         [--repeats 5] [--exact-k K] [--json out.json]
 """
 
@@ -384,7 +385,7 @@ def run_case(
     weighting: str,
     A: sp.csr_matrix,
     args: argparse.Namespace,
-    device: Any,
+    devices: list[Any],
 ) -> list[dict[str, Any]]:
     """Every solver on one graph and weighting: timed, compared, checked.
 
@@ -395,7 +396,8 @@ def run_case(
       weighting: ``"uniform"`` or ``"measure"``.
       A: its symmetric CSR adjacency matrix.
       args: the parsed options (``repeats``, ``verify_max_edges``).
-      device: jaxmatch's JAX device.
+      devices: jaxmatch's JAX devices (its rows on each; the first one's
+        Suitor is the reference the others are compared with).
 
     Returns:
       One JSON-able record per solver (the table's rows).
@@ -411,7 +413,8 @@ def run_case(
     G = jaxmatch.Graph(A.indptr.astype(np.int32), A.indices.astype(np.int32), w, n)
     recs = networkit_rows(networkit_graph(A, rows, w), args.repeats)
     recs += greedy_rows(A, rows, w, args.repeats)
-    recs += jaxmatch_rows(G, device, args.repeats)
+    for device in devices:
+        recs += jaxmatch_rows(G, device, args.repeats)
 
     check = m <= args.verify_max_edges
     if check:
@@ -505,7 +508,7 @@ def exact_row(
 # --------------------------------------------------------------------------
 
 
-def header(argv: list[str], device: Any) -> tuple[list[str], dict[str, Any]]:
+def header(argv: list[str], devices: list[Any]) -> tuple[list[str], dict[str, Any]]:
     """The report's header lines and the environment they describe."""
     import jax
     import networkit
@@ -517,14 +520,14 @@ def header(argv: list[str], device: Any) -> tuple[list[str], dict[str, Any]]:
         networkit=networkit.__version__,
         jaxmatch_path=os.path.dirname(jaxmatch.__file__),
         jax_devices=[str(d) for d in jax.devices()],
-        device=str(device),
+        device=", ".join(map(str, devices)),
     )
     cmd = "python -m benchmarks.weighted " + shlex.join(argv)
     lines = [
         f"command: `{cmd.strip()}`",
         f"machine: {env['platform']}; {env.get('cpu', 'cpu ?')} x{env['cpu_count']}"
         + (f"; {env['gpu']}" if "gpu" in env else ""),
-        f"jax devices: {', '.join(env['jax_devices'])}; timed on {device}",
+        f"jax devices: {', '.join(env['jax_devices'])}; timed on {env['device']}",
         f"versions: python {env['python']}, jax {env.get('jax')}, jaxlib {env.get('jaxlib')}, "
         f"jaxmatch {env.get('jaxmatch')} ({env['jaxmatch_path']}), networkit {env['networkit']}, "
         f"numpy {env.get('numpy')}, scipy {env.get('scipy')}",
@@ -593,7 +596,8 @@ def main(argv: list[str] | None = None) -> None:
         help="graph sizes to time ('none': only the --exact-k comparison)",
     )
     p.add_argument(
-        "--device", choices=("cpu", "gpu"), help="jaxmatch's device (default: JAX's default)"
+        "--device",
+        help="jaxmatch's platforms, comma-separated: cpu, gpu or gpu,cpu (default: JAX's default)",
     )
     p.add_argument("--repeats", type=int, default=5, help="timed calls per solver")
     p.add_argument("--families", default=",".join(FAMILIES), help="comma-separated")
@@ -621,8 +625,11 @@ def main(argv: list[str] | None = None) -> None:
 
     import jax
 
-    device = jax.devices(args.device)[0] if args.device else jax.devices()[0]
-    head, env = header(argv, device)
+    platforms = [d.strip() for d in (args.device or "").split(",") if d.strip()]
+    if not set(platforms) <= {"cpu", "gpu"}:
+        p.error(f"--device: unknown platforms in {args.device!r}; known: cpu, gpu")
+    devices = [jax.devices(pl)[0] for pl in platforms] or [jax.devices()[0]]
+    head, env = header(argv, devices)
     graphs, results = [], []
     for family in families if args.sizes != "none" else []:
         K = SIZES[args.sizes][family]
@@ -635,7 +642,7 @@ def main(argv: list[str] | None = None) -> None:
         )  # fmt: skip
         for weighting in WEIGHTINGS:
             print(f"{name} ({A.nnz // 2:,} edges), {weighting} weights", file=sys.stderr)
-            for r in run_case(name, family, K, weighting, A, args, device):
+            for r in run_case(name, family, K, weighting, A, args, devices):
                 print(f"  {r['solver']:40s} {r['median_s'] * 1e3:10.1f} ms", file=sys.stderr)
                 results.append(r)
         del A
@@ -644,7 +651,7 @@ def main(argv: list[str] | None = None) -> None:
         for family in families:
             name, A, _ = load_structure(family, args.exact_k, args.cache or None)
             for weighting in WEIGHTINGS:
-                row = exact_row(name, family, args.exact_k, weighting, A, device)
+                row = exact_row(name, family, args.exact_k, weighting, A, devices[0])
                 exact.append(row)
                 print(f"{name} {weighting}: exact in {row['networkx_s']:.1f} s", file=sys.stderr)
 
