@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 import scipy.sparse as sp
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -81,6 +82,30 @@ def test_weighted_benchmark_greedy_and_exact_rows():
         row = weighted.exact_row("powerlaw_n7", "powerlaw", 7, weighting, A, dev)
         assert row["locally_dominant"] and 0.5 <= row["of_optimum"] <= 1.0
         assert row["ratio"] <= row["of_optimum"] + 1e-9
+
+
+def test_weighted_benchmark_device_list(monkeypatch):
+    """--device takes platforms separated by commas: unknown ones are a
+    usage error, and the list times jaxmatch once per platform (networkit,
+    not a test dependency, is left out)."""
+    import argparse
+
+    from benchmarks import weighted
+
+    monkeypatch.setattr(weighted, "networkit_graph", lambda *a: None)
+    monkeypatch.setattr(weighted, "networkit_rows", lambda *a: [])
+
+    with pytest.raises(SystemExit):
+        weighted.main(["--sizes", "none", "--device", "cpu,tpu"])
+    import jax
+
+    A = weighted.powerlaw(6)
+    args = argparse.Namespace(repeats=1, verify_max_edges=1e9)
+    cpu = jax.devices("cpu")[0]
+    recs = weighted.run_case("powerlaw_n6", "powerlaw", 6, "uniform", A, args, [cpu, cpu])
+    ours = [r for r in recs if r["solver"].startswith("jaxmatch")]
+    assert [r["solver"] for r in ours] == ["jaxmatch suitor (cpu)", "jaxmatch ld (cpu)"] * 2
+    assert all(r["mates_differ"] == 0 and r["locally_dominant"] for r in ours)
 
 
 def test_long_path_and_rectangular_families():
