@@ -17,7 +17,7 @@ namespace {
 
 // Bump whenever a handler's operands, attributes or a constant change; the
 // Python package refuses a library of another version.
-constexpr int kAbiVersion = 6;
+constexpr int kAbiVersion = 7;
 
 struct NamedConstant {
   const char* name;
@@ -31,6 +31,8 @@ constexpr NamedConstant kConstants[] = {
     {"LAP_VARIANT_TREE", kLapTree},
     {"LAP_VARIANT_CLASSICAL", kLapClassical},
     {"LAP_VARIANT_JV", kLapJv},
+    {"LAP_VARIANT_CSR_TREE", kLapCsrTree},
+    {"LAP_VARIANT_CSR_AUTO", kLapCsrAuto},
     {"LAP_STATUS_RUNNING", kLapRunning},
     {"LAP_STATUS_OPTIMAL", kLapOptimal},
     {"LAP_STATUS_INFEASIBLE", kLapInfeasible},

@@ -29,7 +29,7 @@ for harness in lap_kernel_harness matching_kernel_harness weighted_kernel_harnes
 done
 echo "== sanitizers on the JAX workloads"
 export XLA_PYTHON_CLIENT_ALLOCATOR=platform
-for workload in ${WORKLOADS:-lap matching weighted}; do
+for workload in ${WORKLOADS:-lap sparse-lap matching weighted}; do
   for tool in ${SANITIZERS:-memcheck}; do
     timeout ${SAN_TIMEOUT:-150} compute-sanitizer --tool $tool --error-exitcode 9 \
       python3 tools/sanitize.py $workload > "$OUT/sanitizer_${workload}_$tool.log" 2>&1

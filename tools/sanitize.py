@@ -1,11 +1,12 @@
 """Representative workloads for compute-sanitizer (memcheck, racecheck, ...).
 
     XLA_PYTHON_CLIENT_ALLOCATOR=platform compute-sanitizer --tool memcheck \\
-        python3 tools/sanitize.py lap|matching|weighted
+        python3 tools/sanitize.py lap|sparse-lap|matching|weighted
 
 With the platform allocator every XLA buffer is its own cudaMalloc, so
 out-of-bounds accesses are caught. ``lap``: every method x execution on
-float, int and infeasible batches. ``matching``: every BFS driver x level
+float, int and infeasible batches. ``sparse-lap``: solve_lap_csr on padded
+batches. ``matching``: every BFS driver x level
 kernel x init x execution x thread mapping, and push-relabel x init x
 execution, on graphs with free rows and columns
 left, batched (vmap) and single, plus a malformed graph the kernels must
@@ -51,6 +52,42 @@ def lap_workload() -> tuple[int, int]:
                 runs += 1
                 if bool(res.feasible.reshape(-1)[b]) and not cert.optimal:
                     bad += 1
+    return runs, bad
+
+
+def sparse_lap_workload() -> tuple[int, int]:
+    """(runs, failed certificates) of the sparse LAP workload: padded
+    batches of every cost dtype, square and rectangular both ways."""
+    jax.config.update("jax_enable_x64", True)
+    rng = np.random.default_rng(0)
+    runs = bad = 0
+    for (n, m, density), dtype in itertools.product(
+        ((6, 6, 0.6), (20, 35, 0.2), (35, 20, 0.2), (300, 300, 0.03)),
+        (np.float32, np.float64, np.int32),
+    ):  # the sparse solver, batched, with padding past the entries
+        mats = [sp.random(n, m, density=density, format="csr", random_state=k) for k in range(3)]
+        cap = max(A.nnz for A in mats) + 5
+        batch = []
+        for A in mats:
+            A.data = (1 + rng.integers(0, 50, A.nnz)).astype(dtype)
+            batch.append(jaxmatch.SparseCosts.from_scipy(A).pad_to(cap))
+        S = jax.tree_util.tree_map(lambda *xs: np.stack(xs), *batch)
+        res = jax.device_get(jaxmatch.solve_lap_csr(S))
+        for k, A in enumerate(mats):
+            runs += 1
+            if int(res.status[k]) != jaxmatch.LAPStatus.OPTIMAL:
+                continue
+            if n <= m:
+                rows, cols = np.arange(n), res.col_for_row[k]
+            else:
+                rows, cols = res.row_for_col[k], np.arange(m)
+            keep = rows >= 0
+            sol = jaxmatch.SparseLAPSolution(
+                rows[keep], cols[keep], float(res.cost[k]),
+                np.asarray(res.u[k], np.float64), np.asarray(res.v[k], np.float64),
+            )  # fmt: skip
+            if not jaxmatch.verify_sparse_lap(A.astype(np.float64), sol).optimal:
+                bad += 1
     return runs, bad
 
 
@@ -151,7 +188,12 @@ def weighted_workload() -> tuple[int, int]:
     return runs, bad
 
 
-WORKLOADS = {"lap": lap_workload, "matching": matching_workload, "weighted": weighted_workload}
+WORKLOADS = {
+    "lap": lap_workload,
+    "sparse-lap": sparse_lap_workload,
+    "matching": matching_workload,
+    "weighted": weighted_workload,
+}
 
 
 def main(argv: list[str]) -> int:

@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 #if defined(__CUDACC__)
 #define JM_HD __host__ __device__ __forceinline__
@@ -102,6 +103,36 @@ JM_HD int load_shared_scalar(const int* p) {
 template <class T>
 JM_HD T load_shared_value(const T* p) {
   return *static_cast<const volatile T*>(p);
+}
+
+// The bits of a value >= 0 (+inf included) as an unsigned integer of the
+// same order, and back: a team's reductions of unsigned words then reduce
+// costs of any dtype.
+JM_HD unsigned long long ordered_bits(float x) {
+  unsigned b;
+  std::memcpy(&b, &x, sizeof b);
+  return b;
+}
+JM_HD unsigned long long ordered_bits(double x) {
+  unsigned long long b;
+  std::memcpy(&b, &x, sizeof b);
+  return b;
+}
+JM_HD unsigned long long ordered_bits(int x) {
+  return static_cast<unsigned>(x);
+}
+template <class T>
+JM_HD T from_ordered_bits(unsigned long long b) {
+  if constexpr (sizeof(T) == 4) {
+    const unsigned w = static_cast<unsigned>(b);
+    T x;
+    std::memcpy(&x, &w, sizeof x);
+    return x;
+  } else {
+    T x;
+    std::memcpy(&x, &b, sizeof x);
+    return x;
+  }
 }
 
 // ---------------------------------------------------------------- teams

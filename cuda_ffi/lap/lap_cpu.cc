@@ -6,13 +6,15 @@
 //   jaxmatch_lap_step_cpu        `iterations` iterations of the main loop
 //   jaxmatch_lap_solve_cpu       the whole solve
 //   jaxmatch_lap_solve_warm_cpu  JV from an earlier assignment and prices
-//   jaxmatch_lap_csr_solve_cpu   sparse (CSR) costs, LAPJVsp
+//   jaxmatch_lap_csr_solve_cpu   sparse (CSR) costs: LAPJVsp, or the tree
+//                                variant of lap_csr_steps.h
 #include <algorithm>
 #include <cstring>
 #include <thread>
 #include <vector>
 
 #include "common/cancel.h"
+#include "lap/lap_csr_steps.h"
 #include "lap/lap_ffi.h"
 #include "lap/lap_jv.h"
 #include "lap/lap_sparse_jv.h"
@@ -162,26 +164,44 @@ ffi::Error LapStepCpu(ffi::AnyBuffer C, ffi::RemainingArgs args,
   return RunSerial(C, s, out, /*init=*/false, iterations);
 }
 
-// Sparse (CSR) costs: JV on each batch member in turn.
+// Sparse (CSR) costs, each batch member in turn: JV (variant kLapJv or
+// kLapCsrAuto), or the steps of the GPU's tree variant on a serial team
+// (kLapCsrTree), stopped like the dense solves when cancelled.
 ffi::Error LapCsrSolveCpu(ffi::AnyBuffer indptr, ffi::AnyBuffer indices,
-                          ffi::AnyBuffer cost, ffi::RemainingRets rets) {
+                          ffi::AnyBuffer cost, ffi::RemainingRets rets,
+                          int32_t variant) {
   LapCsrShape s;
+  JM_RETURN_IF_ERROR(CheckLapCsrVariant(variant));
   JM_RETURN_IF_ERROR(CheckLapCsr(indptr, indices, cost, rets, &s));
   return DispatchCost(cost.element_type(), [&](auto zero) -> ffi::Error {
     using T = decltype(zero);
-    const int* ptr = static_cast<const int*>(indptr.untyped_data());
-    const int* idx = static_cast<const int*>(indices.untyped_data());
-    const T* c = static_cast<const T*>(cost.untyped_data());
-    int* cfr = static_cast<int*>(s.out[0]);
-    int* rfc = static_cast<int*>(s.out[1]);
-    T* u = static_cast<T*>(s.out[2]);
-    T* v = static_cast<T*>(s.out[3]);
-    int* info = static_cast<int*>(s.out[4]);
-    int* edge = static_cast<int*>(s.out[5]);
+    const LapCsrProblem<T> problem =
+        LapCsrProblemOf<T>(s, indptr, indices, cost);
+    if (variant == kLapCsrTree) {
+      const SerialTeam team;
+      const CancelToken cancel;
+      for (int64_t b = 0; b < s.batch; ++b) {
+        LapCsrView<T> p = problem.view(b);
+        lap_csr_init(team, p);
+        while (lap_running(p)) {
+          if (cancel.requested()) {
+            p.sc[kStatus] = kLapIterationLimit;
+            break;
+          }
+          lap_csr_iteration(team, p);
+        }
+        lap_csr_finish(team, p);
+      }
+      return ffi::Error::Success();
+    }
+    const LapBuffers<T>& o = problem.base;
     for (int64_t b = 0; b < s.batch; ++b)
-      lap_csr_solve<T>(s.n, s.m, s.cap, ptr + b * (s.n + 1), idx + b * s.cap,
-                       c + b * s.cap, cfr + b * s.n, rfc + b * s.m, u + b * s.n,
-                       v + b * s.m, edge + b * s.n, info + b * kLapInfoLen);
+      lap_csr_solve<T>(s.n, s.m, s.cap, problem.indptr + b * (s.n + 1),
+                       problem.indices + b * s.cap, problem.cost + b * s.cap,
+                       o.col_for_row + b * s.n, o.row_for_col + b * s.m,
+                       o.u + b * s.n, o.v + b * s.m,
+                       problem.edge_for_row + b * s.n,
+                       o.info + b * kLapInfoLen);
     return ffi::Error::Success();
   });
 }

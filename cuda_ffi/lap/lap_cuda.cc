@@ -67,13 +67,24 @@ ffi::Error LapSolveWarmCuda(cudaStream_t, ffi::AnyBuffer, ffi::AnyBuffer,
                              "in a GPU computation (warm starts run JV)");
 }
 
-// The sparse LAP runs JV, on the CPU only: the GPU target reports that.
-ffi::Error LapCsrSolveCuda(cudaStream_t, ffi::AnyBuffer, ffi::AnyBuffer,
-                           ffi::AnyBuffer, ffi::RemainingRets) {
-  return InvalidArgument(
-      "jaxmatch: the sparse LAP (solve_lap_csr) runs on the CPU only, not in "
-      "a GPU computation; place its inputs on the CPU (jax.device_put(..., "
-      "jax.devices('cpu')[0])) or use the dense solve_lap");
+// The sparse LAP: the tree variant of lap_csr_steps.h (JV runs on the CPU
+// only).
+ffi::Error LapCsrSolveCuda(cudaStream_t stream, ffi::AnyBuffer indptr,
+                           ffi::AnyBuffer indices, ffi::AnyBuffer cost,
+                           ffi::RemainingRets rets, int32_t variant) {
+  JM_RETURN_IF_ERROR(CheckLapCsrVariant(variant));
+  if (variant == kLapJv)
+    return InvalidArgument(
+        "jaxmatch: solve_lap_csr's method 'jv' runs on the CPU only, not in a "
+        "GPU computation; use method 'hungarian' or 'auto' there");
+  LapCsrShape s;
+  JM_RETURN_IF_ERROR(CheckLapCsr(indptr, indices, cost, rets, &s));
+  return DispatchCost(cost.element_type(), [&](auto zero) -> ffi::Error {
+    using T = decltype(zero);
+    return CudaCheck(LaunchLapCsrSolve<T>(
+                         stream, LapCsrProblemOf<T>(s, indptr, indices, cost)),
+                     "sparse LAP solve launch");
+  });
 }
 
 }  // namespace

@@ -23,4 +23,9 @@ cudaError_t LaunchLapStep(cudaStream_t stream, const LapProblem<T>& p,
 template <class T>
 cudaError_t LaunchLapSolve(cudaStream_t stream, const LapProblem<T>& p);
 
+// The whole sparse (CSR) solve in one launch: a thread block per problem
+// (lap_csr_steps.h; defined in lap_csr_kernels.cu).
+template <class T>
+cudaError_t LaunchLapCsrSolve(cudaStream_t stream, const LapCsrProblem<T>& p);
+
 }  // namespace jaxmatch

@@ -20,8 +20,17 @@
 namespace jaxmatch {
 
 // kLapJv, Jonker-Volgenant's shortest augmenting paths (lap_jv.h), runs on
-// the CPU only, as one fused call.
-enum LapVariant : int32_t { kLapTree = 0, kLapClassical = 1, kLapJv = 2 };
+// the CPU only, as one fused call.  kLapCsrTree is the alternating-tree
+// variant on sparse (CSR) costs (lap_csr_steps.h); kLapCsrAuto asks the
+// sparse handlers for their platform's solver (JV on the CPU, kLapCsrTree on
+// a GPU).
+enum LapVariant : int32_t {
+  kLapCsrAuto = -1,
+  kLapTree = 0,
+  kLapClassical = 1,
+  kLapJv = 2,
+  kLapCsrTree = 3,
+};
 
 enum LapStatus : int32_t {
   kLapRunning = 0,
@@ -64,14 +73,19 @@ enum LapScalar : int32_t {
   kFlagInfeas,    // infeasibility seen during initialisation
   kNTree,         // classical: rows in tree_list
   kMaxIters,      // iteration limit (set by init)
-  kLapInfoLen = 16,
+  kFlagInput,     // sparse costs: the status of malformed input, else 0
+  kNTouched,      // sparse costs: columns in the touched list
+  kNForest,       // sparse costs: rows in the forest list
+  kOldTouched,    // sparse costs: the lists' lengths when the phase ended
+  kOldForest,
+  kLapInfoLen = 20,
 };
 
 // Offsets into one problem's workspaces.
 struct LapWorkLayout {
   std::size_t pred, col_flag, row_flag, root, claim, list, tree_list, zcnt,
-      zidx, ilen;                  // into work
-  std::size_t slack, delta, tlen;  // into twork
+      zidx, cand, touched, forest, ilen;  // into work
+  std::size_t slack, delta, rdist, tlen;  // into twork
 
   JM_HD LapWorkLayout(int n, int m, int variant) {
     std::size_t o = 0;
@@ -98,14 +112,24 @@ struct LapWorkLayout {
       zidx = o;
       o += static_cast<std::size_t>(n) * m;
     }
+    cand = touched = forest = o;
+    if (variant == kLapCsrTree) {
+      cand = o;  // each column's least row achieving its new key
+      o += m;
+      touched = o;  // the columns given a key in this phase
+      o += m;
+      forest = o;  // the rows in this phase's forest
+      o += n;
+    }
     ilen = o;
     slack = 0;
     delta = m;
-    tlen = static_cast<std::size_t>(m) + 2;
+    rdist = static_cast<std::size_t>(m) + 2;
+    tlen = rdist + (variant == kLapCsrTree ? n : 0);
     if (variant == kLapJv) {  // lap_jv.h keeps its own arrays
       pred = col_flag = row_flag = root = claim = list = 0;
-      tree_list = zcnt = zidx = ilen = 0;
-      slack = delta = tlen = 0;
+      tree_list = zcnt = zidx = cand = touched = forest = ilen = 0;
+      slack = delta = rdist = tlen = 0;
     }
   }
 };
@@ -192,6 +216,69 @@ struct LapProblem {
   JM_HD LapView<T> view(int64_t b) const {
     LapView<T> p(n, m, variant, C + static_cast<std::size_t>(b) * n * m,
                  buffers(b));
+    p.max_iters = max_iters;
+    return p;
+  }
+};
+
+// One sparse problem: the CSR costs and the state of lap_steps.h's tree
+// variant (its workspace laid out by LapWorkLayout(n, m, kLapCsrTree)).
+template <class T>
+struct LapCsrView : LapView<T> {
+  int cap;
+  const int* indptr;   // [n + 1]
+  const int* indices;  // [cap]
+  const T* cost;       // [cap]
+  int* cand;           // [m] least frontier row achieving a new least key
+  int* touched;        // [m] the columns given a key in this phase
+  int* forest;         // [n] the rows in this phase's forest
+  T* rdist;            // [n] the distance at which a forest row joined
+  int* edge_for_row;   // [n] the position of each row's matched entry
+
+  JM_HD LapCsrView(int n_, int m_, int cap_, const int* indptr_,
+                   const int* indices_, const T* cost_, const LapBuffers<T>& b,
+                   int* edge_for_row_)
+      : LapView<T>(n_, m_, kLapCsrTree, nullptr, b),
+        cap(cap_),
+        indptr(indptr_),
+        indices(indices_),
+        cost(cost_),
+        cand(b.work + LapWorkLayout(n_, m_, kLapCsrTree).cand),
+        touched(b.work + LapWorkLayout(n_, m_, kLapCsrTree).touched),
+        forest(b.work + LapWorkLayout(n_, m_, kLapCsrTree).forest),
+        rdist(b.twork + LapWorkLayout(n_, m_, kLapCsrTree).rdist),
+        edge_for_row(edge_for_row_) {}
+
+  // Whether entry k is an edge (+inf float costs are absent).
+  JM_HD bool present(int k) const {
+    return Num<T>::kIsInteger || cost[k] < Num<T>::inf();
+  }
+};
+
+// A batch of sparse problems of one shape and capacity: the operands of one
+// call, each [batch, len].
+template <class T>
+struct LapCsrProblem {
+  int64_t batch;
+  int n, m, cap;  // n <= m
+  const int* indptr;
+  const int* indices;
+  const T* cost;
+  LapBuffers<T> base;  // each [batch, len], workspaces of kLapCsrTree
+  int* edge_for_row;
+  int max_iters = 0;
+
+  JM_HD LapCsrView<T> view(int64_t b) const {
+    const LapWorkLayout L(n, m, kLapCsrTree);
+    const LapBuffers<T> buf{base.info + b * kLapInfoLen,
+                            base.col_for_row + b * n,
+                            base.row_for_col + b * m,
+                            base.u + b * n,
+                            base.v + b * m,
+                            base.work + b * static_cast<int64_t>(L.ilen),
+                            base.twork + b * static_cast<int64_t>(L.tlen)};
+    LapCsrView<T> p(n, m, cap, indptr + b * (n + 1), indices + b * cap,
+                    cost + b * cap, buf, edge_for_row + b * n);
     p.max_iters = max_iters;
     return p;
   }

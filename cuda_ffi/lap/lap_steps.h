@@ -409,6 +409,24 @@ JM_HD void lap_s3_mark(const Team& team, LapView<T>& p, int variant) {
   }
 }
 
+// Augments along the claimed path that ends at free column j, if j is the
+// one its tree claimed.
+template <class T>
+JM_HD void lap_augment_from(LapView<T>& p, int j) {
+  if (!p.col_flag[j] || p.row_for_col[j] >= 0) return;
+  if (p.claim[p.root[p.pred[j]]] != j) return;
+  int cur = j;
+  for (;;) {
+    const int i = p.pred[cur];
+    const int nxt = p.col_for_row[i];
+    p.col_for_row[i] = cur;
+    p.row_for_col[cur] = i;
+    if (nxt < 0) break;
+    cur = nxt;
+  }
+  atomic_add_int(&p.sc[kNAug], 1);
+}
+
 // s4: augment along the claimed path of every tree that reached a free
 // column (reverse + augmentation passes; the walk flips the path in place), or
 // -- tree variant, when the frontier is empty -- the dual update.
@@ -417,20 +435,7 @@ JM_HD void lap_s4_update(const Team& team, LapView<T>& p, int variant) {
   if (!lap_running(p)) return;
   if (variant == kLapClassical && p.sc[kPhase] == kPhaseDual) return;
   if (p.sc[kNFree] > 0) {
-    for (int j = team.rank(); j < p.m; j += team.size()) {
-      if (!p.col_flag[j] || p.row_for_col[j] >= 0) continue;
-      if (p.claim[p.root[p.pred[j]]] != j) continue;
-      int cur = j;
-      for (;;) {
-        const int i = p.pred[cur];
-        const int nxt = p.col_for_row[i];
-        p.col_for_row[i] = cur;
-        p.row_for_col[cur] = i;
-        if (nxt < 0) break;
-        cur = nxt;
-      }
-      atomic_add_int(&p.sc[kNAug], 1);
-    }
+    for (int j = team.rank(); j < p.m; j += team.size()) lap_augment_from(p, j);
     return;
   }
   if (variant != kLapTree || p.sc[kCntNext] != 0) return;

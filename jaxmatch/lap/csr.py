@@ -1,13 +1,21 @@
 """The sparse linear assignment problem under ``jax.jit`` and ``jax.vmap``:
 CSR costs as a pytree (:class:`SparseCosts`) and :func:`solve_lap_csr`.
 
-Solved by Jonker and Volgenant's shortest augmenting paths on the stored
-entries (LAPJVsp, ``cuda_ffi/lap/lap_sparse_jv.h``) in a CPU custom call,
-one batch member after another, in double precision; the duals come back in
-the cost dtype and certify the answer by LP duality (for one problem,
-:func:`jaxmatch.verify_sparse_lap` checks them given the pairs and duals as a
-:class:`jaxmatch.SparseLAPSolution`). There is no GPU solver: a call placed
-on a GPU fails with a message saying so.
+Two solvers, one custom call:
+
+* ``"jv"`` (the CPU's default): Jonker and Volgenant's shortest augmenting
+  paths on the stored entries (LAPJVsp, ``cuda_ffi/lap/lap_sparse_jv.h``),
+  one batch member after another, in double precision;
+* ``"tree"`` (the GPU's default, and on the CPU for checking it): the
+  alternating-tree Hungarian algorithm of the dense GPU solver with its
+  scans restricted to the stored entries (``cuda_ffi/lap/lap_csr_steps.h``),
+  one thread block per batch member, in the cost dtype.
+
+Either way the duals come back in the cost dtype and certify the answer by
+LP duality (for one problem, :func:`jaxmatch.verify_sparse_lap` checks them
+given the pairs and duals as a :class:`jaxmatch.SparseLAPSolution`). Both
+return an optimal assignment; where several are optimal they may return
+different ones.
 """
 
 from __future__ import annotations
@@ -157,18 +165,28 @@ def _over_batch(fn, *arrays):
     return tuple(o.reshape((*lead, o.shape[-1])) for o in out)
 
 
-def solve_lap_csr(S: SparseCosts, maximize: bool = False) -> LAPResult:
+SPARSE_METHODS = ("auto", "jv", "tree")
+_SPARSE_VARIANTS = {
+    "auto": "LAP_VARIANT_CSR_AUTO",
+    "jv": "LAP_VARIANT_JV",
+    "tree": "LAP_VARIANT_CSR_TREE",
+}
+
+
+def solve_lap_csr(S: SparseCosts, maximize: bool = False, method: str = "auto") -> LAPResult:
     """A minimum (or maximum) cost assignment of a sparse cost matrix, with
     its duals: every row assigned when ``n_rows <= n_cols`` (else every
     column), along stored entries only.
 
     Jittable; ``jax.vmap`` over matrices of one shape and capacity runs them
-    as one batched call. CPU only (JV on one core per call); on a GPU the
-    call fails with a message saying so.
+    as one batched call, on the CPU or a GPU.
 
     Args:
       S: the costs (see :class:`SparseCosts`); arrays may be traced.
       maximize: static bool. Maximize the total cost instead.
+      method: static str. ``"auto"`` (JV on the CPU, the tree variant on a
+        GPU), ``"jv"`` (CPU only: a GPU computation fails with a message)
+        or ``"tree"`` (both platforms; float32 costs are solved in float32).
 
     Returns:
       A :class:`LAPResult` as :func:`solve_lap` returns it: ``cost`` is
@@ -182,11 +200,13 @@ def solve_lap_csr(S: SparseCosts, maximize: bool = False) -> LAPResult:
       TypeError: ``S`` is not a :class:`SparseCosts`, an index array is not
         integer, or the costs are complex or of another dtype; a traced
         ``maximize``.
-      ValueError: inconsistent shapes.
+      ValueError: inconsistent shapes; an unknown ``method``.
     """
     if not isinstance(S, SparseCosts):
         raise TypeError(f"expected SparseCosts, got {type(S).__name__}")
     maximize = static_bool(maximize, "maximize")
+    if not isinstance(method, str) or method not in SPARSE_METHODS:
+        raise ValueError(f"method must be one of {SPARSE_METHODS}, got {method!r}")
     indptr, indices, data = (jnp.asarray(a) for a in (S.indptr, S.indices, S.data))
     for name, a in (("indptr", indptr), ("indices", indices)):
         if not jnp.issubdtype(a.dtype, jnp.integer):
@@ -250,11 +270,18 @@ def solve_lap_csr(S: SparseCosts, maximize: bool = False) -> LAPResult:
         return (
             shape(rows, jnp.int32), shape(cols, jnp.int32), shape(rows, dtype),
             shape(cols, dtype), shape(info, jnp.int32), shape(rows, jnp.int32),
+            shape(work, jnp.int32), shape(twork, dtype),
         )  # fmt: skip
 
     lap_ffi.variant_code("jv")  # loads and checks the library
-    cfr, rfc, u, v, info, edge = batched_ffi_call(
-        "jaxmatch_lap_csr_solve", shapes, [indptr, indices, costs], [1, 1, 1]
+    variant = _ffi.constant(_SPARSE_VARIANTS[method])
+    work, twork = _ffi.lap_workspace_lens(rows, cols, _ffi.constant("LAP_VARIANT_CSR_TREE"))
+    cfr, rfc, u, v, info, edge, _, _ = batched_ffi_call(
+        "jaxmatch_lap_csr_solve",
+        shapes,
+        [indptr, indices, costs],
+        [1, 1, 1],
+        dict(variant=np.int32(variant)),
     )
     status = lap_ffi.info_field(info, "STATUS")
     status = jnp.where(ok_entries, status, LAPStatus.INVALID_ENTRIES)

@@ -1,0 +1,48 @@
+// CUDA kernel of the sparse (CSR) LAP solver: lap_csr_steps.h's whole solve,
+// one thread block per problem.  A module of its own, apart from the dense
+// kernels of lap_kernels.cu.
+#include "common/teams.cuh"
+#include "lap/lap_csr_steps.h"
+#include "lap/lap_kernels.h"
+
+namespace jaxmatch {
+namespace {
+
+// As the dense fused kernel: at most 512 threads, two blocks per SM.
+constexpr int kCsrMaxThreads = 512;
+constexpr int kCsrMinBlocks = 2;
+
+template <class T>
+__global__ void __launch_bounds__(kCsrMaxThreads, kCsrMinBlocks)
+    lap_csr_solve_kernel(LapCsrProblem<T> s) {
+  const BlockTeam team;
+  for (int64_t b = blockIdx.x; b < s.batch; b += gridDim.x) {
+    LapCsrView<T> p = s.view(b);
+    lap_csr_solve_tree(team, p);
+  }
+}
+
+}  // namespace
+
+template <class T>
+cudaError_t LaunchLapCsrSolve(cudaStream_t stream, const LapCsrProblem<T>& s) {
+  if (s.batch == 0) return cudaSuccess;
+  const int work = s.m > s.n ? s.m : s.n;
+  int threads = ((work + 31) / 32) * 32;
+  if (threads < 32) threads = 32;
+  if (threads > kCsrMaxThreads) threads = kCsrMaxThreads;
+  const int64_t blocks =
+      s.batch < (int64_t{1} << 30) ? s.batch : (int64_t{1} << 30);
+  lap_csr_solve_kernel<T><<<static_cast<int>(blocks), threads, 0, stream>>>(s);
+  return cudaGetLastError();
+}
+
+#define JM_INSTANTIATE(T)                                 \
+  template cudaError_t LaunchLapCsrSolve<T>(cudaStream_t, \
+                                            const LapCsrProblem<T>&);
+JM_INSTANTIATE(float)
+JM_INSTANTIATE(double)
+JM_INSTANTIATE(int32_t)
+#undef JM_INSTANTIATE
+
+}  // namespace jaxmatch
