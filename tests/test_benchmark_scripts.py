@@ -108,6 +108,23 @@ def test_weighted_benchmark_device_list(monkeypatch):
     assert all(r["mates_differ"] == 0 and r["locally_dominant"] for r in ours)
 
 
+def test_sparse_lap_benchmark_runs(capsys):
+    """The sparse LAP benchmark on tiny problems: single and batched, both
+    CPU solvers, every row optimal, equal to scipy and certified."""
+    from benchmarks import sparse_lap
+
+    for batch in ("1", "3"):
+        sparse_lap.main(
+            ["--edges", "300", "--batch", batch, "--repeats", "1",
+             "--solvers", "cpu/jv/float64,cpu/tree/float32,cpu/tree/float64"]
+        )  # fmt: skip
+        rows = [ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("| 30 |")]
+        assert len(rows) == 3, rows
+        assert all(ln.endswith("| True |") and "nan" not in ln for ln in rows), rows
+    with pytest.raises(SystemExit):
+        sparse_lap.main(["--edges", "300", "--solvers", "cpu/tree/int32"])
+
+
 def test_long_path_and_rectangular_families():
     """The mesh, road and rectangular power-law generators: their shapes and
     degree bounds, canonical CSR, and jaxmatch's maximum equal to scipy's on
