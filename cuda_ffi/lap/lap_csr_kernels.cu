@@ -27,13 +27,8 @@ __global__ void __launch_bounds__(kCsrMaxThreads, kCsrMinBlocks)
 template <class T>
 cudaError_t LaunchLapCsrSolve(cudaStream_t stream, const LapCsrProblem<T>& s) {
   if (s.batch == 0) return cudaSuccess;
-  const int work = s.m > s.n ? s.m : s.n;
-  int threads = ((work + 31) / 32) * 32;
-  if (threads < 32) threads = 32;
-  if (threads > kCsrMaxThreads) threads = kCsrMaxThreads;
-  const int64_t blocks =
-      s.batch < (int64_t{1} << 30) ? s.batch : (int64_t{1} << 30);
-  lap_csr_solve_kernel<T><<<static_cast<int>(blocks), threads, 0, stream>>>(s);
+  const BlockPerProblem g(s.n, s.m, s.batch, kCsrMaxThreads);
+  lap_csr_solve_kernel<T><<<g.blocks, g.threads, 0, stream>>>(s);
   return cudaGetLastError();
 }
 

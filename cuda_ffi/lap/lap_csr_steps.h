@@ -29,17 +29,12 @@ namespace jaxmatch {
 
 // ------------------------------------------------------------ initialisation
 
-// Zeroes the scalars and the workspaces; checks the pointers (non-decreasing
-// from 0 to at most cap), else kFlagInput = kLapInvalidStructure.
+// Zeroes the scalars and the workspaces (lap_steps.h's); checks the pointers
+// (non-decreasing from 0 to at most cap), else kFlagInput =
+// kLapInvalidStructure.
 template <class T, class Team>
 JM_HD void lap_csr_init_zero(const Team& team, LapCsrView<T>& p) {
-  const LapWorkLayout L(p.n, p.m, kLapCsrTree);
-  int* work = p.pred - L.pred;
-  T* twork = p.slack - L.slack;
-  for (int k = team.rank(); k < kLapInfoLen; k += team.size()) p.sc[k] = 0;
-  for (std::size_t k = team.rank(); k < L.ilen; k += team.size()) work[k] = 0;
-  for (std::size_t k = team.rank(); k < L.tlen; k += team.size())
-    twork[k] = T(0);
+  lap_init_zero(team, p, kLapCsrTree);  // the lists are written before read
   team.sync();
   bool ok = true;
   for (int i = team.rank(); i <= p.n; i += team.size()) {
@@ -258,11 +253,11 @@ JM_HD T lap_csr_key(LapCsrView<T>& p, int i, int k, int j) {
   return key;
 }
 
-// s2a: every frontier row lowers the keys of the columns of its list outside
-// the forest; a column's first key puts it on the touched list.
-template <class T, class Team>
-JM_HD void lap_csr_s2_keys(const Team& team, LapCsrView<T>& p) {
-  if (!lap_running(p)) return;
+// Calls visit(i, k, j, key) for every entry k = (i, j) of the frontier's
+// rows whose column is outside the forest, with its key.
+template <class T, class Team, class Visit>
+JM_HD void lap_csr_frontier_entries(const Team& team, LapCsrView<T>& p,
+                                    const Visit& visit) {
   const int* cur = p.list_cur();
   const int cnt = p.sc[kCntCur];
   for (int t = team.rank(); t < cnt; t += team.size()) {
@@ -270,13 +265,22 @@ JM_HD void lap_csr_s2_keys(const Team& team, LapCsrView<T>& p) {
     for (int k = p.indptr[i]; k < p.indptr[i + 1]; ++k) {
       const int j = p.indices[k];
       if (p.col_flag[j] || !p.present(k)) continue;
-      const T key = lap_csr_key(p, i, k, j);
-      if (!(key < p.slack[j])) continue;
-      if (p.pred[j] == -1 && atomic_cas_int(&p.pred[j], -1, -2) == -1)
-        p.touched[atomic_add_int(&p.sc[kNTouched], 1)] = j;
-      atomic_min_nonneg(&p.slack[j], key);
+      visit(i, k, j, lap_csr_key(p, i, k, j));
     }
   }
+}
+
+// s2a: every frontier row lowers the keys of the columns of its list outside
+// the forest; a column's first key puts it on the touched list.
+template <class T, class Team>
+JM_HD void lap_csr_s2_keys(const Team& team, LapCsrView<T>& p) {
+  if (!lap_running(p)) return;
+  lap_csr_frontier_entries(team, p, [&](int, int, int j, T key) {
+    if (!(key < p.slack[j])) return;
+    if (p.pred[j] == -1 && atomic_cas_int(&p.pred[j], -1, -2) == -1)
+      p.touched[atomic_add_int(&p.sc[kNTouched], 1)] = j;
+    atomic_min_nonneg(&p.slack[j], key);
+  });
 }
 
 // s2b: among the frontier rows achieving a column's new least key, the least
@@ -284,18 +288,28 @@ JM_HD void lap_csr_s2_keys(const Team& team, LapCsrView<T>& p) {
 template <class T, class Team>
 JM_HD void lap_csr_s2_pred(const Team& team, LapCsrView<T>& p) {
   if (!lap_running(p)) return;
-  const int* cur = p.list_cur();
-  const int cnt = p.sc[kCntCur];
-  for (int t = team.rank(); t < cnt; t += team.size()) {
-    const int i = cur[t];
-    for (int k = p.indptr[i]; k < p.indptr[i + 1]; ++k) {
-      const int j = p.indices[k];
-      if (p.col_flag[j] || !p.present(k)) continue;
-      const T key = lap_csr_key(p, i, k, j);
-      if (key < Num<T>::inf() && key == p.slack[j])
-        atomic_min_int(&p.cand[j], i);
-    }
+  lap_csr_frontier_entries(team, p, [&](int i, int, int j, T key) {
+    if (key < Num<T>::inf() && key == p.slack[j]) atomic_min_int(&p.cand[j], i);
+  });
+}
+
+// Column j (with its predecessor set) joins the forest: a free column bids
+// for its tree's root; an assigned one brings its row into the tree and the
+// next frontier `next`.  Returns that row, or -1.  lap_s3_mark does the
+// same inline (a compute-sanitizer quirk, docs/design.md).
+template <class T>
+JM_HD int lap_join_forest(LapView<T>& p, int j, int* next) {
+  p.col_flag[j] = 1;
+  const int rt = p.root[p.pred[j]];
+  const int r = p.row_for_col[j];
+  if (r < 0) {
+    atomic_min_int(&p.claim[rt], j);
+    atomic_add_int(&p.sc[kNFree], 1);
+    return -1;
   }
+  p.root[r] = rt;
+  next[atomic_add_int(&p.sc[kCntNext], 1)] = r;
+  return r;
 }
 
 // s3: a touched column takes its candidate; one whose key is D joins the
@@ -320,16 +334,9 @@ JM_HD void lap_csr_s3_mark(const Team& team, LapCsrView<T>& p) {
       if (key < least) least = key;
       continue;
     }
-    p.col_flag[j] = 1;
-    const int rt = p.root[p.pred[j]];
-    const int r = p.row_for_col[j];
-    if (r < 0) {
-      atomic_min_int(&p.claim[rt], j);
-      atomic_add_int(&p.sc[kNFree], 1);
-    } else {
-      p.root[r] = rt;
+    const int r = lap_join_forest(p, j, next);
+    if (r >= 0) {
       p.rdist[r] = D;
-      next[atomic_add_int(&p.sc[kCntNext], 1)] = r;
       p.forest[atomic_add_int(&p.sc[kNForest], 1)] = r;
     }
   }

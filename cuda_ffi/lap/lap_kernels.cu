@@ -217,19 +217,12 @@ cudaError_t LaunchLapStep(cudaStream_t stream, const LapProblem<T>& s,
 template <class T>
 cudaError_t LaunchLapSolve(cudaStream_t stream, const LapProblem<T>& s) {
   if (s.batch == 0) return cudaSuccess;
-  const int work = s.m > s.n ? s.m : s.n;
-  int threads = ((work + 31) / 32) * 32;
-  if (threads < 32) threads = 32;
-  if (threads > kFusedMaxThreads) threads = kFusedMaxThreads;
-  const int64_t blocks =
-      s.batch < (int64_t{1} << 30) ? s.batch : (int64_t{1} << 30);
+  const BlockPerProblem g(s.n, s.m, s.batch, kFusedMaxThreads);
   const size_t smem = FusedSharedLayout::Of(s).bytes;
   if (smem <= kFusedSharedBytes)
-    lap_solve_kernel<true, T>
-        <<<static_cast<int>(blocks), threads, smem, stream>>>(s);
+    lap_solve_kernel<true, T><<<g.blocks, g.threads, smem, stream>>>(s);
   else
-    lap_solve_kernel<false, T>
-        <<<static_cast<int>(blocks), threads, 0, stream>>>(s);
+    lap_solve_kernel<false, T><<<g.blocks, g.threads, 0, stream>>>(s);
   return cudaGetLastError();
 }
 

@@ -144,6 +144,20 @@ struct LapBuffers {
   T* v;
   int* work;
   T* twork;
+
+  // Member b of a batch whose buffers these are (each [batch, len]), for
+  // the sparse solver.  LapProblem::buffers spells the same out (a
+  // compute-sanitizer quirk, docs/design.md).
+  JM_HD LapBuffers member(int64_t b, int n, int m,
+                          const LapWorkLayout& L) const {
+    return LapBuffers{info + b * kLapInfoLen,
+                      col_for_row + b * n,
+                      row_for_col + b * m,
+                      u + b * n,
+                      v + b * m,
+                      work + b * static_cast<int64_t>(L.ilen),
+                      twork + b * static_cast<int64_t>(L.tlen)};
+  }
 };
 
 // A view of one problem: the cost matrix and pointers into its state.
@@ -269,16 +283,10 @@ struct LapCsrProblem {
   int max_iters = 0;
 
   JM_HD LapCsrView<T> view(int64_t b) const {
-    const LapWorkLayout L(n, m, kLapCsrTree);
-    const LapBuffers<T> buf{base.info + b * kLapInfoLen,
-                            base.col_for_row + b * n,
-                            base.row_for_col + b * m,
-                            base.u + b * n,
-                            base.v + b * m,
-                            base.work + b * static_cast<int64_t>(L.ilen),
-                            base.twork + b * static_cast<int64_t>(L.tlen)};
     LapCsrView<T> p(n, m, cap, indptr + b * (n + 1), indices + b * cap,
-                    cost + b * cap, buf, edge_for_row + b * n);
+                    cost + b * cap,
+                    base.member(b, n, m, LapWorkLayout(n, m, kLapCsrTree)),
+                    edge_for_row + b * n);
     p.max_iters = max_iters;
     return p;
   }
