@@ -16,11 +16,11 @@
 // only drops once it is in a tree, which then matches it: v <= 0 with v = 0
 // on the columns left free, the rectangular LP's dual certificate.
 //
-// Determinism: a column's predecessor is, among the rows of the frontier
-// that set its least key in an iteration, the least one (two passes: an
-// atomic minimum of the key, then of the row among those achieving it);
-// everything else is lap_steps.h's order-independent rules, so every back
-// end returns the same assignment and prices.
+// Determinism: a column's predecessor is the least row of the latest
+// frontier that reached its least key (two passes: an atomic minimum of the
+// key, then of the row among those achieving it); everything else is
+// lap_steps.h's order-independent rules, so every back end returns the same
+// assignment and prices.
 #pragma once
 
 #include "lap/lap_steps.h"
@@ -35,6 +35,7 @@ namespace jaxmatch {
 template <class T, class Team>
 JM_HD void lap_csr_init_zero(const Team& team, LapCsrView<T>& p) {
   lap_init_zero(team, p, kLapCsrTree);  // the lists are written before read
+  if (team.rank() == 0) *p.capped = 0;
   team.sync();
   bool ok = true;
   for (int i = team.rank(); i <= p.n; i += team.size()) {
@@ -50,7 +51,9 @@ JM_HD void lap_csr_init_zero(const Team& team, LapCsrView<T>& p) {
 // compare-and-swap only fills an empty flag.
 template <class T, class Team>
 JM_HD void lap_csr_init_entries(const Team& team, LapCsrView<T>& p) {
-  if (load_shared_scalar(&p.sc[kFlagInput])) return;
+  // Malformed pointers (init_zero) stop every worker; a bad cost another
+  // worker flags meanwhile must not stop this one's column checks.
+  if (load_shared_scalar(&p.sc[kFlagInput]) == kLapInvalidStructure) return;
   const int nnz = p.indptr[p.n];
   for (int k = team.rank(); k < nnz; k += team.size()) {
     const int j = p.indices[k];
@@ -109,6 +112,8 @@ JM_HD void lap_csr_init_cols_check(const Team& team, LapCsrView<T>& p) {
   if (p.n != p.m || p.sc[kFlagInput] || p.sc[kFlagInfeas]) return;
   for (int j = team.rank(); j < p.m; j += team.size()) {
     if (!p.col_flag[j]) p.sc[kFlagInfeas] = 1;
+    // An int32 reduction that saturated: 0 is a feasible price too.
+    if (!(p.v[j] < Num<T>::inf())) p.v[j] = T(0);
     p.col_flag[j] = 0;
   }
 }
@@ -238,8 +243,9 @@ JM_HD void lap_csr_s1_plant(const Team& team, LapCsrView<T>& p) {
 }
 
 // The key of entry k from forest row i: rdist_i + its reduced cost at the
-// phase's prices (an integer key that does not fit sets the overflow flag
-// and reads inf, no edge).
+// phase's prices.  An int32 key that does not fit reads inf (beyond any
+// distance the forest reaches first) and marks the phase: should the forest
+// need to grow that far, the solve reports OVERFLOW, not INFEASIBLE.
 template <class T>
 JM_HD T lap_csr_key(LapCsrView<T>& p, int i, int k, int j) {
   const T r = Num<T>::reduced(p.cost[k], p.u[i], p.v[j]);
@@ -247,7 +253,7 @@ JM_HD T lap_csr_key(LapCsrView<T>& p, int i, int k, int j) {
   const T key =
       r < Num<T>::inf() ? Num<T>::add(p.rdist[i], r, &ovf) : Num<T>::inf();
   if (Num<T>::kIsInteger && (ovf || !(key < Num<T>::inf()))) {
-    p.sc[kFlagOverflow] = 1;
+    *p.capped = 1;
     return Num<T>::inf();
   }
   return key;
@@ -371,13 +377,18 @@ JM_HD void lap_csr_ctrl_iteration(LapCsrView<T>& p) {
   int* sc = p.sc;
   if (sc[kStatus] != kLapRunning) return;
   const bool ends = sc[kNFree] > 0;
-  if (!ends && sc[kCntNext] == 0 && p.delta[0] < Num<T>::inf())
-    p.delta[1] = p.delta[0];
+  if (!ends && sc[kCntNext] == 0) {
+    if (p.delta[0] < Num<T>::inf())
+      p.delta[1] = p.delta[0];
+    else if (*p.capped)
+      sc[kFlagOverflow] = 1;  // the next distance exists but does not fit
+  }
   lap_ctrl_iteration(p, kLapTree);
   if (ends) {
     sc[kOldTouched] = sc[kNTouched];
     sc[kOldForest] = sc[kNForest];
     sc[kNTouched] = sc[kNForest] = 0;
+    *p.capped = 0;
     p.delta[1] = T(0);
   }
 }

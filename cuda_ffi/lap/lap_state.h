@@ -84,8 +84,8 @@ enum LapScalar : int32_t {
 // Offsets into one problem's workspaces.
 struct LapWorkLayout {
   std::size_t pred, col_flag, row_flag, root, claim, list, tree_list, zcnt,
-      zidx, cand, touched, forest, ilen;  // into work
-  std::size_t slack, delta, rdist, tlen;  // into twork
+      zidx, cand, touched, forest, capped, ilen;  // into work
+  std::size_t slack, delta, rdist, tlen;          // into twork
 
   JM_HD LapWorkLayout(int n, int m, int variant) {
     std::size_t o = 0;
@@ -112,7 +112,7 @@ struct LapWorkLayout {
       zidx = o;
       o += static_cast<std::size_t>(n) * m;
     }
-    cand = touched = forest = o;
+    cand = touched = forest = capped = o;
     if (variant == kLapCsrTree) {
       cand = o;  // each column's least row achieving its new key
       o += m;
@@ -120,6 +120,8 @@ struct LapWorkLayout {
       o += m;
       forest = o;  // the rows in this phase's forest
       o += n;
+      capped = o;  // 1 when an int32 key of this phase did not fit
+      o += 1;
     }
     ilen = o;
     slack = 0;
@@ -128,7 +130,7 @@ struct LapWorkLayout {
     tlen = rdist + (variant == kLapCsrTree ? n : 0);
     if (variant == kLapJv) {  // lap_jv.h keeps its own arrays
       pred = col_flag = row_flag = root = claim = list = 0;
-      tree_list = zcnt = zidx = cand = touched = forest = ilen = 0;
+      tree_list = zcnt = zidx = cand = touched = forest = capped = ilen = 0;
       slack = delta = rdist = tlen = 0;
     }
   }
@@ -246,6 +248,7 @@ struct LapCsrView : LapView<T> {
   int* cand;           // [m] least frontier row achieving a new least key
   int* touched;        // [m] the columns given a key in this phase
   int* forest;         // [n] the rows in this phase's forest
+  int* capped;         // [1] an int32 key of this phase did not fit
   T* rdist;            // [n] the distance at which a forest row joined
   int* edge_for_row;   // [n] the position of each row's matched entry
 
@@ -260,6 +263,7 @@ struct LapCsrView : LapView<T> {
         cand(b.work + LapWorkLayout(n_, m_, kLapCsrTree).cand),
         touched(b.work + LapWorkLayout(n_, m_, kLapCsrTree).touched),
         forest(b.work + LapWorkLayout(n_, m_, kLapCsrTree).forest),
+        capped(b.work + LapWorkLayout(n_, m_, kLapCsrTree).capped),
         rdist(b.twork + LapWorkLayout(n_, m_, kLapCsrTree).rdist),
         edge_for_row(edge_for_row_) {}
 

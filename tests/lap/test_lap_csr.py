@@ -187,6 +187,40 @@ def test_bad_input_gets_a_status(method):
     assert int(solve(junk).status) == LAPStatus.OPTIMAL
 
 
+def test_int32_costs_near_the_limit(method):
+    """int32 costs spanning most of the range: never a wrong certificate.
+    The tree variant's distances are int32 too: a column that lies 2^31 - 1
+    or more beyond every row is OVERFLOW there (JV, in double precision,
+    solves it); a key past the range that the forest does not need is no
+    overflow."""
+    edge = SparseCosts(
+        np.array([0, 1, 3], np.int32), np.array([0, 0, 1], np.int32),
+        np.array([-1000, -1, 2**31 - 2], np.int32), 2,
+    )  # fmt: skip
+    res = jaxmatch.solve_lap_csr(edge, method=method)
+    A = sp.csr_matrix((np.asarray(edge.data, np.float64), edge.indices, edge.indptr), (2, 2))
+    if method == "jv":  # double precision inside
+        assert int(res.status) == LAPStatus.OPTIMAL
+        assert certify(A, res, False).optimal
+    else:  # column 1 lies 2^31 - 1 beyond row 1's price: no int32 distance
+        assert int(res.status) == LAPStatus.OVERFLOW
+    # Near-limit entries beside a small optimum (every row's cheapest entry
+    # in column 0, its diagonal next): solved, certified, no overflow.
+    rng = np.random.default_rng(9)
+    for n in (40, 120):
+        A = sp.random(n, n, density=0.1, random_state=n, format="lil")
+        A[A.nonzero()] = rng.integers(2_140_000_000, 2_147_483_000, A.nnz)
+        A[:, 0] = 1
+        A.setdiag(1000 + np.arange(n))
+        A = A.tocsr()
+        S = SparseCosts.from_scipy(A)
+        S = SparseCosts(S.indptr, S.indices, S.data.astype(np.int32), n)
+        res = jaxmatch.solve_lap_csr(S, method=method)
+        assert int(res.status) == LAPStatus.OPTIMAL, n
+        assert float(res.cost) == scipy_optimum(A.astype(np.float64), False), n
+        assert certify(A.astype(np.float64), res, False).optimal, n
+
+
 def test_empty_and_argument_errors():
     empty = SparseCosts(np.zeros(1, np.int32), np.zeros(0, np.int32), np.zeros(0), 4)
     res = jaxmatch.solve_lap_csr(empty)
