@@ -36,6 +36,12 @@ from jax.sharding import NamedSharding, PartitionSpec
 ResultShapes = Callable[[tuple[int, ...]], Sequence[Any]]
 
 
+def batched_shape(lead: tuple[int, ...], length: int, dtype: Any = jnp.int32) -> Any:
+    """The shape of a result of ``length`` elements per problem of a batch
+    with leading dimensions ``lead``: a ``jax.ShapeDtypeStruct``."""
+    return jax.ShapeDtypeStruct((*lead, length), dtype)
+
+
 def batched_ffi_call(
     target: str,
     result_shapes: ResultShapes,

@@ -18,7 +18,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import _ffi
-from .._batch import batched_ffi_call
+from .._batch import batched_ffi_call, batched_shape
 from .types import LAPStatus
 
 
@@ -72,7 +72,7 @@ def _state_shapes(C: jax.Array, variant: int) -> Callable[[tuple[int, ...]], Lap
 
     def shapes(lead: tuple[int, ...]) -> LapState:
         def shape(length, dt):
-            return jax.ShapeDtypeStruct((*lead, length), dt)
+            return batched_shape(lead, length, dt)
 
         return LapState(
             col_for_row=shape(n, jnp.int32),

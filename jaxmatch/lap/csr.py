@@ -28,7 +28,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import _ffi
-from .._batch import batched_ffi_call
+from .._batch import batched_ffi_call, batched_shape
 from .._static import static_bool
 from . import _ffi as lap_ffi
 from .api import finished_result
@@ -264,7 +264,7 @@ def solve_lap_csr(S: SparseCosts, maximize: bool = False, method: str = "auto") 
 
     def shapes(lead_dims: tuple[int, ...]) -> tuple[jax.ShapeDtypeStruct, ...]:
         def shape(length: int, dt: Any) -> jax.ShapeDtypeStruct:
-            return jax.ShapeDtypeStruct((*lead_dims, length), dt)
+            return batched_shape(lead_dims, length, dt)
 
         info = _ffi.constant("LAP_INFO_LEN")
         return (

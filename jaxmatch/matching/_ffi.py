@@ -18,11 +18,10 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import jax
-import jax.numpy as jnp
 import numpy as np
 
 from .. import _ffi
-from .._batch import batched_ffi_call
+from .._batch import batched_ffi_call, batched_shape
 from .types import MatchingStatus
 
 
@@ -66,14 +65,11 @@ def _state_shapes(n_rows: int, n_cols: int) -> Callable[[tuple[int, ...]], Match
     """The state's shapes for leading dimensions ``lead``."""
 
     def shapes(lead: tuple[int, ...]) -> MatchingState:
-        def shape(length):
-            return jax.ShapeDtypeStruct((*lead, length), jnp.int32)
-
         return MatchingState(
-            row_match=shape(n_rows),
-            col_match=shape(n_cols),
-            info=shape(_ffi.constant("MATCHING_INFO_LEN")),
-            work=shape(_ffi.matching_workspace_len(n_rows, n_cols)),
+            row_match=batched_shape(lead, n_rows),
+            col_match=batched_shape(lead, n_cols),
+            info=batched_shape(lead, _ffi.constant("MATCHING_INFO_LEN")),
+            work=batched_shape(lead, _ffi.matching_workspace_len(n_rows, n_cols)),
         )
 
     return shapes

@@ -16,11 +16,10 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 import jax
-import jax.numpy as jnp
 import numpy as np
 
 from .. import _ffi
-from .._batch import batched_ffi_call
+from .._batch import batched_ffi_call, batched_shape
 from .types import WeightedMatchingStatus
 
 
@@ -63,14 +62,11 @@ def _state_shapes(n: int) -> Callable[[tuple[int, ...]], WeightedState]:
     """The state's shapes for leading dimensions ``lead``."""
 
     def shapes(lead: tuple[int, ...]) -> WeightedState:
-        def shape(length):
-            return jax.ShapeDtypeStruct((*lead, length), jnp.int32)
-
         return WeightedState(
-            mate=shape(n),
-            mate_edge=shape(n),
-            info=shape(_ffi.constant("WEIGHTED_INFO_LEN")),
-            work=shape(_ffi.weighted_workspace_len(n)),
+            mate=batched_shape(lead, n),
+            mate_edge=batched_shape(lead, n),
+            info=batched_shape(lead, _ffi.constant("WEIGHTED_INFO_LEN")),
+            work=batched_shape(lead, _ffi.weighted_workspace_len(n)),
         )
 
     return shapes
