@@ -264,6 +264,7 @@ int main(int argc, char** argv) {
     int ph_levels = 0, ph_roots = h_sc[kMcmQEnd], ph_first = 0;
     long long ph_work = 0;
     double ph_ms = 0;
+    int levels_before = h_sc[kMcmNLevels];
     while (h_sc[kMcmStatus] == kMcmRunning) {
       const int front = h_sc[kMcmQEnd] - h_sc[kMcmQHead];
       const int phase = h_sc[kMcmNPhases];
@@ -275,11 +276,14 @@ int main(int argc, char** argv) {
       CK(cudaStreamSynchronize(s));
       float ms = 0;
       CK(cudaEventElapsedTime(&ms, e0, e1));
+      // A call runs one level, or up to kSmallLevels of small frontiers.
+      const int ran = h_sc[kMcmNLevels] - levels_before;
+      levels_before = h_sc[kMcmNLevels];
       int b = 0;
       while ((2 << b) <= front && b < kBuckets - 1) ++b;
       sum[b] += ms;
-      ++cnt[b];
-      ++ph_levels;
+      cnt[b] += ran;
+      ph_levels += ran;
       ph_work += front;
       ph_ms += ms;
       if (!ph_first && h_sc[kMcmFoundLevel])
@@ -299,8 +303,10 @@ int main(int argc, char** argv) {
     }
     all_ok &= check("profiled solve");
     std::printf(
-        "levels %d: %.3f ms (%.1f us per call of level + alternate + fix)\n",
+        "calls %d: %.3f ms (%.1f us per call of level steps + alternate + "
+        "fix)\n",
         level_calls, level_ms, 1e3 * level_ms / std::max(level_calls, 1));
+    // Bucketed by the frontier each call started from.
     for (int b = 0; b < kBuckets; ++b)
       if (cnt[b])
         std::printf("  frontier [%d, %d): %5d levels, %7.1f us each\n",

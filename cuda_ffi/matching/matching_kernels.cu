@@ -6,7 +6,8 @@
 //            boundaries are the barriers.  The level and fix kernels end with
 //            the last-block pattern: each block adds itself to a ticket, and
 //            the last one runs the scalar transition, so no separate control
-//            launch is needed.
+//            launch is needed.  BFS levels with small frontiers run many to
+//            a launch, one block per problem.
 //   fused:   mcm_solve_kernel, one block per problem, the whole solve with
 //            block barriers between steps (small graphs, batches).
 #include "matching/matching_kernels.h"
@@ -20,6 +21,11 @@ namespace {
 constexpr int kCtBlocks = 256;  // CT: 256 blocks x 256 threads
 constexpr int kMaxGridY = 65535;
 constexpr int kFusedMaxThreads = 512;
+// The small-frontier level kernel: its block size, the most levels one
+// launch runs, and the frontier it takes (in passes of its column groups).
+constexpr int kSmallThreads = 1024;
+constexpr int kSmallLevels = 1024;
+constexpr int kSmallPasses = 4;
 
 __device__ bool StepActive(const McmView& p, int phase) {
   return mcm_running(p) && mcm_phase(p) == phase;
@@ -108,6 +114,40 @@ __global__ void mcm_init_bfs_kernel(McmProblem s) {
         threadIdx.x == 0) {
       p.sc[kMcmTicket] = 0;
       mcm_ctrl_start_phase(p);
+    }
+  }
+}
+
+// Whether the current level's frontier is for one block: at most
+// kSmallPasses passes of a kSmallThreads block's column groups.  Read from
+// the scalars, so uniform over a block that reads them after a barrier.
+__device__ bool SmallFrontier(const McmView& p, int lanes) {
+  const int front = load_shared_scalar(p.sc + kMcmQEnd) -
+                    load_shared_scalar(p.sc + kMcmQHead);
+  return front <= kSmallPasses * (kSmallThreads / lanes);
+}
+
+// Levels with small frontiers (long augmenting paths through few columns
+// per level, as on meshes) in one block per problem, up to kSmallLevels of
+// them with block barriers in between, instead of a grid launch each: a
+// level then costs its chain of dependent loads, not a launch and a
+// grid-wide ticket.  Stops at a large frontier (left to mcm_level_kernel)
+// or at the end of the phase's BFS.  Only one block works on a problem, so
+// its writes are visible to its own later reads without fences.  It runs
+// at the start of a stepped call; the call's level kernels take every
+// frontier after it.
+__global__ void __launch_bounds__(kSmallThreads)
+    mcm_small_levels_kernel(McmProblem s, McmOptions o) {
+  const BlockTeam team;
+  const bool wr = o.bfs == kMcmBfsWr;
+  for (int64_t b = blockIdx.y; b < s.batch; b += gridDim.y) {
+    McmView p = s.view(b);
+    const int lanes = mcm_lanes(team, p);
+    for (int k = 0; k < kSmallLevels; ++k) {
+      if (!StepActive(p, kMcmBfsPhase) || !SmallFrontier(p, lanes)) break;
+      const int flags = team.sync_or(mcm_level(team, p, wr, lanes));
+      if (threadIdx.x == 0) mcm_ctrl_level(p, o, flags);
+      team.sync();
     }
   }
 }
@@ -331,6 +371,10 @@ cudaError_t LaunchMcmStep(cudaStream_t stream, const McmProblem& s,
   if (s.batch == 0) return cudaSuccess;
   const dim3 grid = Grid(s, mapping, resident_blocks);
   if (o.driver == kMcmPr) return LaunchMcmPrStep(stream, s, o, grid, levels);
+  // Small frontiers first (a phase starts from the free columns left), then
+  // a launch per level.  Each launch costs a few microseconds even as a
+  // no-op, so the small-frontier kernel runs once per call.
+  mcm_small_levels_kernel<<<dim3(1, grid.y), kSmallThreads, 0, stream>>>(s, o);
   for (int k = 0; k < levels; ++k)
     mcm_level_kernel<<<grid, kMcmThreads, 0, stream>>>(s, o);
   mcm_alternate_kernel<<<grid, kMcmThreads, 0, stream>>>(s, o);

@@ -24,8 +24,9 @@ constexpr int kMcmThreads = 256;
 cudaError_t LaunchMcmInit(cudaStream_t stream, const McmProblem& p, int init,
                           const int* rm0, const int* cm0, int resident_blocks);
 
-// One stepped call: `levels` BFS level kernels, then Alternate and
-// FixMatching (each a no-op unless its phase is current).
+// One stepped call: a run of BFS levels with small frontiers in one block
+// per problem, then `levels` BFS level kernels, then Alternate
+// and FixMatching (each a no-op unless its phase is current).
 cudaError_t LaunchMcmStep(cudaStream_t stream, const McmProblem& p,
                           const McmOptions& o, int mapping, int levels,
                           int resident_blocks);
