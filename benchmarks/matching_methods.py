@@ -18,6 +18,12 @@ cover of the same size). Run:
 
     python -m benchmarks.matching_methods [--sizes 20] [--families delaunay,rgg,kron]
         [--device gpu] [--ecl-mm ./ecl-mm] [--igraph] [--json out.json]
+        [--methods auto,pr] [--inits cheap] [--max-seconds 5] [--igraph-max-nnz N]
+
+``--methods`` and ``--inits`` restrict the jaxmatch cells (large sizes:
+the default alone). A cell whose first timed call takes longer than
+``--max-seconds`` is reported from that one call (``repeats`` 1 in its
+JSON cell). ``--igraph-max-nnz`` skips igraph on larger graphs.
 """
 
 from __future__ import annotations
@@ -85,7 +91,14 @@ def run_igraph(A: sp.csr_matrix) -> dict:
     return {"ms": ms, "cardinality": len(m)}
 
 
-def run_jaxmatch(G, device, repeats: int) -> dict:
+def run_jaxmatch(
+    G,
+    device,
+    repeats: int,
+    methods=METHODS,
+    inits=INITS,
+    max_seconds: float = float("inf"),
+) -> dict:
     import jax
 
     import jaxmatch
@@ -93,22 +106,26 @@ def run_jaxmatch(G, device, repeats: int) -> dict:
     Gd = jax.device_put(G, device)
     out = {}
     reference = None
-    for method in METHODS:
-        for init in INITS:
+    for method in methods:
+        for init in inits:
             fn = jax.jit(
                 lambda G, m=method, i=init: jaxmatch.max_cardinality_matching(G, method=m, init=i)
             )
             res = jax.block_until_ready(fn(Gd))
-            times = []
-            for _ in range(repeats):
+            times: list[float] = []
+            while len(times) < repeats:
                 t0 = time.perf_counter()
                 res = jax.block_until_ready(fn(Gd))
                 times.append((time.perf_counter() - t0) * 1e3)
+                if times[0] > max_seconds * 1e3:
+                    break
             res = jax.device_get(res)
             cell = {
                 "ms": statistics.median(times),
+                "repeats": len(times),
                 "cardinality": int(res.cardinality),
                 "phases": int(res.n_phases),
+                "levels": int(res.n_levels),
                 "status": int(res.status),
             }
             if reference is None:
@@ -129,6 +146,15 @@ def main(argv=None) -> int:
     p.add_argument("--repeats", type=int, default=5)
     p.add_argument("--ecl-mm", help="ECL-MM binary")
     p.add_argument("--igraph", action="store_true", help="time igraph (CPU) too")
+    p.add_argument("--igraph-max-nnz", type=int, help="skip igraph above this many edges")
+    p.add_argument("--methods", default=",".join(METHODS))
+    p.add_argument("--inits", default=",".join(INITS))
+    p.add_argument(
+        "--max-seconds",
+        type=float,
+        default=float("inf"),
+        help="one timed call for cells whose first call takes longer",
+    )
     p.add_argument("--cache", default=graphs.DEFAULT_CACHE)
     p.add_argument("--json")
     args = p.parse_args(argv)
@@ -152,12 +178,20 @@ def main(argv=None) -> int:
                     if not permuted:
                         original = A
                     row = {"graph": meta["name"], "n": A.shape[0], "nnz": int(A.nnz)}
-                    row["jaxmatch"] = run_jaxmatch(build_graph(A), device, args.repeats)
+                    row["jaxmatch"] = run_jaxmatch(
+                        build_graph(A),
+                        device,
+                        args.repeats,
+                        methods=args.methods.split(","),
+                        inits=args.inits.split(","),
+                        max_seconds=args.max_seconds,
+                    )
                     if args.ecl_mm:
                         egr = Path(tmp) / "graph.egr"
                         write_egr(A, egr)
                         row["ecl-mm"] = run_ecl_mm(args.ecl_mm, egr, args.repeats)
-                    if args.igraph:
+                    igraph_cap = args.igraph_max_nnz
+                    if args.igraph and (igraph_cap is None or A.nnz <= igraph_cap):
                         row["igraph"] = run_igraph(A)
                     rows.append(row)
                     print_row(row)
@@ -177,6 +211,7 @@ def print_row(row: dict) -> None:
         ratio = f"  x{cell['ms'] / ecl:.2f} of ECL-MM" if ecl else ""
         print(
             f"  {label:24s} {cell['ms']:9.2f} ms  phases {cell['phases']:4d}"
+            f"  levels {cell['levels']:7d}"
             f"  card {cell['cardinality']}{'' if cell['agrees'] else ' DIFFERS'}{ratio}"
         )
     sys.stdout.flush()

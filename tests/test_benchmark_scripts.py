@@ -48,6 +48,18 @@ def test_every_method_and_init_agrees_on_a_small_graph(tmp_path):
             assert cell["agrees"] and cell["status"] == MatchingStatus.MAXIMUM, (label, cell)
 
 
+def test_methods_inits_and_time_limit_restrict_the_cells(tmp_path):
+    out = tmp_path / "rows.json"
+    argv = ["--sizes", "8", "--families", "delaunay", "--permuted", "orig", "--device", "cpu"]
+    argv += ["--repeats", "3", "--cache", "", "--json", str(out)]
+    argv += ["--methods", "auto,pr", "--inits", "cheap", "--max-seconds", "0"]
+    assert matching_methods.main(argv) == 0
+    (row,) = json.loads(out.read_text())
+    assert sorted(row["jaxmatch"]) == ["auto/cheap", "pr/cheap"]
+    for cell in row["jaxmatch"].values():
+        assert cell["repeats"] == 1 and cell["status"] == MatchingStatus.MAXIMUM
+
+
 def test_warm_start_benchmark_runs(capsys):
     from benchmarks import lap_warm_start
 
