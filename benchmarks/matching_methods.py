@@ -45,7 +45,7 @@ from benchmarks.matching import graphs
 from benchmarks.matching.cases import build_graph
 
 METHODS = ("auto", "apfb", "apsb", "pr")
-INITS = ("cheap", "karp-sipser")
+INITS = ("cheap", "greedy", "karp-sipser")
 
 
 def write_egr(A: sp.csr_matrix, path: Path) -> None:

@@ -60,6 +60,7 @@ constexpr NamedConstant kConstants[] = {
     {"MATCHING_INIT_CHEAP", kMcmInitCheap},
     {"MATCHING_INIT_GIVEN", kMcmInitGiven},
     {"MATCHING_INIT_KARP_SIPSER", kMcmInitKarpSipser},
+    {"MATCHING_INIT_GREEDY", kMcmInitGreedy},
     {"MATCHING_MAPPING_CT", kMcmMappingCt},
     {"MATCHING_MAPPING_MT", kMcmMappingMt},
     {"MATCHING_STATUS_RUNNING", kMcmRunning},

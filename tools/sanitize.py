@@ -106,7 +106,7 @@ def matching_workload() -> tuple[int, int]:
         for method, bfs, init, execution, mapping in itertools.product(
             ("apfb", "apsb", "hybrid"),
             ("wr", "plain"),
-            ("cheap", "karp-sipser", None),
+            ("cheap", "greedy", "karp-sipser", None),
             ("fused", "stepped"),
             ("ct", "mt"),
         ):
@@ -118,7 +118,7 @@ def matching_workload() -> tuple[int, int]:
             runs += 1
             bad += not jaxmatch.verify_matching(G, res).maximum
         for init, execution in itertools.product(
-            ("cheap", "karp-sipser", None), ("fused", "stepped")
+            ("cheap", "greedy", "karp-sipser", None), ("fused", "stepped")
         ):
             res = jaxmatch.max_cardinality_matching(G, method="pr", init=init, execution=execution)
             runs += 1

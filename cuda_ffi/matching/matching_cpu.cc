@@ -54,23 +54,26 @@ ffi::Error McmSolveCpu(IndexBuffer cxadj, IndexBuffer cadj, IndexBuffer rxadj,
                            {&*rm, &*cm, &*info, &*work}, init, &o);
 }
 
-ffi::Error McmStepCpu(IndexBuffer cxadj, IndexBuffer cadj, IndexBuffer rm_in,
-                      IndexBuffer cm_in, IndexBuffer info_in,
-                      IndexBuffer work_in, IndexResult rm, IndexResult cm,
-                      IndexResult info, IndexResult work, int32_t driver,
-                      int32_t bfs, int32_t max_phases, int32_t hybrid_depth,
-                      int32_t auto_free_divisor, int32_t levels,
-                      int32_t mapping) {
-  const McmOptions o{driver, bfs, max_phases, hybrid_depth, auto_free_divisor};
+ffi::Error McmStepCpu(IndexBuffer cxadj, IndexBuffer cadj, IndexBuffer rxadj,
+                      IndexBuffer radj, IndexBuffer rm_in, IndexBuffer cm_in,
+                      IndexBuffer info_in, IndexBuffer work_in, IndexResult rm,
+                      IndexResult cm, IndexResult info, IndexResult work,
+                      int32_t driver, int32_t bfs, int32_t max_phases,
+                      int32_t hybrid_depth, int32_t auto_free_divisor,
+                      int32_t levels, int32_t mapping, int32_t restart_levels) {
+  McmOptions o{driver,        bfs, max_phases, hybrid_depth, auto_free_divisor,
+               restart_levels};
   const McmState in{&rm_in, &cm_in, &info_in, &work_in};
   const McmState out{&*rm, &*cm, &*info, &*work};
   McmShape s;
   JM_RETURN_IF_ERROR(
-      PrepareMcmStep(cxadj, cadj, in, out, o, levels, mapping, &s,
+      PrepareMcmStep(cxadj, cadj, rxadj, radj, in, out, o, levels, mapping, &s,
                      [](const void* from, void* to, std::size_t bytes) {
                        std::memcpy(to, from, bytes);
                        return ffi::Error::Success();
                      }));
+  // The CPU's cheap matching is the sequential greedy: nothing to restart.
+  o.restart_levels = 0;
   const McmProblem problem = McmProblemOf(s, cxadj, cadj, out);
   for (int64_t i = 0; i < s.batch; ++i) {
     McmView p = problem.view(i);

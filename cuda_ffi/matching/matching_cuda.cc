@@ -50,26 +50,30 @@ ffi::Error McmSolveCuda(cudaStream_t stream, int32_t device, IndexBuffer cxadj,
 }
 
 ffi::Error McmStepCuda(cudaStream_t stream, int32_t device, IndexBuffer cxadj,
-                       IndexBuffer cadj, IndexBuffer rm_in, IndexBuffer cm_in,
+                       IndexBuffer cadj, IndexBuffer rxadj, IndexBuffer radj,
+                       IndexBuffer rm_in, IndexBuffer cm_in,
                        IndexBuffer info_in, IndexBuffer work_in, IndexResult rm,
                        IndexResult cm, IndexResult info, IndexResult work,
                        int32_t driver, int32_t bfs, int32_t max_phases,
                        int32_t hybrid_depth, int32_t auto_free_divisor,
-                       int32_t levels, int32_t mapping) {
-  const McmOptions o{driver, bfs, max_phases, hybrid_depth, auto_free_divisor};
+                       int32_t levels, int32_t mapping,
+                       int32_t restart_levels) {
+  const McmOptions o{
+      driver, bfs, max_phases, hybrid_depth, auto_free_divisor, restart_levels};
   const McmState in{&rm_in, &cm_in, &info_in, &work_in};
   const McmState out{&*rm, &*cm, &*info, &*work};
   McmShape s;
   JM_RETURN_IF_ERROR(
-      PrepareMcmStep(cxadj, cadj, in, out, o, levels, mapping, &s,
+      PrepareMcmStep(cxadj, cadj, rxadj, radj, in, out, o, levels, mapping, &s,
                      [stream](const void* from, void* to, std::size_t bytes) {
                        return CopyIfNotAliased(stream, from, to, bytes);
                      }));
   int resident = 0;
   JM_RETURN_IF_ERROR(ResidentBlocks(device, kMcmThreads, &resident));
-  return CudaCheck(LaunchMcmStep(stream, McmProblemOf(s, cxadj, cadj, out), o,
-                                 mapping, levels, resident),
-                   "matching step launch");
+  return CudaCheck(
+      LaunchMcmStep(stream, McmProblemOf(s, cxadj, cadj, out, &rxadj, &radj), o,
+                    mapping, levels, resident),
+      "matching step launch");
 }
 
 }  // namespace

@@ -3,14 +3,16 @@
 //   init:  (cxadj, cadj, rxadj, radj, rm0, cm0) -> state   attr init
 //   solve: (cxadj, cadj, rxadj, radj, rm0, cm0) -> state   attrs init + the
 //                                                          options
-//   step:  (cxadj, cadj, state) -> state         attrs the options, levels,
-//                                                mapping
+//   step:  (cxadj, cadj, rxadj, radj, state) -> state   attrs the options,
+//                                                       levels, mapping,
+//                                                       restart_levels
 //
 // The options are the attributes driver, bfs, max_phases, hybrid_depth and
 // auto_free_divisor.  cxadj is int32 [..., n_cols + 1], cadj int32
 // [..., nnz_cap] (the column CSR; entries past cxadj[n_cols] are padding),
 // rxadj int32 [..., n_rows + 1] and radj int32 [..., rnnz_cap] the row CSR
-// (read only when init == Karp-Sipser),
+// (read only when init is Karp-Sipser or the ordered greedy, and by the
+// stepped CUDA solver's restart from the ordered greedy),
 // rm0 int32 [..., n_rows] and cm0 int32 [..., n_cols] a warm start (read
 // only when init == given); the state is row_match [..., n_rows], col_match
 // [..., n_cols], info [..., kMcmInfoLen] and work [..., McmWorkLayout::len],
@@ -137,7 +139,7 @@ inline McmProblem McmProblemOf(const McmShape& s, const IndexBuffer& cxadj,
 }
 
 inline ffi::Error CheckInit(int32_t init) {
-  if (init < kMcmInitNone || init > kMcmInitKarpSipser)
+  if (init < kMcmInitNone || init > kMcmInitGreedy)
     return InvalidArgument("unknown matching init " + std::to_string(init));
   return ffi::Error::Success();
 }
@@ -157,8 +159,10 @@ inline ffi::Error CheckMcmOptions(const McmOptions& o) {
 
 // The stepped call's own attributes.  mapping: 0 = CT, 1 = MT (the CUDA
 // grid; the CPU runs serially and ignores it).
-inline ffi::Error CheckMcmStep(int32_t levels, int32_t mapping) {
+inline ffi::Error CheckMcmStep(int32_t levels, int32_t mapping,
+                               int32_t restart_levels) {
   if (levels < 1) return InvalidArgument("levels must be >= 1");
+  if (restart_levels < 0) return InvalidArgument("restart_levels must be >= 0");
   if (mapping != kMcmMappingCt && mapping != kMcmMappingMt)
     return InvalidArgument("unknown thread mapping " + std::to_string(mapping));
   return ffi::Error::Success();
@@ -169,12 +173,14 @@ inline ffi::Error CheckMcmStep(int32_t levels, int32_t mapping) {
 // them.
 template <class Copy>
 ffi::Error PrepareMcmStep(const IndexBuffer& cxadj, const IndexBuffer& cadj,
+                          const IndexBuffer& rxadj, const IndexBuffer& radj,
                           const McmState& in, const McmState& out,
                           const McmOptions& o, int32_t levels, int32_t mapping,
                           McmShape* s, Copy&& copy) {
   JM_RETURN_IF_ERROR(CheckMcmOptions(o));
-  JM_RETURN_IF_ERROR(CheckMcmStep(levels, mapping));
+  JM_RETURN_IF_ERROR(CheckMcmStep(levels, mapping, o.restart_levels));
   JM_RETURN_IF_ERROR(GetMcmShape(cxadj, cadj, *in.row_match, s));
+  JM_RETURN_IF_ERROR(CheckRowCsr(s, rxadj, radj));
   JM_RETURN_IF_ERROR(CheckMcmState(*s, in));
   JM_RETURN_IF_ERROR(CheckMcmState(*s, out));
   const IndexBuffer* from[4] = {in.row_match, in.col_match, in.info, in.work};
@@ -206,11 +212,6 @@ inline ffi::Error PrepareMcmFromScratch(
 }
 
 // The bindings, written out: a Binding can only be extended in place.
-#define JM_MCM_GRAPH_AND_WARM_START                       \
-  .template Arg<IndexBuffer>()     /* cxadj */            \
-      .template Arg<IndexBuffer>() /* cadj */             \
-      .template Arg<IndexBuffer>() /* rm0 or row_match */ \
-      .template Arg<IndexBuffer>() /* cm0 or col_match */
 #define JM_MCM_ROW_CSR                         \
   .template Arg<IndexBuffer>()     /* rxadj */ \
       .template Arg<IndexBuffer>() /* radj */
@@ -251,14 +252,14 @@ auto BindMcmSolve(Binding b) {
 
 template <class Binding>
 auto BindMcmStep(Binding b) {
-  return std::move(b) JM_MCM_GRAPH_AND_WARM_START
-      .template Arg<IndexBuffer>() /* info */
-      .template Arg<IndexBuffer>() /* work */
+  return std::move(b) JM_MCM_FROM_SCRATCH_ARGS /* row_match, col_match */
+      .template Arg<IndexBuffer>()             /* info */
+      .template Arg<IndexBuffer>()             /* work */
       JM_MCM_STATE_RESULTS JM_MCM_OPTIONS.template Attr<int32_t>("levels")
-      .template Attr<int32_t>("mapping");
+      .template Attr<int32_t>("mapping")
+      .template Attr<int32_t>("restart_levels");
 }
 
-#undef JM_MCM_GRAPH_AND_WARM_START
 #undef JM_MCM_FROM_SCRATCH_ARGS
 #undef JM_MCM_ROW_CSR
 #undef JM_MCM_STATE_RESULTS

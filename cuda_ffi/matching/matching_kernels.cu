@@ -63,6 +63,30 @@ __global__ void mcm_init_match_kernel(McmProblem s, int init, const int* rm0) {
   }
 }
 
+// The ordered greedy matching (ordered_greedy.h) in one block per problem:
+// its rounds are short chains of dependent loads, so block barriers, not
+// grid launches, between them.
+__global__ void __launch_bounds__(kSmallThreads) mcm_og_kernel(McmProblem s) {
+  const BlockTeam team;
+  for (int64_t b = blockIdx.y; b < s.batch; b += gridDim.y) {
+    McmView p = s.view(b);
+    if (load_shared_scalar(p.sc + kMcmStatus) == kMcmBadGraph) continue;
+    mcm_og_init(team, p);
+  }
+}
+
+// The stepped solver's restart from the ordered greedy (mcm_og_restart),
+// a no-op unless it is due.
+__global__ void __launch_bounds__(kSmallThreads)
+    mcm_og_restart_kernel(McmProblem s) {
+  const BlockTeam team;
+  for (int64_t b = blockIdx.y; b < s.batch; b += gridDim.y) {
+    McmView p = s.view(b);
+    if (!StepActive(p, kMcmGreedyPhase)) continue;
+    mcm_og_restart(team, p);
+  }
+}
+
 // Karp-Sipser (karp_sipser.h): degrees, then one kernel per round (the last
 // block runs the transition), then the check and greedy completion.
 __global__ void mcm_ks_prepare_kernel(McmProblem s) {
@@ -361,6 +385,8 @@ cudaError_t LaunchMcmInit(cudaStream_t stream, const McmProblem& s, int init,
     mcm_ks_finish_cols_kernel<<<grid, kMcmThreads, 0, stream>>>(s);
     mcm_ks_finish_rows_kernel<<<grid, kMcmThreads, 0, stream>>>(s);
   }
+  if (init == kMcmInitGreedy)
+    mcm_og_kernel<<<dim3(1, grid.y), kSmallThreads, 0, stream>>>(s);
   mcm_init_bfs_kernel<<<grid, kMcmThreads, 0, stream>>>(s);
   return cudaGetLastError();
 }
@@ -374,6 +400,8 @@ cudaError_t LaunchMcmStep(cudaStream_t stream, const McmProblem& s,
   // Small frontiers first (a phase starts from the free columns left), then
   // a launch per level.  Each launch costs a few microseconds even as a
   // no-op, so the small-frontier kernel runs once per call.
+  if (o.restart_levels > 0)
+    mcm_og_restart_kernel<<<dim3(1, grid.y), kSmallThreads, 0, stream>>>(s);
   mcm_small_levels_kernel<<<dim3(1, grid.y), kSmallThreads, 0, stream>>>(s, o);
   for (int k = 0; k < levels; ++k)
     mcm_level_kernel<<<grid, kMcmThreads, 0, stream>>>(s, o);

@@ -68,12 +68,14 @@ enum McmBfs : int { kMcmBfsPlain = 0, kMcmBfsWr = 1 };
 // thread per vertex.  The CPU ignores it.
 enum McmMapping : int { kMcmMappingCt = 0, kMcmMappingMt = 1 };
 // Initial matchings: none; cheap (each column takes its first free row);
-// a given warm start; Karp-Sipser (karp_sipser.h).
+// a given warm start; Karp-Sipser (karp_sipser.h); the sequential greedy in
+// parallel rounds (ordered_greedy.h).
 enum McmInit : int {
   kMcmInitNone = 0,
   kMcmInitCheap = 1,
   kMcmInitGiven = 2,
-  kMcmInitKarpSipser = 3
+  kMcmInitKarpSipser = 3,
+  kMcmInitGreedy = 4
 };
 
 enum McmStatus : int {
@@ -100,6 +102,7 @@ enum McmPhase : int {
   kMcmPrRestartPhase = 7,      // the lists from every free column, a relabel
   kMcmPrShrinkPhase = 8,       // G-PR-SHRKRNL: A_c's active slots to A_p
   kMcmPrShrunkPhase = 9,       // ... and back to A_c, compacted
+  kMcmGreedyPhase = 10,        // restart from the ordered greedy (stepped)
 };
 
 enum McmScalar : int {
@@ -134,6 +137,9 @@ constexpr McmScalar kMcmPrNextRelabel = kMcmQHead;  // iterGR
 constexpr McmScalar kMcmPrMaxLevel = kMcmFoundLevel;
 constexpr McmScalar kMcmPrLimit = kMcmKsStage;  // the fix ends at max_phases
 constexpr McmScalar kMcmPrShrinkDue = kMcmKsSeedSlice;  // a relabel ended
+// The BFS drivers after a cheap start: whether they restarted from the
+// ordered greedy (0 or 1).
+constexpr McmScalar kMcmRestarted = kMcmKsMatched;
 
 // The lists are compacted after a relabel when they have at least this many
 // slots (Deveci et al.: shrinking smaller lists does not pay).
@@ -155,6 +161,11 @@ struct McmOptions {
   int max_phases;         // status kMcmPhaseLimit after this many phases
   int hybrid_depth;       // the hybrid's depth factor
   int auto_free_divisor;  // auto runs APFB above n_cols / this many roots
+  // The stepped CUDA solver restarts once from the ordered greedy matching
+  // (ordered_greedy.h) when a phase ends after this many BFS levels in all
+  // (0: never).  Set for the cheap start only; the CPU's cheap matching is
+  // the sequential greedy already.
+  int restart_levels = 0;
 };
 
 // Offsets into one problem's workspace.

@@ -33,6 +33,7 @@
 
 #include "matching/karp_sipser.h"
 #include "matching/matching_state.h"
+#include "matching/ordered_greedy.h"
 #include "matching/push_relabel.h"
 
 namespace jaxmatch {
@@ -77,7 +78,8 @@ JM_HD void mcm_init_clear(const Team& team, McmView& p, int init,
 
 // Warm start: rows take the pairs kept by their columns.  Cheap matching:
 // each free column takes its first free neighbouring row (compare-and-swap;
-// with one worker this is the sequential greedy of the papers).  The column
+// with one worker this is the sequential greedy of the papers, which the
+// ordered greedy of a larger team computes in mcm_og_init).  The column
 // CSR is validated here, each worker its share (the Karp-Sipser rounds come
 // after); the cheap matching reads past no bad entry, whichever worker
 // checks it.
@@ -290,7 +292,41 @@ JM_HD void mcm_ctrl_restart(McmView& p, const McmOptions& o) {
   int* sc = p.sc;
   sc[kMcmNPhases] += 1;
   mcm_ctrl_start_phase(p);
+  if (o.restart_levels > 0 && sc[kMcmRestarted] == 0 &&
+      sc[kMcmNLevels] >= o.restart_levels) {
+    sc[kMcmRestarted] = 1;
+    sc[kMcmPhaseSlot] = kMcmGreedyPhase;
+  }
   if (sc[kMcmNPhases] >= o.max_phases) sc[kMcmStatus] = kMcmPhaseLimit;
+}
+
+// The stepped solver's restart (kMcmGreedyPhase, set by mcm_ctrl_restart)
+// for a block: the matching cleared and rebuilt by the ordered greedy, and
+// the next phase started from its free columns.  A malformed row CSR (which
+// the cheap start never reads) skips the restart: the phase that
+// mcm_ctrl_restart prepared runs instead.
+template <class Team>
+JM_HD void mcm_og_restart(const Team& team, McmView& p) {
+  const bool bad = team.sync_or(
+      !mcm_csr_share_ok(team, p.rxadj, p.radj, p.nr, p.rnnz_cap, p.nc));
+  if (bad) {
+    if (team.rank() == 0) p.sc[kMcmPhaseSlot] = kMcmBfsPhase;
+    team.sync();
+    return;
+  }
+  for (int c = team.rank(); c < p.nc; c += team.size()) p.cmatch[c] = -1;
+  for (int r = team.rank(); r < p.nr; r += team.size()) p.rmatch[r] = -1;
+  team.sync();
+  mcm_og_init(team, p);
+  if (team.rank() == 0) p.sc[kMcmQTail] = 0;
+  team.sync();
+  mcm_init_bfs(team, p);
+  team.sync();
+  if (team.rank() == 0) {
+    p.sc[kMcmInitialFree] = p.sc[kMcmQTail];  // the auto driver's choice
+    mcm_ctrl_start_phase(p);
+  }
+  team.sync();
 }
 
 // ------------------------------------------------------------ whole solves
@@ -304,6 +340,7 @@ JM_HD void mcm_init(const Team& team, McmView& p, int init, const int* rm0,
   mcm_init_match(team, p, init, rm0);
   team.sync();
   if (init == kMcmInitKarpSipser) mcm_ks_init(team, p);
+  if (init == kMcmInitGreedy) mcm_og_init(team, p);
   mcm_init_bfs(team, p);
   team.sync();
   if (team.rank() == 0) mcm_ctrl_start_phase(p);

@@ -9,6 +9,7 @@ from .api import (
     LEVELS_PER_CALL,
     MAX_LEVELS_PER_CALL,
     cheap_matching,
+    greedy_matching,
     karp_sipser_matching,
     max_cardinality_matching,
 )
@@ -29,6 +30,7 @@ __all__ = [
     "MatchingResult",
     "MatchingStatus",
     "cheap_matching",
+    "greedy_matching",
     "karp_sipser_matching",
     "max_cardinality_matching",
     "maximum_bipartite_matching",

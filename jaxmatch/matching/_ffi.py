@@ -94,20 +94,32 @@ def matching_init(cxadj, cadj, rxadj, radj, rm0, cm0, *, init: int) -> MatchingS
 
 
 def matching_step(
-    cxadj, cadj, state: MatchingState, *, levels: int, mapping: int, **options: int
+    cxadj,
+    cadj,
+    rxadj,
+    radj,
+    state: MatchingState,
+    *,
+    levels: int,
+    mapping: int,
+    restart_levels: int,
+    **options: int,
 ) -> MatchingState:
     """Up to ``levels`` BFS levels, then Alternate + FixMatching if due.
 
-    ``options``: driver, bfs, max_phases, hybrid_depth, auto_free_divisor.
+    ``restart_levels``: the stepped CUDA solver restarts once from the
+    ordered greedy matching (which reads the row CSR ``rxadj``/``radj``) when
+    a phase ends after this many BFS levels; 0: never. ``options``: driver,
+    bfs, max_phases, hybrid_depth, auto_free_divisor.
     """
     _checked()
     out = batched_ffi_call(
         "jaxmatch_matching_step",
         _state_shapes(state.row_match.shape[-1], state.col_match.shape[-1]),
-        [cxadj, cadj, *state],
-        [1] * (2 + len(state)),
-        _attrs(levels=levels, mapping=mapping, **options),
-        input_output_aliases={k + 2: k for k in range(len(MatchingState._fields))},
+        [cxadj, cadj, rxadj, radj, *state],
+        [1] * (4 + len(state)),
+        _attrs(levels=levels, mapping=mapping, restart_levels=restart_levels, **options),
+        input_output_aliases={k + 4: k for k in range(len(MatchingState._fields))},
     )
     return MatchingState(*out)
 

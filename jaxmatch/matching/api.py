@@ -73,6 +73,15 @@ HYBRID_DEPTH_FACTOR = 4
 #: as the ``auto_free_divisor`` attribute).
 AUTO_FREE_DIVISOR = 50
 
+#: From ``init="cheap"``, the stepped GPU solver restarts once from
+#: :func:`greedy_matching` when a phase ends after this many BFS levels in
+#: all: the GPU's racing cheap matching leaves long augmenting paths on
+#: graphs numbered along their geometry (Z-ordered delaunay_n20: 80,000
+#: levels), the sequential greedy's order does not (a few phases), and
+#: graphs whose paths are short (permuted, road-like, power-law: at most
+#: about 1,200 levels at 2^20 vertices) never reach it (``docs/matching.md``).
+GREEDY_RESTART_LEVELS = 4096
+
 #: Upper bound on ``levels_per_call`` (larger values are clamped).
 MAX_LEVELS_PER_CALL = 1024
 
@@ -124,13 +133,13 @@ def _choice(value: Any, allowed: tuple[str, ...], what: str) -> str:
 
 
 #: The string values of ``init`` and the library's name of each.
-_INIT_NAMES = {"cheap": "cheap", "karp-sipser": "karp_sipser"}
-_INIT_HELP = "init must be 'cheap', 'karp-sipser', None or (row_match, col_match)"
+_INIT_NAMES = {"cheap": "cheap", "greedy": "greedy", "karp-sipser": "karp_sipser"}
+_INIT_HELP = "init must be 'cheap', 'greedy', 'karp-sipser', None or (row_match, col_match)"
 
 
 def _warm_start(init: Any, G: BipartiteGraph, batch: tuple[int, ...]):
     """``(mode, rm0, cm0)`` from the ``init`` argument (mode: the library's
-    name, "none", "cheap", "karp_sipser" or "given")."""
+    name, "none", "cheap", "greedy", "karp_sipser" or "given")."""
     empty_r = jnp.full((*batch, G.n_rows), -1, jnp.int32)
     empty_c = jnp.full((*batch, G.n_cols), -1, jnp.int32)
     if init is None:
@@ -146,9 +155,7 @@ def _warm_start(init: Any, G: BipartiteGraph, batch: tuple[int, ...]):
     elif isinstance(init, (tuple, list)) and len(init) == 2:
         rm, cm = init
     else:
-        raise TypeError(
-            "init must be 'cheap', 'karp-sipser', None, a MatchingResult or (row_match, col_match)"
-        )
+        raise TypeError(f"{_INIT_HELP.replace(' or (', ', a MatchingResult or (')}")
     rm, cm = jnp.asarray(rm), jnp.asarray(cm)
     for name, a, n in (("row_match", rm, G.n_rows), ("col_match", cm, G.n_cols)):
         if not jnp.issubdtype(a.dtype, jnp.integer):
@@ -175,7 +182,7 @@ def _result(state: matching_ffi.MatchingState) -> MatchingResult:
     )
 
 
-def _stepped(G, init, rm0, cm0, *, levels, mapping, **options):
+def _stepped(G, init, rm0, cm0, *, levels, mapping, restart_levels, **options):
     state = matching_ffi.matching_init(G.cxadj, G.cadj, G.rxadj, G.radj, rm0, cm0, init=init)
     running_code = int(MatchingStatus.RUNNING)
 
@@ -184,7 +191,15 @@ def _stepped(G, init, rm0, cm0, *, levels, mapping, **options):
 
     def step(state):
         return matching_ffi.matching_step(
-            G.cxadj, G.cadj, state, levels=levels, mapping=mapping, **options
+            G.cxadj,
+            G.cadj,
+            G.rxadj,
+            G.radj,
+            state,
+            levels=levels,
+            mapping=mapping,
+            restart_levels=restart_levels,
+            **options,
         )
 
     return lax.while_loop(running, step, state)
@@ -234,10 +249,12 @@ def max_cardinality_matching(
         graph of a batch chooses for itself), or ``"pr"`` (push-relabel,
         G-PR; ``auto`` never picks it).
       bfs: static. ``"wr"`` (GPUBFS-WR, root tracking) or ``"plain"`` (GPUBFS).
-      init: ``"cheap"`` (greedy initial matching), ``"karp-sipser"`` (a
-        parallel Karp-Sipser matching, see :func:`karp_sipser_matching`;
-        it also reads the graph's row CSR) or ``None`` (start empty), all
-        static; or a warm start ``(row_match, col_match)`` /
+      init: ``"cheap"`` (greedy initial matching, see
+        :func:`cheap_matching`), ``"greedy"`` (the sequential greedy matching
+        on every back end, see :func:`greedy_matching`; it also reads the
+        graph's row CSR), ``"karp-sipser"`` (a parallel Karp-Sipser
+        matching, see :func:`karp_sipser_matching`; it also reads the row
+        CSR) or ``None`` (start empty), all static; or a warm start ``(row_match, col_match)`` /
         :class:`MatchingResult` (int ``[..., n_rows]`` / ``[..., n_cols]``,
         -1 unmatched; these arrays may be traced); pairs that are not edges
         or whose two sides do not name each other are dropped.
@@ -297,9 +314,18 @@ def max_cardinality_matching(
     )
     mapping_code = matching_ffi.code("MAPPING", "ct" if mapping == "auto" else mapping)
 
+    restart = GREEDY_RESTART_LEVELS if mode == "cheap" and method != "pr" else 0
+
     def stepped(G, rm0, cm0):
         return _stepped(
-            G, init_code, rm0, cm0, levels=int(levels_per_call), mapping=mapping_code, **opts
+            G,
+            init_code,
+            rm0,
+            cm0,
+            levels=int(levels_per_call),
+            mapping=mapping_code,
+            restart_levels=restart,
+            **opts,
         )
 
     def fused(G, rm0, cm0):
@@ -337,6 +363,38 @@ def cheap_matching(G: BipartiteGraph) -> MatchingResult:
     is ``MatchingStatus.INITIAL`` (``INVALID_GRAPH`` for a malformed CSR).
     """
     return _initial_matching(G, "cheap")
+
+
+def greedy_matching(G: BipartiteGraph) -> MatchingResult:
+    """The sequential greedy matching (each column, in index order, takes
+    its first free neighbouring row) on every back end: the matching that
+    ``init="greedy"`` starts from.
+
+    The GPU computes it in parallel rounds (``docs/matching.md``): a column's
+    choice is final once no undecided column of lower index neighbours its
+    row. On graphs numbered along their geometry (meshes, spatially ordered
+    points) it leaves free columns next to free rows, where the GPU's
+    :func:`cheap_matching` leaves long augmenting paths. The rounds follow
+    chains of dependent choices; after 16,384 rounds (a band matrix has a
+    chain of ``n``) the columns still undecided take their first free row
+    as in :func:`cheap_matching`, so the result is always a valid maximal
+    matching, and the sequential greedy's when the rounds finish. It reads
+    both CSRs of ``G`` (a row CSR that is not the transpose of the column
+    CSR still gives a valid matching; a malformed one gives
+    ``INVALID_GRAPH``).
+
+    Jittable and vmappable like :func:`max_cardinality_matching`.
+
+    Args:
+      G: the graph, int32 ``cxadj [..., n_cols + 1]``, ``cadj [..., cap]``,
+        ``rxadj [..., n_rows + 1]``, ``radj [..., cap]``.
+
+    Returns:
+      A :class:`MatchingResult` (``row_match`` int32 ``[..., n_rows]``,
+      ``col_match`` int32 ``[..., n_cols]``, ``n_phases == n_levels == 0``)
+      with ``status`` ``MatchingStatus.INITIAL``.
+    """
+    return _initial_matching(G, "greedy")
 
 
 def karp_sipser_matching(G: BipartiteGraph) -> MatchingResult:

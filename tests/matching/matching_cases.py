@@ -29,7 +29,7 @@ from jaxmatch import BipartiteGraph
 AUGMENTING_METHODS = ("apfb", "apsb", "hybrid")  # BFS phases (drivers of one loop)
 METHODS = (*AUGMENTING_METHODS, "pr")  # and push-relabel (G-PR)
 BFS = ("wr", "plain")
-COLD_INITS = ("cheap", "karp-sipser", None)
+COLD_INITS = ("cheap", "greedy", "karp-sipser", None)
 INITS = (*COLD_INITS, "warm")  # "warm": the random warm start made with each graph
 EXECUTIONS = ("fused", "stepped")
 MAPPINGS = ("ct", "mt")

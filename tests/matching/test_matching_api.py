@@ -327,8 +327,8 @@ def test_argument_errors():
         (dict(mapping="warp"), "mapping must be one of"),
         (dict(execution="eager"), "execution must be one of"),
         (
-            dict(init="greedy"),
-            "init must be 'cheap', 'karp-sipser', None or (row_match, col_match)",
+            dict(init="sequential"),
+            "init must be 'cheap', 'greedy', 'karp-sipser', None or (row_match, col_match)",
         ),
         (dict(levels_per_call=0), "levels_per_call must be >= 1"),
     ):
@@ -394,7 +394,7 @@ def test_static_options_name_the_recipe():
     [
         (dict(driver=5), "unknown matching driver 5"),  # 4 is push-relabel
         (dict(driver=-1), "unknown matching driver -1"),
-        (dict(init=4), "unknown matching init 4"),
+        (dict(init=5), "unknown matching init 5"),  # 4 is the ordered greedy
         (dict(bfs=2), "unknown BFS kernel 2"),
         (dict(max_phases=0), "max_phases must be >= 1"),
         (dict(hybrid_depth=0), "hybrid_depth must be >= 1"),

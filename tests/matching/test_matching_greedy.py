@@ -1,0 +1,243 @@
+"""The ordered greedy initial matching (``init="greedy"``,
+:func:`jaxmatch.greedy_matching`): the sequential greedy matching, which the
+GPU computes in parallel rounds (``cuda_ffi/matching/ordered_greedy.h``).
+
+The solver sweeps of the other files run it as one of ``COLD_INITS`` with
+every driver, level kernel and execution shape; here the initial matching
+alone: equal to the sequential reference on every graph of the suite and on
+spatially numbered graphs (long chains of dependent choices), valid and
+maximal past the round limit, valid with a row CSR that is not the
+transpose, and INVALID_GRAPH with a malformed row CSR.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import jax
+import numpy as np
+import pytest
+from matching_cases import (
+    EXECUTIONS,
+    check_result,
+    graph_arrays,
+    greedy_matching,
+    is_maximal,
+    make_graph,
+    member,
+    scipy_cardinality,
+)
+from test_matching_oracle import all_buckets
+
+import jaxmatch
+from jaxmatch import BipartiteGraph, MatchingStatus
+
+_greedy = jax.jit(jax.vmap(jaxmatch.greedy_matching))
+# The GPU's rounds stop after this many when they decide fewer than 4
+# columns a round (ordered_greedy.h, kMcmOgMinRounds, kMcmOgMinRate).
+MIN_ROUNDS = 4096
+
+
+def _assert_greedy(G, A, one, label, *, exact=True):
+    """Valid and maximal; with ``exact``, the sequential greedy itself."""
+    assert int(one.status) == MatchingStatus.INITIAL, label
+    assert int(one.n_phases) == 0 and int(one.n_levels) == 0, label
+    cert = jaxmatch.verify_matching(G, one)
+    assert cert.valid, (label, cert.reason)
+    assert is_maximal(A, one.row_match, one.col_match), label
+    if exact:
+        rm, cm = greedy_matching(A)
+        np.testing.assert_array_equal(one.col_match, cm, err_msg=label)
+        np.testing.assert_array_equal(one.row_match, rm, err_msg=label)
+
+
+def test_greedy_matching_on_the_suite(device):
+    """Every graph of the four buckets, as one vmapped call per bucket: the
+    sequential greedy matching on every back end."""
+    for b in all_buckets():
+        res = jax.device_get(_greedy(b.batch))
+        for i, G in enumerate(b.graphs):
+            _assert_greedy(G, b.mats[i], member(res, i), f"{b.name}[{i}] {b.labels[i]}")
+
+
+def _spatial_delaunay(rng, n):
+    """A Delaunay mesh numbered strip by strip (as meshes and spatially
+    ordered points are): each column's choice waits for its neighbours'."""
+    from scipy.spatial import Delaunay
+
+    P = rng.random((n, 2))
+    strips = np.floor(P[:, 0] * np.sqrt(n / 4))
+    P = P[np.lexsort((P[:, 1], strips))]
+    s = Delaunay(P).simplices
+    src = np.r_[s[:, 0], s[:, 1], s[:, 2]]
+    dst = np.r_[s[:, 1], s[:, 2], s[:, 0]]
+    return BipartiteGraph.from_edges(np.r_[src, dst], np.r_[dst, src], n, n)
+
+
+@functools.cache
+def _ordered_graphs():
+    rng = np.random.default_rng(17)
+    out = []
+    for n in (500, 6000):
+        G = _spatial_delaunay(rng, n)
+        out.append((f"delaunay {n}", G, _scipy_of(G)))
+    for n in (400, 9000):  # grid graphs in row-major order, some thinned
+        A = make_graph(rng, "grid", n, n)
+        out.append((f"grid {n}", BipartiteGraph.from_scipy(A), A))
+    A = make_graph(rng, "chain", 3000, 3000)  # 3000 dependent choices in a row
+    out.append(("chain 3000", BipartiteGraph.from_scipy(A), A))
+    return out
+
+
+def _scipy_of(G):
+    import scipy.sparse as sp
+
+    cx, ca = np.asarray(G.cxadj), np.asarray(G.cadj)
+    nnz = int(cx[-1])
+    return sp.csc_matrix((np.ones(nnz), ca[:nnz], cx), shape=(G.n_rows, G.n_cols)).tocsr()
+
+
+@pytest.mark.parametrize("k", range(5))
+def test_greedy_matching_on_spatially_numbered_graphs(device, k):
+    """Meshes and grids in their geometric numbering, and a path: long
+    chains of dependent choices (many rounds on the GPU), same result."""
+    label, G, A = _ordered_graphs()[k]
+    _assert_greedy(G, A, jax.device_get(jaxmatch.greedy_matching(G)), label)
+
+
+def test_past_the_round_limit(device):
+    """A path of 20,000 columns is a chain of 20,000 dependent choices, one
+    a round: the GPU stops its rounds after 4,096 (too slow a progress) and
+    the columns left take their first free row.
+    Valid and maximal everywhere; the sequential greedy on the CPU, which
+    runs no rounds."""
+    n = 20000
+    assert n > 4 * MIN_ROUNDS
+    A = make_graph(np.random.default_rng(0), "chain", n, n)
+    G = BipartiteGraph.from_scipy(A)
+    one = jax.device_get(jaxmatch.greedy_matching(G))
+    _assert_greedy(G, A, one, "chain", exact=device.platform == "cpu")
+    res = jax.device_get(jaxmatch.max_cardinality_matching(G, init="greedy"))
+    check_result(G, res, n, "solve from greedy")
+
+
+@pytest.mark.parametrize("execution", EXECUTIONS)
+def test_solver_from_greedy_equals_warm_start_from_it(device, execution):
+    """``init="greedy"`` starts the solve from greedy_matching's result: on
+    the CPU the solve equals a warm start from it, bit for bit; everywhere
+    the result is certified."""
+    G = _spatial_delaunay(np.random.default_rng(5), 600)
+    mcm = functools.partial(jaxmatch.max_cardinality_matching, execution=execution)
+    res = jax.device_get(mcm(G, init="greedy"))
+    check_result(G, res, scipy_cardinality(_scipy_of(G)), execution)
+    if device.platform == "cpu":
+        warm = jax.device_get(mcm(G, init=jaxmatch.greedy_matching(G)))
+        for name, x, y in zip(res._fields, res, warm):
+            np.testing.assert_array_equal(x, y, err_msg=name)
+
+
+def test_row_csr_that_is_not_the_transpose(device):
+    """A row CSR in range but of another graph steers the rounds wrongly;
+    the compare-and-swap keeps one column per row, so the initial matching
+    is still valid and the solve maximum."""
+    rng = np.random.default_rng(9)
+    A = make_graph(rng, "uniform", 40, 40)
+    B = make_graph(rng, "dense", 40, 40)
+    cap = max(A.nnz, B.nnz)
+    GA, GB = graph_arrays(A, cap), graph_arrays(B, cap)
+    H = BipartiteGraph(GA.cxadj, GA.cadj, GB.rxadj, GB.radj, 40, 40)
+    one = jax.device_get(jaxmatch.greedy_matching(H))
+    cert = jaxmatch.verify_matching(graph_arrays(A), one)
+    assert cert.valid, cert.reason
+    for execution in EXECUTIONS:
+        res = jax.device_get(
+            jaxmatch.max_cardinality_matching(H, init="greedy", execution=execution)
+        )
+        check_result(graph_arrays(A), res, scipy_cardinality(A), execution)
+
+
+def test_malformed_row_csr_is_an_invalid_graph(device):
+    """The ordered greedy reads the row CSR: out of range there is
+    INVALID_GRAPH on every back end."""
+    G = BipartiteGraph.from_edges([0, 1, 1, 2], [0, 0, 1, 2], 3, 3)
+    for bad_rx, bad_ra in (
+        (G.rxadj, G.radj.at[1].set(3)),  # a column past n_cols
+        (G.rxadj.at[1].set(7), G.radj),  # a pointer past the capacity
+    ):
+        H = BipartiteGraph(G.cxadj, G.cadj, bad_rx, bad_ra, 3, 3)
+        res = jax.device_get(jaxmatch.greedy_matching(H))
+        assert int(res.status) == MatchingStatus.INVALID_GRAPH
+        assert np.all(res.row_match == -1) and np.all(res.col_match == -1)
+        for execution in EXECUTIONS:
+            res = jax.device_get(
+                jaxmatch.max_cardinality_matching(H, init="greedy", execution=execution)
+            )
+            assert int(res.status) == MatchingStatus.INVALID_GRAPH
+
+
+def test_greedy_matching_argument_errors():
+    with pytest.raises(TypeError, match=r"expected a jaxmatch\.BipartiteGraph"):
+        jaxmatch.greedy_matching(np.eye(2))
+    G = BipartiteGraph.from_edges([0], [0], 2, 2)
+    short = BipartiteGraph(G.cxadj, G.cadj, G.rxadj[:-1], G.radj, 2, 2)
+    with pytest.raises(ValueError, match=r"n_rows \+ 1 = 3"):
+        jaxmatch.greedy_matching(short)
+    with pytest.raises(ValueError, match="init must be 'cheap', 'greedy'"):
+        jaxmatch.max_cardinality_matching(G, init="sequential")
+
+
+@pytest.fixture
+def restart_after_one_level(monkeypatch):
+    """The stepped solver's restart from the ordered greedy, due after the
+    first phase (jaxmatch.matching.api.GREEDY_RESTART_LEVELS, read when a
+    solve is traced)."""
+    from jaxmatch.matching import api
+
+    monkeypatch.setattr(api, "GREEDY_RESTART_LEVELS", 1)
+
+
+@pytest.mark.parametrize("method", ["auto", "apfb", "apsb"])
+def test_stepped_restart_from_the_ordered_greedy(device, restart_after_one_level, method):
+    """From the cheap start the stepped solver restarts once from the
+    ordered greedy (on the GPU; the CPU's cheap start is the sequential
+    greedy and never restarts): every member of every bucket, and the
+    spatially numbered graphs, still end maximum and certified."""
+    solve = jax.jit(
+        jax.vmap(
+            functools.partial(jaxmatch.max_cardinality_matching, method=method, execution="stepped")
+        )
+    )
+    for b in all_buckets():
+        res = jax.device_get(solve(b.batch))
+        for i, G in enumerate(b.graphs):
+            check_result(G, member(res, i), b.oracle[i], f"{b.name}[{i}] {b.labels[i]}")
+    for label, G, A in _ordered_graphs():
+        res = jaxmatch.max_cardinality_matching(G, method=method, execution="stepped")
+        check_result(G, jax.device_get(res), scipy_cardinality(A), label)
+
+
+def test_restart_skipped_on_a_malformed_row_csr(device, restart_after_one_level):
+    """The cheap start does not read the row CSR, so a malformed one does not
+    make its solve INVALID_GRAPH: the restart is skipped and the solve goes
+    on from the cheap matching."""
+    A = make_graph(np.random.default_rng(4), "delaunay", 300, 300)
+    G = graph_arrays(A)
+    bad = np.array(G.radj)
+    bad[3] = 300
+    H = BipartiteGraph(G.cxadj, G.cadj, G.rxadj, bad, 300, 300)
+    res = jax.device_get(jaxmatch.max_cardinality_matching(H, execution="stepped"))
+    check_result(G, res, scipy_cardinality(A), "malformed row CSR")
+
+
+def test_step_rejects_a_negative_restart_threshold(device):
+    from jaxmatch.matching import _ffi as matching_ffi
+
+    G = BipartiteGraph.from_edges([0, 1], [0, 1], 2, 2)
+    empty = np.full(2, -1, np.int32)
+    state = matching_ffi.matching_init(
+        G.cxadj, G.cadj, G.rxadj, G.radj, empty, empty, init=matching_ffi.code("INIT", "cheap")
+    )
+    opts = dict(driver=3, bfs=1, max_phases=10, hybrid_depth=4, auto_free_divisor=50)
+    step = functools.partial(matching_ffi.matching_step, levels=4, mapping=0, **opts)
+    with pytest.raises(Exception, match="restart_levels must be >= 0"):
+        jax.block_until_ready(step(G.cxadj, G.cadj, G.rxadj, G.radj, state, restart_levels=-1))
