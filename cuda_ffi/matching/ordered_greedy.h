@@ -48,14 +48,14 @@
 namespace jaxmatch {
 
 // Window columns per worker.
-constexpr int kMcmOgSlots = 4;
+constexpr int kMcmOgSlots = 8;
 // The rounds go on while lo >= kMcmOgMinRate * rounds, or for the first
 // kMcmOgMinRounds.
 constexpr int kMcmOgMinRounds = 4096;
 constexpr int kMcmOgMinRate = 4;
 
 // Per column: the entry of its current row, -1 once decided (`bfs`, given
-// back by mcm_init_bfs), and a round's candidate row (`root`, likewise).
+// back by mcm_init_bfs), and its last look (`root`, likewise).
 // Per row: the position in its list (`pred`, given back as -1 by
 // mcm_og_finish).
 JM_HD int* mcm_og_col_entry(McmView& p) { return p.bfs; }
@@ -71,6 +71,7 @@ JM_HD void mcm_og_prepare(const Team& team, McmView& p) {
     const bool live = p.cmatch[c] == -1 && mcm_column_pointers_ok(p, c) &&
                       p.cxadj[c] < p.cxadj[c + 1];
     ce[c] = live ? p.cxadj[c] : -1;
+    p.root[c] = -1;
   }
   for (int r = team.rank(); r < p.nr; r += team.size())
     re[r] = mcm_pointers_ok(p.rxadj, p.rnnz_cap, r) ? p.rxadj[r] : 0;
@@ -78,13 +79,17 @@ JM_HD void mcm_og_prepare(const Team& team, McmView& p) {
     p.sc[kMcmStatus] = kMcmBadGraph;
 }
 
-// Look: column c's candidate row, or -1 (decided, or a lower undecided
-// column may still take its row).
+// Look: column c's candidate row (>= 0), or -1 (decided), or -(b + 2)
+// when column b < c, undecided, is the lowest neighbour of its row.  A
+// column blocked by b stays blocked while b is undecided (only b can take
+// the row then), so its next look reads b's state and nothing else.
 JM_HD int mcm_og_look(McmView& p, int c) {
   int* ce = mcm_og_col_entry(p);
   int* re = mcm_og_row_entry(p);
   int k = ce[c];
   if (k < 0) return -1;
+  const int before = p.root[c];
+  if (before <= -2 && ce[-2 - before] >= 0) return before;
   const int end = p.cxadj[c + 1];
   while (k < end && p.rmatch[p.cadj[k]] != -1) ++k;
   if (k == end) {
@@ -98,7 +103,7 @@ JM_HD int mcm_og_look(McmView& p, int c) {
   while (j < rend && ce[p.radj[j]] < 0) ++j;
   re[r] = j;
   const int lowest = j < rend ? p.radj[j] : INT_MAX;
-  return lowest >= c ? r : -1;
+  return lowest >= c ? r : -2 - lowest;
 }
 
 // Claim: column c takes row r if it is still free.

@@ -5,6 +5,7 @@ from . import api
 from .api import (
     AUTO_FREE_DIVISOR,
     FUSED_MAX_VERTICES,
+    GREEDY_RESTART_LEVELS,
     HYBRID_DEPTH_FACTOR,
     LEVELS_PER_CALL,
     MAX_LEVELS_PER_CALL,
@@ -21,6 +22,7 @@ from .verify import verify_matching
 __all__ = [
     "AUTO_FREE_DIVISOR",
     "FUSED_MAX_VERTICES",
+    "GREEDY_RESTART_LEVELS",
     "HYBRID_DEPTH_FACTOR",
     "LEVELS_PER_CALL",
     "MAX_LEVELS_PER_CALL",
@@ -45,6 +47,7 @@ _tuning.forward_constants(
     (
         "AUTO_FREE_DIVISOR",
         "FUSED_MAX_VERTICES",
+        "GREEDY_RESTART_LEVELS",
         "HYBRID_DEPTH_FACTOR",
         "LEVELS_PER_CALL",
         "MAX_LEVELS_PER_CALL",

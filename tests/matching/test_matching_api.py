@@ -349,7 +349,13 @@ def test_tuning_constants_set_on_the_package_take_effect(monkeypatch):
     jaxmatch.matching.X sets jaxmatch.matching.api.X."""
     from jaxmatch.matching import api
 
-    names = ("AUTO_FREE_DIVISOR", "FUSED_MAX_VERTICES", "HYBRID_DEPTH_FACTOR", "LEVELS_PER_CALL")
+    names = (
+        "AUTO_FREE_DIVISOR",
+        "FUSED_MAX_VERTICES",
+        "GREEDY_RESTART_LEVELS",
+        "HYBRID_DEPTH_FACTOR",
+        "LEVELS_PER_CALL",
+    )
     for name in names:
         assert getattr(jaxmatch.matching, name) is getattr(api, name)
 
@@ -364,6 +370,16 @@ def test_tuning_constants_set_on_the_package_take_effect(monkeypatch):
     (attrs,) = attributes(_PATH, execution="fused")
     assert (int(attrs["hybrid_depth"]), int(attrs["auto_free_divisor"])) == (2, 7)
     assert jaxmatch.verify_matching(_PATH, _host(mcm(_PATH, method="hybrid"))).maximum
+    # the stepped call's restart threshold: from the cheap start only
+    steps = attributes(_PATH, execution="stepped")
+    assert [int(a["restart_levels"]) for a in steps if "restart_levels" in a] == [4096]
+    monkeypatch.setattr(jaxmatch.matching, "GREEDY_RESTART_LEVELS", 9)
+    assert api.GREEDY_RESTART_LEVELS == 9
+    for init, expected in (("cheap", 9), ("greedy", 0), (None, 0)):
+        steps = attributes(_PATH, execution="stepped", init=init)
+        assert [int(a["restart_levels"]) for a in steps if "restart_levels" in a] == [expected]
+    steps = attributes(_PATH, execution="stepped", method="pr")
+    assert [int(a["restart_levels"]) for a in steps if "restart_levels" in a] == [0]
 
 
 def test_static_options_name_the_recipe():

@@ -189,11 +189,9 @@ def test_greedy_matching_argument_errors():
 @pytest.fixture
 def restart_after_one_level(monkeypatch):
     """The stepped solver's restart from the ordered greedy, due after the
-    first phase (jaxmatch.matching.api.GREEDY_RESTART_LEVELS, read when a
-    solve is traced)."""
-    from jaxmatch.matching import api
-
-    monkeypatch.setattr(api, "GREEDY_RESTART_LEVELS", 1)
+    first phase (jaxmatch.matching.GREEDY_RESTART_LEVELS, read when a solve
+    is traced)."""
+    monkeypatch.setattr(jaxmatch.matching, "GREEDY_RESTART_LEVELS", 1)
 
 
 @pytest.mark.parametrize("method", ["auto", "apfb", "apsb"])
