@@ -19,11 +19,17 @@ cover of the same size). Run:
     python -m benchmarks.matching_methods [--sizes 20] [--families delaunay,rgg,kron]
         [--device gpu] [--ecl-mm ./ecl-mm] [--igraph] [--json out.json]
         [--methods auto,pr] [--inits cheap] [--max-seconds 5] [--igraph-max-nnz N]
+        [--init-alone]
 
 ``--methods`` and ``--inits`` restrict the jaxmatch cells (large sizes:
-the default alone). A cell whose first timed call takes longer than
-``--max-seconds`` is reported from that one call (``repeats`` 1 in its
-JSON cell). ``--igraph-max-nnz`` skips igraph on larger graphs.
+the default alone). The init ``cheap-no-restart`` is ``cheap`` traced with
+``jaxmatch.matching.GREEDY_RESTART_LEVELS = 0`` (the stepped GPU solver's
+restart from the ordered greedy switched off). ``--init-alone`` adds a cell
+``init/I`` per init: the initial matching alone (``cheap_matching``,
+``greedy_matching``, ``karp_sipser_matching``), timed the same way. A
+cell whose first timed call takes longer than ``--max-seconds`` is reported
+from that one call (``repeats`` 1 in its JSON cell). ``--igraph-max-nnz``
+skips igraph on larger graphs.
 """
 
 from __future__ import annotations
@@ -46,6 +52,7 @@ from benchmarks.matching.cases import build_graph
 
 METHODS = ("auto", "apfb", "apsb", "pr")
 INITS = ("cheap", "greedy", "karp-sipser")
+NO_RESTART = "cheap-no-restart"
 
 
 def write_egr(A: sp.csr_matrix, path: Path) -> None:
@@ -91,6 +98,66 @@ def run_igraph(A: sp.csr_matrix) -> dict:
     return {"ms": ms, "cardinality": len(m)}
 
 
+def time_cell(fn, Gd, repeats: int, max_seconds: float) -> tuple[dict, object]:
+    """Compiles ``fn`` (one untimed call), then times up to ``repeats`` calls;
+    the median and the last result's counters."""
+    import jax
+
+    res = jax.block_until_ready(fn(Gd))
+    times: list[float] = []
+    while len(times) < repeats:
+        t0 = time.perf_counter()
+        res = jax.block_until_ready(fn(Gd))
+        times.append((time.perf_counter() - t0) * 1e3)
+        if times[0] > max_seconds * 1e3:
+            break
+    res = jax.device_get(res)
+    cell = {
+        "ms": statistics.median(times),
+        "repeats": len(times),
+        "cardinality": int(res.cardinality),
+        "phases": int(res.n_phases),
+        "levels": int(res.n_levels),
+        "status": int(res.status),
+    }
+    return cell, res
+
+
+def solver(method: str, init: str):
+    """The jitted whole solve; ``cheap-no-restart`` traces with the restart off."""
+    import jax
+
+    import jaxmatch
+    import jaxmatch.matching
+
+    if init != NO_RESTART:
+        return jax.jit(lambda G: jaxmatch.max_cardinality_matching(G, method=method, init=init))
+
+    def no_restart(G):
+        saved = jaxmatch.matching.GREEDY_RESTART_LEVELS
+        jaxmatch.matching.GREEDY_RESTART_LEVELS = 0
+        try:
+            return jaxmatch.max_cardinality_matching(G, method=method, init="cheap")
+        finally:
+            jaxmatch.matching.GREEDY_RESTART_LEVELS = saved
+
+    return jax.jit(no_restart)
+
+
+def initial_matching(init: str):
+    """The jitted initial matching alone."""
+    import jax
+
+    import jaxmatch
+
+    fns = {
+        "cheap": jaxmatch.cheap_matching,
+        "greedy": jaxmatch.greedy_matching,
+        "karp-sipser": jaxmatch.karp_sipser_matching,
+    }
+    return jax.jit(fns["cheap" if init == NO_RESTART else init])
+
+
 def run_jaxmatch(
     G,
     device,
@@ -98,6 +165,7 @@ def run_jaxmatch(
     methods=METHODS,
     inits=INITS,
     max_seconds: float = float("inf"),
+    init_alone: bool = False,
 ) -> dict:
     import jax
 
@@ -105,29 +173,14 @@ def run_jaxmatch(
 
     Gd = jax.device_put(G, device)
     out = {}
+    if init_alone:
+        for init in dict.fromkeys("cheap" if i == NO_RESTART else i for i in inits):
+            cell, _ = time_cell(initial_matching(init), Gd, repeats, max_seconds)
+            out[f"init/{init}"] = cell
     reference = None
     for method in methods:
         for init in inits:
-            fn = jax.jit(
-                lambda G, m=method, i=init: jaxmatch.max_cardinality_matching(G, method=m, init=i)
-            )
-            res = jax.block_until_ready(fn(Gd))
-            times: list[float] = []
-            while len(times) < repeats:
-                t0 = time.perf_counter()
-                res = jax.block_until_ready(fn(Gd))
-                times.append((time.perf_counter() - t0) * 1e3)
-                if times[0] > max_seconds * 1e3:
-                    break
-            res = jax.device_get(res)
-            cell = {
-                "ms": statistics.median(times),
-                "repeats": len(times),
-                "cardinality": int(res.cardinality),
-                "phases": int(res.n_phases),
-                "levels": int(res.n_levels),
-                "status": int(res.status),
-            }
+            cell, res = time_cell(solver(method, init), Gd, repeats, max_seconds)
             if reference is None:
                 cert = jaxmatch.verify_matching(G, res)
                 cell["certified"] = bool(cert.maximum)
@@ -148,7 +201,8 @@ def main(argv=None) -> int:
     p.add_argument("--igraph", action="store_true", help="time igraph (CPU) too")
     p.add_argument("--igraph-max-nnz", type=int, help="skip igraph above this many edges")
     p.add_argument("--methods", default=",".join(METHODS))
-    p.add_argument("--inits", default=",".join(INITS))
+    p.add_argument("--inits", default=",".join(INITS), help=f"also {NO_RESTART}")
+    p.add_argument("--init-alone", action="store_true", help="time each initial matching alone too")
     p.add_argument(
         "--max-seconds",
         type=float,
@@ -185,6 +239,7 @@ def main(argv=None) -> int:
                         methods=args.methods.split(","),
                         inits=args.inits.split(","),
                         max_seconds=args.max_seconds,
+                        init_alone=args.init_alone,
                     )
                     if args.ecl_mm:
                         egr = Path(tmp) / "graph.egr"
@@ -209,10 +264,10 @@ def print_row(row: dict) -> None:
             print(f"  {name:24s} {cell.get('ms', float('nan')):9.2f} ms  {cell}")
     for label, cell in row["jaxmatch"].items():
         ratio = f"  x{cell['ms'] / ecl:.2f} of ECL-MM" if ecl else ""
+        differs = "" if cell.get("agrees", True) else " DIFFERS"
         print(
             f"  {label:24s} {cell['ms']:9.2f} ms  phases {cell['phases']:4d}"
-            f"  levels {cell['levels']:7d}"
-            f"  card {cell['cardinality']}{'' if cell['agrees'] else ' DIFFERS'}{ratio}"
+            f"  levels {cell['levels']:7d}  card {cell['cardinality']}{differs}{ratio}"
         )
     sys.stdout.flush()
 

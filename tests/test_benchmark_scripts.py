@@ -60,6 +60,32 @@ def test_methods_inits_and_time_limit_restrict_the_cells(tmp_path):
         assert cell["repeats"] == 1 and cell["status"] == MatchingStatus.MAXIMUM
 
 
+def test_initial_matchings_alone_and_the_solve_without_restart(tmp_path):
+    out = tmp_path / "rows.json"
+    argv = ["--sizes", "8", "--families", "delaunay", "--permuted", "orig", "--device", "cpu"]
+    argv += ["--repeats", "1", "--cache", "", "--json", str(out), "--methods", "auto"]
+    argv += ["--inits", f"cheap,{matching_methods.NO_RESTART},greedy", "--init-alone"]
+    assert matching_methods.main(argv) == 0
+    (row,) = json.loads(out.read_text())
+    cells = row["jaxmatch"]
+    assert sorted(cells) == [
+        "auto/cheap",
+        "auto/cheap-no-restart",
+        "auto/greedy",
+        "init/cheap",
+        "init/greedy",
+    ]
+    maximum = cells["auto/cheap"]["cardinality"]
+    for label in ("init/cheap", "init/greedy"):
+        cell = cells[label]
+        assert cell["status"] == MatchingStatus.INITIAL and cell["phases"] == 0, (label, cell)
+        assert 0 < cell["cardinality"] <= maximum
+    # On the CPU the cheap matching is the sequential greedy.
+    assert cells["init/cheap"]["cardinality"] == cells["init/greedy"]["cardinality"]
+    for label in ("auto/cheap", "auto/cheap-no-restart", "auto/greedy"):
+        assert cells[label]["agrees"] and cells[label]["status"] == MatchingStatus.MAXIMUM
+
+
 def test_warm_start_benchmark_runs(capsys):
     from benchmarks import lap_warm_start
 
