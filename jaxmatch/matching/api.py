@@ -375,9 +375,10 @@ def greedy_matching(G: BipartiteGraph) -> MatchingResult:
     row. On graphs numbered along their geometry (meshes, spatially ordered
     points) it leaves free columns next to free rows, where the GPU's
     :func:`cheap_matching` leaves long augmenting paths. The rounds follow
-    chains of dependent choices; after 16,384 rounds (a band matrix has a
-    chain of ``n``) the columns still undecided take their first free row
-    as in :func:`cheap_matching`, so the result is always a valid maximal
+    chains of dependent choices (a band matrix has a chain of ``n``): after
+    4,096 rounds, once they decide fewer than 4 columns a round on average,
+    the columns still undecided take their first free row as in
+    :func:`cheap_matching`, so the result is always a valid maximal
     matching, and the sequential greedy's when the rounds finish. It reads
     both CSRs of ``G`` (a row CSR that is not the transpose of the column
     CSR still gives a valid matching; a malformed one gives

@@ -6,8 +6,8 @@ The solver sweeps of the other files run it as one of ``COLD_INITS`` with
 every driver, level kernel and execution shape; here the initial matching
 alone: equal to the sequential reference on every graph of the suite and on
 spatially numbered graphs (long chains of dependent choices), valid and
-maximal past the round limit, valid with a row CSR that is not the
-transpose, and INVALID_GRAPH with a malformed row CSR.
+maximal past the round limit (``test_matching_row_csr_inits.py`` has the
+row CSR's faults).
 """
 
 from __future__ import annotations
@@ -134,45 +134,6 @@ def test_solver_from_greedy_equals_warm_start_from_it(device, execution):
         warm = jax.device_get(mcm(G, init=jaxmatch.greedy_matching(G)))
         for name, x, y in zip(res._fields, res, warm):
             np.testing.assert_array_equal(x, y, err_msg=name)
-
-
-def test_row_csr_that_is_not_the_transpose(device):
-    """A row CSR in range but of another graph steers the rounds wrongly;
-    the compare-and-swap keeps one column per row, so the initial matching
-    is still valid and the solve maximum."""
-    rng = np.random.default_rng(9)
-    A = make_graph(rng, "uniform", 40, 40)
-    B = make_graph(rng, "dense", 40, 40)
-    cap = max(A.nnz, B.nnz)
-    GA, GB = graph_arrays(A, cap), graph_arrays(B, cap)
-    H = BipartiteGraph(GA.cxadj, GA.cadj, GB.rxadj, GB.radj, 40, 40)
-    one = jax.device_get(jaxmatch.greedy_matching(H))
-    cert = jaxmatch.verify_matching(graph_arrays(A), one)
-    assert cert.valid, cert.reason
-    for execution in EXECUTIONS:
-        res = jax.device_get(
-            jaxmatch.max_cardinality_matching(H, init="greedy", execution=execution)
-        )
-        check_result(graph_arrays(A), res, scipy_cardinality(A), execution)
-
-
-def test_malformed_row_csr_is_an_invalid_graph(device):
-    """The ordered greedy reads the row CSR: out of range there is
-    INVALID_GRAPH on every back end."""
-    G = BipartiteGraph.from_edges([0, 1, 1, 2], [0, 0, 1, 2], 3, 3)
-    for bad_rx, bad_ra in (
-        (G.rxadj, G.radj.at[1].set(3)),  # a column past n_cols
-        (G.rxadj.at[1].set(7), G.radj),  # a pointer past the capacity
-    ):
-        H = BipartiteGraph(G.cxadj, G.cadj, bad_rx, bad_ra, 3, 3)
-        res = jax.device_get(jaxmatch.greedy_matching(H))
-        assert int(res.status) == MatchingStatus.INVALID_GRAPH
-        assert np.all(res.row_match == -1) and np.all(res.col_match == -1)
-        for execution in EXECUTIONS:
-            res = jax.device_get(
-                jaxmatch.max_cardinality_matching(H, init="greedy", execution=execution)
-            )
-            assert int(res.status) == MatchingStatus.INVALID_GRAPH
 
 
 def test_greedy_matching_argument_errors():

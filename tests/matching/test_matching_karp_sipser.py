@@ -5,7 +5,8 @@ The solver sweeps of the other files run it as one of ``COLD_INITS`` with
 every driver, level kernel and execution shape; here the initial matching
 alone: valid and maximal on every graph of the suite, equal on the CPU to a
 serial reference, maximum on forests, and better than the cheap matching on
-randomly permuted geometric graphs.
+randomly permuted geometric graphs (``test_matching_row_csr_inits.py`` has
+the row CSR's faults).
 """
 
 from __future__ import annotations
@@ -146,46 +147,6 @@ def test_solver_from_karp_sipser_equals_warm_start_from_it(device, execution):
         warm = jax.device_get(mcm(G, init=jaxmatch.karp_sipser_matching(G)))
         for name, x, y in zip(res._fields, res, warm):
             np.testing.assert_array_equal(x, y, err_msg=name)
-
-
-def test_malformed_row_csr_is_an_invalid_graph(device):
-    """Karp-Sipser reads the row CSR: out of range there is INVALID_GRAPH (the
-    other inits do not read it and solve)."""
-    G = BipartiteGraph.from_edges([0, 1, 1, 2], [0, 0, 1, 2], 3, 3)
-    for bad_rx, bad_ra in (
-        (G.rxadj, G.radj.at[1].set(3)),  # a column past n_cols
-        (G.rxadj.at[1].set(7), G.radj),  # a pointer past the capacity
-    ):
-        H = BipartiteGraph(G.cxadj, G.cadj, bad_rx, bad_ra, 3, 3)
-        res = jax.device_get(jaxmatch.karp_sipser_matching(H))
-        assert int(res.status) == MatchingStatus.INVALID_GRAPH
-        assert np.all(res.row_match == -1) and np.all(res.col_match == -1)
-        for execution in EXECUTIONS:
-            res = jax.device_get(
-                jaxmatch.max_cardinality_matching(H, init="karp-sipser", execution=execution)
-            )
-            assert int(res.status) == MatchingStatus.INVALID_GRAPH
-            check_result(G, jax.device_get(jaxmatch.max_cardinality_matching(H)), 3, execution)
-
-
-def test_row_csr_that_is_not_the_transpose(device):
-    """A row CSR in range but of another graph steers Karp-Sipser wrongly;
-    its pairs are checked against the column CSR, so the initial matching is
-    still valid and the solve maximum."""
-    rng = np.random.default_rng(9)
-    A = make_graph(rng, "uniform", 40, 40)
-    B = make_graph(rng, "dense", 40, 40)
-    cap = max(A.nnz, B.nnz)
-    GA, GB = graph_arrays(A, cap), graph_arrays(B, cap)
-    H = BipartiteGraph(GA.cxadj, GA.cadj, GB.rxadj, GB.radj, 40, 40)
-    one = jax.device_get(jaxmatch.karp_sipser_matching(H))
-    cert = jaxmatch.verify_matching(graph_arrays(A), one)
-    assert cert.valid, cert.reason
-    for execution in EXECUTIONS:
-        res = jax.device_get(
-            jaxmatch.max_cardinality_matching(H, init="karp-sipser", execution=execution)
-        )
-        check_result(graph_arrays(A), res, scipy_cardinality(A), execution)
 
 
 def test_karp_sipser_matching_argument_errors():
