@@ -76,7 +76,8 @@ def test_every_option_the_api_sends_is_exported():
 def test_workspace_lengths_come_from_the_library():
     tree = _ffi.lap_workspace_lens(5, 7, lap_ffi.variant_code("tree"))
     classical = _ffi.lap_workspace_lens(5, 7, lap_ffi.variant_code("classical"))
-    assert tree[1] == classical[1] == 7 + 2  # slack [m] and delta [2]
+    # slack [m], delta [2], and the duals' rounding errors [n] and [m]
+    assert tree[1] == classical[1] == 7 + 2 + 5 + 7
     assert classical[0] - tree[0] == 5 + 5 + 5 * 7  # tree list, zero counts, zero lists
     # bfs, root, queue, ia [n_cols]; pred [n_rows]
     assert _ffi.matching_workspace_len(3, 4) == 4 * 4 + 3

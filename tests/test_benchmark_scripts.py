@@ -196,3 +196,15 @@ def test_long_path_and_rectangular_families():
             expected = int(np.sum(maximum_bipartite_matching(M, perm_type="column") >= 0))
             res = jaxmatch.max_cardinality_matching(jaxmatch.BipartiteGraph.from_scipy(M))
             assert int(res.cardinality) == expected, family
+
+
+def test_float32_lap_classes_run_and_certify(capsys):
+    from benchmarks import lap_float32
+
+    cases = [f"{kind}:30" for kind in lap_float32.CLASSES]
+    assert lap_float32.main([*cases, "--repeats", "1", "--method", "tree"]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [r["case"] for r in rows] == cases
+    assert all(r["certified"] and r["ms"] is not None for r in rows), rows
+    with pytest.raises(ValueError, match="unknown class"):
+        lap_float32.costs("normal", 3, np.random.default_rng(0))

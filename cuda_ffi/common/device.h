@@ -159,6 +159,10 @@ struct SerialTeam {
 //   inf()          the "no edge / not reached" slack value
 //   reduced(c,u,v) max(0, (c - u) - v), saturated to inf() for integers
 //   add(a, b, ovf) a + b, setting *ovf on integer overflow
+//   add_compensated(hi, lo, d, ovf)
+//                  *hi + *lo += d with the rounding error carried in *lo
+//                  (floats: TwoSum, then renormalised so that *hi is the
+//                  sum rounded to T); integers: *hi = add(*hi, d, ovf)
 template <class T>
 struct Num {
   static JM_HD T inf() { return static_cast<T>(INFINITY); }
@@ -167,6 +171,24 @@ struct Num {
     return s > T(0) ? s : T(0);
   }
   static JM_HD T add(T a, T b, int* /*ovf*/) { return a + b; }
+  // A dual that takes thousands of updates d much smaller than itself loses
+  // up to half an ulp of itself to each in plain arithmetic; a matched
+  // pair's u_i + v_j then drifts off c_ij.  Carried in *lo, the sum stays
+  // exact to an ulp of *lo.  Needs IEEE additions (no -ffast-math).
+  static JM_HD void add_compensated(T* hi, T* lo, T d, int* /*ovf*/) {
+    const T a = *hi, s = a + d;
+    if (!is_finite(s)) {
+      *hi = s;
+      *lo = T(0);
+      return;
+    }
+    const T bd = s - a;
+    const T err = (a - (s - bd)) + (d - bd);
+    const T l = *lo + err;
+    const T t = s + l;
+    *lo = l - (t - s);
+    *hi = t;
+  }
   static JM_HD bool is_finite(T x) { return x < inf() && x > -inf(); }
   static constexpr bool kIsInteger = false;
 };
@@ -186,6 +208,10 @@ struct Num<int32_t> {
       return a;
     }
     return static_cast<int32_t>(s);
+  }
+  static JM_HD void add_compensated(int32_t* hi, int32_t* /*lo*/, int32_t d,
+                                    int* ovf) {
+    *hi = add(*hi, d, ovf);
   }
   static JM_HD bool is_finite(int32_t) { return true; }
   static constexpr bool kIsInteger = true;

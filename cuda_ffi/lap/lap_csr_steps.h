@@ -361,11 +361,11 @@ JM_HD void lap_csr_s4_augment(const Team& team, LapCsrView<T>& p) {
     const int j = p.touched[t];
     if (!p.col_flag[j]) continue;
     lap_augment_from(p, j);
-    p.v[j] = Num<T>::add(p.v[j], p.slack[j] - D, ovf);
+    p.add_v(j, p.slack[j] - D, ovf);
   }
   for (int t = team.rank(); t < p.sc[kNForest]; t += team.size()) {
     const int i = p.forest[t];
-    p.u[i] = Num<T>::add(p.u[i], D - p.rdist[i], ovf);
+    p.add_u(i, D - p.rdist[i], ovf);
   }
 }
 

@@ -7,7 +7,9 @@
 //   u, v         T [n], T [m] row and column duals (T = the cost dtype)
 //   info         int32 [kLapInfoLen]  scalars (LapScalar): status, counters
 //   work         int32 [LapWorkLayout::ilen]  the solver's own arrays
-//   twork        T [LapWorkLayout::tlen]      the solver's own arrays
+//   twork        T [LapWorkLayout::tlen]      the solver's own arrays,
+//                among them the duals' rounding errors (u_lo [n], v_lo [m]:
+//                u + u_lo and v + v_lo are the duals the updates summed)
 // Only C++ knows the workspace layout; Python asks the library for the two
 // workspace lengths and reads info through the slots the library exports.
 #pragma once
@@ -84,8 +86,8 @@ enum LapScalar : int32_t {
 // Offsets into one problem's workspaces.
 struct LapWorkLayout {
   std::size_t pred, col_flag, row_flag, root, claim, list, tree_list, zcnt,
-      zidx, cand, touched, forest, capped, ilen;  // into work
-  std::size_t slack, delta, rdist, tlen;          // into twork
+      zidx, cand, touched, forest, capped, ilen;    // into work
+  std::size_t slack, delta, rdist, ulo, vlo, tlen;  // into twork
 
   JM_HD LapWorkLayout(int n, int m, int variant) {
     std::size_t o = 0;
@@ -127,11 +129,13 @@ struct LapWorkLayout {
     slack = 0;
     delta = m;
     rdist = static_cast<std::size_t>(m) + 2;
-    tlen = rdist + (variant == kLapCsrTree ? n : 0);
+    ulo = rdist + (variant == kLapCsrTree ? n : 0);
+    vlo = ulo + n;
+    tlen = vlo + m;
     if (variant == kLapJv) {  // lap_jv.h keeps its own arrays
       pred = col_flag = row_flag = root = claim = list = 0;
       tree_list = zcnt = zidx = cand = touched = forest = capped = ilen = 0;
-      slack = delta = rdist = tlen = 0;
+      slack = delta = rdist = ulo = vlo = tlen = 0;
     }
   }
 };
@@ -172,10 +176,10 @@ struct LapView {
   T* twork;               // the cost-dtype workspace
   std::size_t zero_ilen;  // work[0, zero_ilen) is zeroed by init (not zidx)
   int max_iters = 0;      // main-loop iteration limit; 0: the default bound
-  std::size_t twork_len;
   int *col_for_row, *row_for_col, *pred, *col_flag, *row_flag, *root, *claim,
       *list, *tree_list, *zcnt, *zidx;
   T *u, *v, *slack, *delta;
+  T *ulo, *vlo;  // the duals' rounding errors (Num<T>::add_compensated)
 
   JM_HD LapView(int n_, int m_, int variant, const T* C_,
                 const LapBuffers<T>& b)
@@ -197,6 +201,16 @@ struct LapView {
     zidx = b.work + L.zidx;
     slack = b.twork + L.slack;
     delta = b.twork + L.delta;
+    ulo = b.twork + L.ulo;
+    vlo = b.twork + L.vlo;
+  }
+
+  // u_i += d and v_j += d, their rounding errors carried.
+  JM_HD void add_u(int i, T d, int* ovf) {
+    Num<T>::add_compensated(u + i, ulo + i, d, ovf);
+  }
+  JM_HD void add_v(int j, T d, int* ovf) {
+    Num<T>::add_compensated(v + j, vlo + j, d, ovf);
   }
 
   JM_HD T c(int i, int j) const {

@@ -36,7 +36,9 @@ JM_HD bool lap_running(const P& p) {
 // ------------------------------------------------------------ initialisation
 
 // Zeroes the scalars and the workspaces (all but the classical variant's
-// zero lists, which are only read below their counts).
+// zero lists, which are only read below their counts).  The duals' rounding
+// errors are zeroed through their own pointers: the fused kernel keeps them
+// in global memory when the rest of twork is in shared memory.
 template <class T, class Team>
 JM_HD void lap_init_zero(const Team& team, LapView<T>& p, int variant) {
   const LapWorkLayout L(p.n, p.m, variant);
@@ -44,8 +46,12 @@ JM_HD void lap_init_zero(const Team& team, LapView<T>& p, int variant) {
   T* twork = p.slack - L.slack;
   for (int k = team.rank(); k < kLapInfoLen; k += team.size()) p.sc[k] = 0;
   for (std::size_t k = team.rank(); k < L.zidx; k += team.size()) work[k] = 0;
-  for (std::size_t k = team.rank(); k < L.tlen; k += team.size())
+  for (std::size_t k = team.rank(); k < L.ulo; k += team.size())
     twork[k] = T(0);
+  if constexpr (!Num<T>::kIsInteger) {  // integer duals are exact
+    for (int i = team.rank(); i < p.n; i += team.size()) p.ulo[i] = T(0);
+    for (int j = team.rank(); j < p.m; j += team.size()) p.vlo[j] = T(0);
+  }
 }
 
 // Row reduction u_i = min_j c_ij; clear assignments.
@@ -263,9 +269,9 @@ JM_HD void lap_s1_setup(const Team& team, LapView<T>& p, int variant) {
     const T d = p.delta[0];
     int* ovf = &p.sc[kFlagOverflow];
     for (int i = team.rank(); i < p.n; i += team.size())
-      if (p.row_flag[i]) p.u[i] = Num<T>::add(p.u[i], d, ovf);
+      if (p.row_flag[i]) p.add_u(i, d, ovf);
     for (int j = team.rank(); j < p.m; j += team.size())
-      if (p.col_flag[j]) p.v[j] = Num<T>::add(p.v[j], -d, ovf);
+      if (p.col_flag[j]) p.add_v(j, -d, ovf);
   }
 }
 
@@ -443,10 +449,10 @@ JM_HD void lap_s4_update(const Team& team, LapView<T>& p, int variant) {
   if (!(d < Num<T>::inf())) return;
   int* ovf = &p.sc[kFlagOverflow];
   for (int i = team.rank(); i < p.n; i += team.size())
-    if (p.row_flag[i]) p.u[i] = Num<T>::add(p.u[i], d, ovf);
+    if (p.row_flag[i]) p.add_u(i, d, ovf);
   for (int j = team.rank(); j < p.m; j += team.size()) {
     if (p.col_flag[j])
-      p.v[j] = Num<T>::add(p.v[j], -d, ovf);
+      p.add_v(j, -d, ovf);
     else if (p.slack[j] < Num<T>::inf())
       p.slack[j] = p.slack[j] - d;
   }
