@@ -61,7 +61,7 @@ def violations(C: np.ndarray, res) -> tuple[float, float]:
         least = min(least, float(block.min()))
     cols = np.asarray(res.col_for_row)
     tight = np.abs(C[np.arange(n), cols].astype(np.float64) - u - v[cols])
-    return -least, float(tight.max()) if n else 0.0
+    return max(0.0, -least), float(tight.max()) if n else 0.0
 
 
 def main(argv: list[str] | None = None) -> int:
