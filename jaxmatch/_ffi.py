@@ -19,7 +19,7 @@ from pathlib import Path
 import jax
 
 #: The library ABI this package speaks (``kAbiVersion`` in cuda_ffi/library.cc).
-ABI_VERSION = 8
+ABI_VERSION = 9
 
 _PKG_DIR = Path(__file__).resolve().parent
 
@@ -29,6 +29,7 @@ TARGETS = (
     "lap_step",
     "lap_solve",
     "lap_solve_warm",
+    "lap_init_warm",
     "lap_csr_solve",
     "matching_init",
     "matching_step",

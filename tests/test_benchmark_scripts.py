@@ -90,7 +90,7 @@ def test_warm_start_benchmark_runs(capsys):
     from benchmarks import lap_warm_start
 
     assert lap_warm_start.main(["--n", "40", "--frames", "2"]) == 0
-    assert "searches" in capsys.readouterr().out
+    assert "n_iters" in capsys.readouterr().out
 
 
 def test_dropin_benchmark_eager_rows_run(capsys):

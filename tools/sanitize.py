@@ -5,7 +5,8 @@
 
 With the platform allocator every XLA buffer is its own cudaMalloc, so
 out-of-bounds accesses are caught. ``lap``: every method x execution on
-float, int and infeasible batches. ``sparse-lap``: solve_lap_csr on padded
+float, int and infeasible batches, cold and warm (from that result, on the
+costs moved a little). ``sparse-lap``: solve_lap_csr on padded
 batches. ``matching``: every BFS driver x level
 kernel x init x execution x thread mapping, and push-relabel x init x
 execution, on graphs with free rows and columns
@@ -48,10 +49,14 @@ def lap_workload() -> tuple[int, int]:
             ("tree", "classical"), ("fused", "stepped"), (C, C_inf)
         ):
             res = jax.device_get(jaxmatch.solve_lap(mat, method=method, execution=execution))
-            for b, cert in enumerate(jaxmatch.verify_lap(mat, res)):
-                runs += 1
-                if bool(res.feasible.reshape(-1)[b]) and not cert.optimal:
-                    bad += 1
+            # A warm start from that result, on the costs moved a little.
+            moved = (mat + rng.integers(0, 2, shape)).astype(dtype)
+            warm = jaxmatch.solve_lap(moved, method=method, execution=execution, init=res)
+            for mat_k, res_k in ((mat, res), (moved, jax.device_get(warm))):
+                for b, cert in enumerate(jaxmatch.verify_lap(mat_k, res_k)):
+                    runs += 1
+                    if bool(res_k.feasible.reshape(-1)[b]) and not cert.optimal:
+                        bad += 1
     return runs, bad
 
 

@@ -37,19 +37,27 @@ void SolveCancellable(const SerialTeam& team, LapView<T>& p, int variant,
   }
 }
 
-// Runs every batch member serially: lap_init first when `init`, then
-// `iterations` iterations of the main loop (all of them when < 0; those
-// stop early when the solve is cancelled).
+// Runs every batch member serially: lap_init first when `init` (from the
+// warm start x0, v0 when given), then `iterations` iterations of the main
+// loop (all of them when < 0; those stop early when the solve is
+// cancelled).
 ffi::Error RunSerial(const ffi::AnyBuffer& C, const LapShape& s,
-                     const LapStateData& state, bool init, int iterations) {
+                     const LapStateData& state, bool init, int iterations,
+                     const ffi::AnyBuffer* x0 = nullptr,
+                     const ffi::AnyBuffer* v0 = nullptr) {
   const CancelToken cancel;
   return DispatchCost(C.element_type(), [&](auto zero) -> ffi::Error {
     using T = decltype(zero);
-    const LapProblem<T> problem = LapProblemOf<T>(s, C, state);
+    LapProblem<T> problem = LapProblemOf<T>(s, C, state);
+    if (x0 != nullptr) SetLapWarm(*x0, *v0, &problem);
     const SerialTeam team;
     for (int64_t b = 0; b < s.batch; ++b) {
       LapView<T> p = problem.view(b);
-      if (init) lap_init(team, p, s.variant);
+      if (init && problem.x0 != nullptr)
+        lap_init(team, p, s.variant, problem.x0 + b * s.n,
+                 problem.v0 + b * s.m);
+      else if (init)
+        lap_init(team, p, s.variant);
       if (iterations < 0)
         SolveCancellable(team, p, s.variant, cancel);
       else
@@ -123,21 +131,35 @@ ffi::Error LapFromScratchCpu(ffi::AnyBuffer C, ffi::RemainingRets rets,
   return RunSerial(C, s, out, /*init=*/true, solve ? -1 : 0);
 }
 
-// JV from an earlier solve: x0 (int32 [..., n]) and v0 ([..., m], the cost
-// dtype).
-ffi::Error LapSolveWarmCpu(ffi::AnyBuffer C, ffi::AnyBuffer x0,
-                           ffi::AnyBuffer v0, ffi::RemainingRets rets,
-                           int32_t max_iterations) {
+// A solve from an earlier one: x0 (int32 [..., n]) and v0 ([..., m], the
+// cost dtype); JV, or the tree or classical variant (`solve`: to the end,
+// else the initialisation of a stepped solve).
+ffi::Error LapWarmCpu(ffi::AnyBuffer C, ffi::AnyBuffer x0, ffi::AnyBuffer v0,
+                      ffi::RemainingRets rets, int32_t max_iterations,
+                      int32_t variant, bool solve) {
   LapShape s;
   LapStateData out;
+  if (!solve)
+    JM_RETURN_IF_ERROR(CheckSteppedVariant(variant, "in a stepped solve"));
   JM_RETURN_IF_ERROR(
-      CheckSolveStart(C, kLapJv, max_iterations, rets, &s, &out));
-  JM_RETURN_IF_ERROR(CheckTrailingBuffer(x0, "init col_for_row",
-                                         ffi::DataType::S32, s.batch, s.n));
-  JM_RETURN_IF_ERROR(
-      CheckTrailingBuffer(v0, "init v", C.element_type(), s.batch, s.m));
-  return RunJv(C, s, out, static_cast<const int*>(x0.untyped_data()),
-               v0.untyped_data());
+      CheckSolveStart(C, variant, max_iterations, rets, &s, &out));
+  JM_RETURN_IF_ERROR(CheckLapWarm(s, C.element_type(), x0, v0));
+  if (variant == kLapJv)
+    return RunJv(C, s, out, static_cast<const int*>(x0.untyped_data()),
+                 v0.untyped_data());
+  return RunSerial(C, s, out, /*init=*/true, solve ? -1 : 0, &x0, &v0);
+}
+
+ffi::Error LapSolveWarmCpu(ffi::AnyBuffer C, ffi::AnyBuffer x0,
+                           ffi::AnyBuffer v0, ffi::RemainingRets rets,
+                           int32_t max_iterations, int32_t variant) {
+  return LapWarmCpu(C, x0, v0, rets, max_iterations, variant, true);
+}
+
+ffi::Error LapInitWarmCpu(ffi::AnyBuffer C, ffi::AnyBuffer x0,
+                          ffi::AnyBuffer v0, ffi::RemainingRets rets,
+                          int32_t max_iterations, int32_t variant) {
+  return LapWarmCpu(C, x0, v0, rets, max_iterations, variant, false);
 }
 
 ffi::Error LapInitCpu(ffi::AnyBuffer C, ffi::RemainingRets rets,
@@ -220,7 +242,9 @@ JM_EXPORT_HANDLER(jaxmatch_lap_step_cpu, jaxmatch::LapStepCpu,
 JM_EXPORT_HANDLER(jaxmatch_lap_solve_cpu, jaxmatch::LapSolveCpu,
                   jaxmatch::BindLapFromScratch(ffi::Ffi::Bind()));
 JM_EXPORT_HANDLER(jaxmatch_lap_solve_warm_cpu, jaxmatch::LapSolveWarmCpu,
-                  jaxmatch::BindLapSolveWarm(ffi::Ffi::Bind()));
+                  jaxmatch::BindLapWarm(ffi::Ffi::Bind()));
+JM_EXPORT_HANDLER(jaxmatch_lap_init_warm_cpu, jaxmatch::LapInitWarmCpu,
+                  jaxmatch::BindLapWarm(ffi::Ffi::Bind()));
 
 // ---------------------------------------------------------------- host entry
 // One problem solved on the calling thread, without XLA: the eager NumPy

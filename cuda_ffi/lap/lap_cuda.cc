@@ -60,11 +60,40 @@ ffi::Error LapStepCuda(cudaStream_t stream, ffi::AnyBuffer C,
   });
 }
 
-// Warm starts run JV, on the CPU only: the GPU target reports that.
-ffi::Error LapSolveWarmCuda(cudaStream_t, ffi::AnyBuffer, ffi::AnyBuffer,
-                            ffi::AnyBuffer, ffi::RemainingRets, int32_t) {
-  return CheckSteppedVariant(kLapJv,
-                             "in a GPU computation (warm starts run JV)");
+// A solve from an earlier one (x0, v0; lap_ffi.h): the whole solve (fused
+// kernel) when `solve`, else the stepped solve's initialisation.
+ffi::Error LapWarmCuda(cudaStream_t stream, ffi::AnyBuffer C, ffi::AnyBuffer x0,
+                       ffi::AnyBuffer v0, ffi::RemainingRets rets,
+                       int32_t max_iterations, int32_t variant, bool solve) {
+  LapShape s;
+  LapStateData out;
+  JM_RETURN_IF_ERROR(CheckSteppedVariant(variant, "on a GPU"));
+  JM_RETURN_IF_ERROR(GetLapShape(C, variant, &s));
+  JM_RETURN_IF_ERROR(SetMaxIterations(max_iterations, &s));
+  JM_RETURN_IF_ERROR(CheckLapResults(s, C.element_type(), rets, &out));
+  JM_RETURN_IF_ERROR(CheckLapWarm(s, C.element_type(), x0, v0));
+  return DispatchCost(C.element_type(), [&](auto zero) -> ffi::Error {
+    using T = decltype(zero);
+    LapProblem<T> p = LapProblemOf<T>(s, C, out);
+    SetLapWarm(x0, v0, &p);
+    if (solve)
+      return CudaCheck(LaunchLapSolve<T>(stream, p), "LAP warm solve launch");
+    return CudaCheck(LaunchLapInit<T>(stream, p), "LAP warm init launch");
+  });
+}
+
+ffi::Error LapSolveWarmCuda(cudaStream_t stream, ffi::AnyBuffer C,
+                            ffi::AnyBuffer x0, ffi::AnyBuffer v0,
+                            ffi::RemainingRets rets, int32_t max_iterations,
+                            int32_t variant) {
+  return LapWarmCuda(stream, C, x0, v0, rets, max_iterations, variant, true);
+}
+
+ffi::Error LapInitWarmCuda(cudaStream_t stream, ffi::AnyBuffer C,
+                           ffi::AnyBuffer x0, ffi::AnyBuffer v0,
+                           ffi::RemainingRets rets, int32_t max_iterations,
+                           int32_t variant) {
+  return LapWarmCuda(stream, C, x0, v0, rets, max_iterations, variant, false);
 }
 
 // The sparse LAP: the tree variant of lap_csr_steps.h (JV runs on the CPU
@@ -106,7 +135,12 @@ JM_EXPORT_HANDLER(
     {ffi::Traits::kCmdBufferCompatible});
 JM_EXPORT_HANDLER(
     jaxmatch_lap_solve_warm_cuda, jaxmatch::LapSolveWarmCuda,
-    jaxmatch::BindLapSolveWarm(
+    jaxmatch::BindLapWarm(
+        ffi::Ffi::Bind().Ctx<ffi::PlatformStream<cudaStream_t>>()),
+    {ffi::Traits::kCmdBufferCompatible});
+JM_EXPORT_HANDLER(
+    jaxmatch_lap_init_warm_cuda, jaxmatch::LapInitWarmCuda,
+    jaxmatch::BindLapWarm(
         ffi::Ffi::Bind().Ctx<ffi::PlatformStream<cudaStream_t>>()),
     {ffi::Traits::kCmdBufferCompatible});
 JM_EXPORT_HANDLER(

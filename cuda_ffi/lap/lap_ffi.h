@@ -162,16 +162,40 @@ auto BindLapFromScratch(Binding b) {
       .template Attr<int32_t>("max_iterations");
 }
 
-//   warm start:    (C, x0, v0, RemainingRets state, max_iterations); JV on
-//                  the CPU only
+//   warm start:    (C, x0, v0, RemainingRets state, max_iterations,
+//                  variant): the whole solve (lap_solve_warm; JV on the CPU
+//                  only) or the stepped solve's initialisation
+//                  (lap_init_warm; tree or classical)
 template <class Binding>
-auto BindLapSolveWarm(Binding b) {
+auto BindLapWarm(Binding b) {
   return std::move(b)
       .template Arg<ffi::AnyBuffer>()
       .template Arg<ffi::AnyBuffer>()
       .template Arg<ffi::AnyBuffer>()
       .RemainingRets()
-      .template Attr<int32_t>("max_iterations");
+      .template Attr<int32_t>("max_iterations")
+      .template Attr<int32_t>("variant");
+}
+
+// The warm start's operands: x0 int32 [..., n] (the earlier column of each
+// row, -1 none) and v0 [..., m] (column prices, the cost dtype).
+inline ffi::Error CheckLapWarm(const LapShape& s, ffi::DataType cost,
+                               const ffi::AnyBuffer& x0,
+                               const ffi::AnyBuffer& v0) {
+  JM_RETURN_IF_ERROR(CheckTrailingBuffer(x0, "init col_for_row",
+                                         ffi::DataType::S32, s.batch, s.n));
+  return CheckTrailingBuffer(v0, "init v", cost, s.batch, s.m);
+}
+
+// Points the tree and classical variants' initialisation at a checked warm
+// start; a rectangular problem starts cold (its duals need v <= 0, and 0 on
+// the columns left free, which given prices do not keep).
+template <class T>
+void SetLapWarm(const ffi::AnyBuffer& x0, const ffi::AnyBuffer& v0,
+                LapProblem<T>* p) {
+  if (p->n != p->m) return;
+  p->x0 = static_cast<const int*>(x0.untyped_data());
+  p->v0 = static_cast<const T*>(v0.untyped_data());
 }
 
 //   sparse (CSR):  (indptr, indices, cost, col_for_row, row_for_col, u, v,

@@ -33,6 +33,9 @@ enum StepId {
   kInitAccept,
   kInitFinish,
   kInitZeroLists,
+  kWarmPrices,
+  kWarmKeep,
+  kWarmAssign,
   kS1,
   kS2,
   kS3,
@@ -41,7 +44,8 @@ enum StepId {
 
 template <int kStep, class T, class Team>
 __device__ __forceinline__ void RunStep(const Team& team, LapView<T>& p,
-                                        int variant) {
+                                        const LapProblem<T>& s, int64_t b) {
+  const int variant = s.variant;
   if constexpr (kStep == kInitZero)
     lap_init_zero(team, p, variant);
   else if constexpr (kStep == kInitRows)
@@ -56,6 +60,12 @@ __device__ __forceinline__ void RunStep(const Team& team, LapView<T>& p,
     lap_init_finish(team, p);
   else if constexpr (kStep == kInitZeroLists)
     lap_init_zero_lists(team, p);
+  else if constexpr (kStep == kWarmPrices)
+    lap_init_warm_prices(team, p, s.v0 + b * s.m);
+  else if constexpr (kStep == kWarmKeep)
+    lap_init_warm_keep(team, p, s.x0 + b * s.n);
+  else if constexpr (kStep == kWarmAssign)
+    lap_init_warm_assign(team, p);
   else if constexpr (kStep == kS1)
     lap_s1_setup(team, p, variant);
   else if constexpr (kStep == kS2)
@@ -71,7 +81,7 @@ __global__ void lap_step_kernel(LapProblem<T> s) {
   GridRowTeam team;
   for (int64_t b = blockIdx.y; b < s.batch; b += gridDim.y) {
     LapView<T> p = s.view(b);
-    RunStep<kStep>(team, p, s.variant);
+    RunStep<kStep>(team, p, s, b);
   }
 }
 
@@ -138,11 +148,12 @@ __device__ void CopyOut(const LapBuffers<T>& from, const LapBuffers<T>& to,
   }
 }
 
-// The whole solve of problem b.  kShared is a template parameter so that
-// every pointer of the view is a kernel parameter plus an offset, which the
-// compiler recomputes instead of keeping ~20 pointers live (the fused kernel
-// is register-bound).
-template <bool kShared, class T>
+// The whole solve of problem b, from the warm start s.x0, s.v0 when kWarm.
+// kShared is a template parameter so that every pointer of the view is a
+// kernel parameter plus an offset, which the compiler recomputes instead of
+// keeping ~20 pointers live (the fused kernel is register-bound); kWarm
+// keeps the cold kernel free of the warm start's code.
+template <bool kShared, bool kWarm, class T>
 __device__ void FusedSolve(const LapProblem<T>& s, int64_t b,
                            unsigned char* smem) {
   const BlockTeam team;
@@ -150,16 +161,19 @@ __device__ void FusedSolve(const LapProblem<T>& s, int64_t b,
                kShared ? SharedBuffers(s, smem) : s.buffers(b));
   p.zidx = s.buffers(b).work + s.work_layout().zidx;  // zero lists: global
   p.max_iters = s.max_iters;
-  lap_init(team, p, s.variant);
+  if constexpr (kWarm)
+    lap_init(team, p, s.variant, s.x0 + b * s.n, s.v0 + b * s.m);
+  else
+    lap_init(team, p, s.variant);
   lap_solve_loop(team, p, s.variant);
 }
 
-template <bool kShared, class T>
+template <bool kShared, bool kWarm, class T>
 __global__ void __launch_bounds__(kFusedMaxThreads, kFusedMinBlocks)
     lap_solve_kernel(LapProblem<T> s) {
   extern __shared__ __align__(16) unsigned char smem[];
   for (int64_t b = blockIdx.x; b < s.batch; b += gridDim.x) {
-    FusedSolve<kShared>(s, b, smem);
+    FusedSolve<kShared, kWarm>(s, b, smem);
     if (kShared) CopyOut(SharedBuffers(s, smem), s.buffers(b), s.n, s.m);
     BlockTeam().sync();
   }
@@ -187,8 +201,14 @@ template <class T>
 cudaError_t LaunchLapInit(cudaStream_t stream, const LapProblem<T>& s) {
   if (s.batch == 0) return cudaSuccess;
   LaunchStep<kInitZero>(stream, s);
-  LaunchStep<kInitRows>(stream, s);
-  LaunchStep<kInitCols>(stream, s);
+  if (s.x0 != nullptr) {
+    LaunchStep<kWarmPrices>(stream, s);
+    LaunchStep<kWarmKeep>(stream, s);
+    LaunchStep<kWarmAssign>(stream, s);
+  } else {
+    LaunchStep<kInitRows>(stream, s);
+    LaunchStep<kInitCols>(stream, s);
+  }
   for (int round = 0; round < kLapInitRounds; ++round) {
     LaunchStep<kInitPropose>(stream, s);
     LaunchStep<kInitAccept>(stream, s);
@@ -214,15 +234,28 @@ cudaError_t LaunchLapStep(cudaStream_t stream, const LapProblem<T>& s,
   return cudaGetLastError();
 }
 
-template <class T>
-cudaError_t LaunchLapSolve(cudaStream_t stream, const LapProblem<T>& s) {
-  if (s.batch == 0) return cudaSuccess;
+namespace {
+
+// The fused kernel for the problem's shared-memory need (cold or warm).
+template <bool kWarm, class T>
+void LaunchFused(cudaStream_t stream, const LapProblem<T>& s) {
   const BlockPerProblem g(s.n, s.m, s.batch, kFusedMaxThreads);
   const size_t smem = FusedSharedLayout::Of(s).bytes;
   if (smem <= kFusedSharedBytes)
-    lap_solve_kernel<true, T><<<g.blocks, g.threads, smem, stream>>>(s);
+    lap_solve_kernel<true, kWarm, T><<<g.blocks, g.threads, smem, stream>>>(s);
   else
-    lap_solve_kernel<false, T><<<g.blocks, g.threads, 0, stream>>>(s);
+    lap_solve_kernel<false, kWarm, T><<<g.blocks, g.threads, 0, stream>>>(s);
+}
+
+}  // namespace
+
+template <class T>
+cudaError_t LaunchLapSolve(cudaStream_t stream, const LapProblem<T>& s) {
+  if (s.batch == 0) return cudaSuccess;
+  if (s.x0 != nullptr)
+    LaunchFused<true>(stream, s);
+  else
+    LaunchFused<false>(stream, s);
   return cudaGetLastError();
 }
 

@@ -229,6 +229,10 @@ struct LapProblem {
   const T* C;          // [batch, n, m]
   LapBuffers<T> base;  // each [batch, len]
   int max_iters = 0;   // iteration limit (JV: augmenting searches); 0: default
+  // A warm start (square problems): the earlier assignment x0 [batch, n]
+  // (-1: none) and column prices v0 [batch, m]; null for a cold start.
+  const int* x0 = nullptr;
+  const T* v0 = nullptr;
 
   JM_HD LapWorkLayout work_layout() const {
     return LapWorkLayout(n, m, variant);

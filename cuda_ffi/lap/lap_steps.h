@@ -218,6 +218,83 @@ JM_HD void lap_init_zero_lists(const Team& team, LapView<T>& p) {
   });
 }
 
+// ------------------------------------------------------------ warm start
+// A square problem started from an earlier solve's column prices v0 and
+// assignment x0 (any prices are duals of a square LAP once the row duals
+// are their least reduced costs): v = v0, u_i = min_j (c_ij - v_j); row i
+// keeps x0[i] when that pair is tight and no lower row keeps the column;
+// the greedy rounds then run as in a cold start.  int32 prices are clamped
+// to +-2^29 so that u fits int32 for entries within the documented
+// headroom (|c| < 2^30); a row dual that still does not fit is an overflow.
+constexpr int32_t kLapWarmIntPrice = 1 << 29;
+
+template <class T>
+JM_HD T lap_warm_price(T v0) {
+  if constexpr (Num<T>::kIsInteger) {
+    return v0 > kLapWarmIntPrice
+               ? kLapWarmIntPrice
+               : (v0 < -kLapWarmIntPrice ? -kLapWarmIntPrice : v0);
+  } else {
+    return Num<T>::is_finite(v0) ? v0 : T(0);
+  }
+}
+
+template <class T, class Team>
+JM_HD void lap_init_warm_prices(const Team& team, LapView<T>& p, const T* v0) {
+  for (int i = team.rank(); i < p.n; i += team.size()) {
+    bool any = false;
+    if constexpr (Num<T>::kIsInteger) {
+      long long best = 0;
+      for (int j = 0; j < p.m; ++j) {
+        const long long r =
+            static_cast<long long>(p.c(i, j)) - lap_warm_price(v0[j]);
+        if (!any || r < best) best = r;
+        any = true;
+      }
+      if (best <= INT_MIN || best >= INT_MAX) p.sc[kFlagOverflow] = 1;
+      p.u[i] = static_cast<T>(best <= INT_MIN || best >= INT_MAX ? 0 : best);
+    } else {
+      T best = Num<T>::inf();
+      for (int j = 0; j < p.m; ++j) {
+        const T r = p.c(i, j) - lap_warm_price(v0[j]);
+        if (r < best) best = r;
+      }
+      any = best < Num<T>::inf();
+      p.u[i] = any ? best : T(0);
+    }
+    if (!any) p.sc[kFlagInfeas] = 1;
+    p.col_for_row[i] = INT_MAX;  // greedy proposals are min-reduced into this
+  }
+  for (int j = team.rank(); j < p.m; j += team.size()) {
+    p.v[j] = lap_warm_price(v0[j]);
+    p.row_for_col[j] = -1;
+    p.pred[j] = INT_MAX;  // the least row keeping column j
+  }
+}
+
+template <class T, class Team>
+JM_HD void lap_init_warm_keep(const Team& team, LapView<T>& p, const int* x0) {
+  if (p.sc[kFlagInfeas] || p.sc[kFlagOverflow]) return;
+  for (int i = team.rank(); i < p.n; i += team.size()) {
+    const int j = x0[i];
+    if (j >= 0 && j < p.m && lap_init_tight(p, i, j))
+      atomic_min_int(&p.pred[j], i);
+  }
+}
+
+template <class T, class Team>
+JM_HD void lap_init_warm_assign(const Team& team, LapView<T>& p) {
+  for (int j = team.rank(); j < p.m; j += team.size()) {
+    const int i = p.pred[j];
+    p.pred[j] = -1;
+    if (i == INT_MAX || p.sc[kFlagInfeas] || p.sc[kFlagOverflow]) continue;
+    p.row_for_col[j] = i;
+    p.col_for_row[i] = j;
+    p.row_flag[i] = 1;
+    atomic_add_int(&p.sc[kNAssigned], 1);
+  }
+}
+
 template <class T>
 JM_HD void lap_ctrl_init(LapView<T>& p, int max_iters) {
   p.sc[kMaxIters] = max_iters;
@@ -514,15 +591,26 @@ JM_HD int lap_max_iters(int requested, int n, int m) {
 }
 
 // ------------------------------------------------------------ step order
-// The initialisation: reductions, greedy assignment, (classical) zero lists.
+// The initialisation: reductions (or, with x0 and v0, a square problem's
+// warm start), greedy assignment, (classical) zero lists.
 template <class T, class Team>
-JM_HD void lap_init(const Team& team, LapView<T>& p, int variant) {
+JM_HD void lap_init(const Team& team, LapView<T>& p, int variant,
+                    const int* x0 = nullptr, const T* v0 = nullptr) {
   lap_init_zero(team, p, variant);
   team.sync();
-  lap_init_rows(team, p);
-  team.sync();
-  lap_init_cols(team, p);
-  team.sync();
+  if (x0 != nullptr) {
+    lap_init_warm_prices(team, p, v0);
+    team.sync();
+    lap_init_warm_keep(team, p, x0);
+    team.sync();
+    lap_init_warm_assign(team, p);
+    team.sync();
+  } else {
+    lap_init_rows(team, p);
+    team.sync();
+    lap_init_cols(team, p);
+    team.sync();
+  }
   for (int round = 0; round < kLapInitRounds; ++round) {
     lap_init_propose(team, p);
     team.sync();

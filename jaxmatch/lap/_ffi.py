@@ -132,22 +132,38 @@ def lap_solve(C: jax.Array, *, variant: int, max_iterations: int = 0) -> LapStat
     return _from_costs("jaxmatch_lap_solve", C, variant, max_iterations)
 
 
-def lap_solve_warm(
-    C: jax.Array, x0: jax.Array, v0: jax.Array, *, max_iterations: int = 0
+def _warm(
+    target: str, C: jax.Array, x0: jax.Array, v0: jax.Array, variant: int, max_iterations: int
 ) -> LapState:
-    """JV from an earlier solve: ``x0`` (int32 ``[..., n]``, the column of
-    each row, -1 none) and ``v0`` (``[..., m]``, C's dtype, the column
-    prices); CPU only."""
+    """A call of ``target`` on the costs and a warm start (a new state)."""
     _checked()
-    variant = variant_code("jv")
     out = batched_ffi_call(
-        "jaxmatch_lap_solve_warm",
+        target,
         _state_shapes(C, variant),
         [C, x0, v0],
         [2, 1, 1],
-        dict(max_iterations=np.int32(max_iterations)),
+        dict(max_iterations=np.int32(max_iterations), variant=np.int32(variant)),
     )
     return LapState(*out)
+
+
+def lap_solve_warm(
+    C: jax.Array, x0: jax.Array, v0: jax.Array, *, variant: int, max_iterations: int = 0
+) -> LapState:
+    """The whole solve from an earlier one: ``x0`` (int32 ``[..., n]``, the
+    column of each row, -1 none) and ``v0`` (``[..., m]``, C's dtype, the
+    column prices). JV (the CPU only), or the tree or classical variant,
+    which start a square problem from ``v0`` and the pairs of ``x0`` that are
+    tight there, and a rectangular one cold."""
+    return _warm("jaxmatch_lap_solve_warm", C, x0, v0, variant, max_iterations)
+
+
+def lap_init_warm(
+    C: jax.Array, x0: jax.Array, v0: jax.Array, *, variant: int, max_iterations: int = 0
+) -> LapState:
+    """:func:`lap_init` from an earlier solve (``x0``, ``v0`` as for
+    :func:`lap_solve_warm`; the tree or classical variant)."""
+    return _warm("jaxmatch_lap_init_warm", C, x0, v0, variant, max_iterations)
 
 
 class HostSolution(NamedTuple):

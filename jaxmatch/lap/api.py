@@ -247,11 +247,25 @@ def _solution(state: lap_ffi.LapState) -> _Solution:
     return _Solution(state.col_for_row, state.row_for_col, state.u, state.v, state.info)
 
 
-def _fused(Ck: jax.Array, variant: int, max_iterations: int) -> _Solution:
+def _fused(
+    Ck: jax.Array,
+    variant: int,
+    max_iterations: int,
+    warm: tuple[jax.Array, jax.Array] | None = None,
+) -> _Solution:
+    if warm is not None:
+        x0, v0 = warm
+        state = lap_ffi.lap_solve_warm(Ck, x0, v0, variant=variant, max_iterations=max_iterations)
+        return _solution(state)
     return _solution(lap_ffi.lap_solve(Ck, variant=variant, max_iterations=max_iterations))
 
 
-def _stepped(Ck: jax.Array, variant: int, max_iterations: int) -> _Solution:
+def _stepped(
+    Ck: jax.Array,
+    variant: int,
+    max_iterations: int,
+    warm: tuple[jax.Array, jax.Array] | None = None,
+) -> _Solution:
     running_code = int(LAPStatus.RUNNING)
 
     def running(state):
@@ -260,13 +274,12 @@ def _stepped(Ck: jax.Array, variant: int, max_iterations: int) -> _Solution:
     def step(state):
         return lap_ffi.lap_step(Ck, state, variant=variant, iterations=STEPPED_ITERATIONS_PER_CALL)
 
-    init = lap_ffi.lap_init(Ck, variant=variant, max_iterations=max_iterations)
+    if warm is not None:
+        x0, v0 = warm
+        init = lap_ffi.lap_init_warm(Ck, x0, v0, variant=variant, max_iterations=max_iterations)
+    else:
+        init = lap_ffi.lap_init(Ck, variant=variant, max_iterations=max_iterations)
     return _solution(lax.while_loop(running, step, init))
-
-
-def _warm(Ck: jax.Array, warm: tuple[jax.Array, jax.Array], max_iterations: int) -> _Solution:
-    x0, v0 = warm
-    return _solution(lap_ffi.lap_solve_warm(Ck, x0, v0, max_iterations=max_iterations))
 
 
 def _run_solver(
@@ -280,22 +293,16 @@ def _run_solver(
     platform when the computation is lowered. Method: JV on the CPU, the tree
     variant on a GPU (and in every stepped solve). Execution: fused on the
     CPU, on a GPU fused up to :data:`FUSED_MAX_COLUMNS` columns and stepped
-    above. ``warm`` (the internal ``x0``, ``v0``): JV starts from it; the
-    GPU methods start from scratch."""
+    above. ``warm`` (the internal ``x0``, ``v0``) goes to every method."""
     if method == "jv":
-        if warm is not None:
-            return _warm(Ck, warm, max_iterations)
-        return _fused(Ck, lap_ffi.variant_code("jv"), max_iterations)
+        return _fused(Ck, lap_ffi.variant_code("jv"), max_iterations, warm)
     variant = lap_ffi.variant_code("tree" if method == "auto" else method)
+    fused = functools.partial(_fused, variant=variant, max_iterations=max_iterations, warm=warm)
+    stepped = functools.partial(_stepped, variant=variant, max_iterations=max_iterations, warm=warm)
     if execution == "stepped":
-        return _stepped(Ck, variant, max_iterations)
+        return stepped(Ck)
     cpu_variant = lap_ffi.variant_code("jv") if method == "auto" else variant
-    if warm is not None:
-        cpu = functools.partial(_warm, warm=warm, max_iterations=max_iterations)
-    else:
-        cpu = functools.partial(_fused, variant=cpu_variant, max_iterations=max_iterations)
-    fused = functools.partial(_fused, variant=variant, max_iterations=max_iterations)
-    stepped = functools.partial(_stepped, variant=variant, max_iterations=max_iterations)
+    cpu = functools.partial(_fused, variant=cpu_variant, max_iterations=max_iterations, warm=warm)
     if execution == "fused":
         gpu = fused
     else:
@@ -467,8 +474,11 @@ def solve_lap(
         the CPU) keeps each row's earlier column when it is still the row's
         cheapest at the earlier column prices ``v`` and augments the rest,
         so a slowly changing sequence of problems solves faster (tracking,
-        iterated bounds); any ``init`` gives the same optimum. The GPU
-        methods start from scratch (``"auto"`` there ignores ``init``).
+        iterated bounds); any ``init`` gives the same optimum. The tree and
+        classical variants (``"auto"`` on a GPU) start a square problem from
+        the column prices ``v`` (row duals: each row's least reduced cost)
+        and the earlier pairs that are tight there, then run the greedy
+        rounds and the main loop; a rectangular problem starts cold.
 
     Called eagerly (no tracer in sight), it returns once the result is ready,
     and Ctrl-C interrupts the wait and cancels the CPU solves in flight
@@ -501,7 +511,7 @@ def solve_lap(
         if not 1 <= limit < 2**31:
             raise ValueError(f"max_iterations must be in [1, 2**31), got {limit}")
     flag = _maximize_flag(maximize, tuple(C.shape[:-2]))
-    warm = _warm_start_arrays(init, C, method, execution)
+    warm = _warm_start_arrays(init, C)
     eager = not any(isinstance(x, jax.core.Tracer) for x in jax.tree.leaves((C, flag, warm)))
     if isinstance(flag, bool):
         solve = _solve_static_eager if eager else _solve_static
@@ -512,20 +522,15 @@ def solve_lap(
     return wait_ready(res) if eager else res
 
 
-def _warm_start_arrays(init, C: jax.Array, method: str, execution: str):
+def _warm_start_arrays(init, C: jax.Array):
     """``init``'s (col_for_row, row_for_col, u, v) as arrays, checked against
-    ``C`` and the options; None without a warm start."""
+    ``C``; None without a warm start."""
     if init is None:
         return None
     fields = ("col_for_row", "row_for_col", "u", "v")
     if not all(hasattr(init, f) for f in fields):
         raise TypeError(
             f"init must be the LAPResult of an earlier solve; got {type(init).__name__}"
-        )
-    if method in ("tree", "classical") or execution == "stepped":
-        raise ValueError(
-            "init (a warm start) runs Jonker-Volgenant: use method='jv' or 'auto' "
-            f"with a fused execution, not method={method!r}, execution={execution!r}"
         )
     *batch, n, m = C.shape
     want = {"col_for_row": n, "row_for_col": m, "u": n, "v": m}
