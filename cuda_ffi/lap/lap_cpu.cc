@@ -104,72 +104,50 @@ ffi::Error RunJv(const ffi::AnyBuffer& C, const LapShape& s,
   });
 }
 
-// Initialises every batch member and, when `solve`, runs its main loop to
-// the end (JV: the whole solve; it has no separate initialisation).
-// The shapes, iteration limit and result buffers of a call that starts a
-// solve (from scratch or warm).
-ffi::Error CheckSolveStart(const ffi::AnyBuffer& C, int32_t variant,
-                           int32_t max_iterations,
-                           const ffi::RemainingRets& rets, LapShape* s,
-                           LapStateData* out) {
-  JM_RETURN_IF_ERROR(GetLapShape(C, variant, s));
-  JM_RETURN_IF_ERROR(SetMaxIterations(max_iterations, s));
-  return CheckLapResults(*s, C.element_type(), rets, out);
-}
-
-ffi::Error LapFromScratchCpu(ffi::AnyBuffer C, ffi::RemainingRets rets,
-                             int32_t variant, int32_t max_iterations,
-                             bool solve) {
-  LapShape s;
-  LapStateData out;
-  JM_RETURN_IF_ERROR(
-      CheckSolveStart(C, variant, max_iterations, rets, &s, &out));
-  if (variant == kLapJv) {
-    if (!solve) return CheckSteppedVariant(variant, "in a stepped solve");
-    return RunJv(C, s, out);
-  }
-  return RunSerial(C, s, out, /*init=*/true, solve ? -1 : 0);
-}
-
-// A solve from an earlier one: x0 (int32 [..., n]) and v0 ([..., m], the
-// cost dtype); JV, or the tree or classical variant (`solve`: to the end,
-// else the initialisation of a stepped solve).
-ffi::Error LapWarmCpu(ffi::AnyBuffer C, ffi::AnyBuffer x0, ffi::AnyBuffer v0,
-                      ffi::RemainingRets rets, int32_t max_iterations,
-                      int32_t variant, bool solve) {
+// Initialises every batch member, from the warm start x0, v0 (lap_ffi.h)
+// when given, and, when `solve`, runs its main loop to the end (JV: the
+// whole solve; it has no separate initialisation).
+ffi::Error LapStartCpu(ffi::AnyBuffer C, const ffi::AnyBuffer* x0,
+                       const ffi::AnyBuffer* v0, ffi::RemainingRets rets,
+                       int32_t variant, int32_t max_iterations, bool solve) {
   LapShape s;
   LapStateData out;
   if (!solve)
     JM_RETURN_IF_ERROR(CheckSteppedVariant(variant, "in a stepped solve"));
   JM_RETURN_IF_ERROR(
       CheckSolveStart(C, variant, max_iterations, rets, &s, &out));
-  JM_RETURN_IF_ERROR(CheckLapWarm(s, C.element_type(), x0, v0));
-  if (variant == kLapJv)
-    return RunJv(C, s, out, static_cast<const int*>(x0.untyped_data()),
-                 v0.untyped_data());
-  return RunSerial(C, s, out, /*init=*/true, solve ? -1 : 0, &x0, &v0);
+  if (x0 != nullptr) {
+    JM_RETURN_IF_ERROR(CheckLapWarm(s, C.element_type(), *x0, *v0));
+  }
+  if (variant == kLapJv && x0 != nullptr)
+    return RunJv(C, s, out, static_cast<const int*>(x0->untyped_data()),
+                 v0->untyped_data());
+  if (variant == kLapJv) return RunJv(C, s, out);
+  return RunSerial(C, s, out, /*init=*/true, solve ? -1 : 0, x0, v0);
 }
 
 ffi::Error LapSolveWarmCpu(ffi::AnyBuffer C, ffi::AnyBuffer x0,
                            ffi::AnyBuffer v0, ffi::RemainingRets rets,
                            int32_t max_iterations, int32_t variant) {
-  return LapWarmCpu(C, x0, v0, rets, max_iterations, variant, true);
+  return LapStartCpu(C, &x0, &v0, rets, variant, max_iterations, true);
 }
 
 ffi::Error LapInitWarmCpu(ffi::AnyBuffer C, ffi::AnyBuffer x0,
                           ffi::AnyBuffer v0, ffi::RemainingRets rets,
                           int32_t max_iterations, int32_t variant) {
-  return LapWarmCpu(C, x0, v0, rets, max_iterations, variant, false);
+  return LapStartCpu(C, &x0, &v0, rets, variant, max_iterations, false);
 }
 
 ffi::Error LapInitCpu(ffi::AnyBuffer C, ffi::RemainingRets rets,
                       int32_t variant, int32_t max_iterations) {
-  return LapFromScratchCpu(C, rets, variant, max_iterations, /*solve=*/false);
+  return LapStartCpu(C, nullptr, nullptr, rets, variant, max_iterations,
+                     /*solve=*/false);
 }
 
 ffi::Error LapSolveCpu(ffi::AnyBuffer C, ffi::RemainingRets rets,
                        int32_t variant, int32_t max_iterations) {
-  return LapFromScratchCpu(C, rets, variant, max_iterations, /*solve=*/true);
+  return LapStartCpu(C, nullptr, nullptr, rets, variant, max_iterations,
+                     /*solve=*/true);
 }
 
 ffi::Error LapStepCpu(ffi::AnyBuffer C, ffi::RemainingArgs args,

@@ -9,20 +9,24 @@
 namespace jaxmatch {
 namespace {
 
-// Initialises every batch member and, when `solve`, runs the whole solve
-// (fused kernel).
-ffi::Error LapFromScratchCuda(cudaStream_t stream, ffi::AnyBuffer C,
-                              ffi::RemainingRets rets, int32_t variant,
-                              int32_t max_iterations, bool solve) {
+// Initialises every batch member, from the warm start x0, v0 (lap_ffi.h)
+// when given, and, when `solve`, runs the whole solve (fused kernel).
+ffi::Error LapStartCuda(cudaStream_t stream, ffi::AnyBuffer C,
+                        const ffi::AnyBuffer* x0, const ffi::AnyBuffer* v0,
+                        ffi::RemainingRets rets, int32_t variant,
+                        int32_t max_iterations, bool solve) {
   LapShape s;
   LapStateData out;
   JM_RETURN_IF_ERROR(CheckSteppedVariant(variant, "on a GPU"));
-  JM_RETURN_IF_ERROR(GetLapShape(C, variant, &s));
-  JM_RETURN_IF_ERROR(SetMaxIterations(max_iterations, &s));
-  JM_RETURN_IF_ERROR(CheckLapResults(s, C.element_type(), rets, &out));
+  JM_RETURN_IF_ERROR(
+      CheckSolveStart(C, variant, max_iterations, rets, &s, &out));
+  if (x0 != nullptr) {
+    JM_RETURN_IF_ERROR(CheckLapWarm(s, C.element_type(), *x0, *v0));
+  }
   return DispatchCost(C.element_type(), [&](auto zero) -> ffi::Error {
     using T = decltype(zero);
-    const LapProblem<T> p = LapProblemOf<T>(s, C, out);
+    LapProblem<T> p = LapProblemOf<T>(s, C, out);
+    if (x0 != nullptr) SetLapWarm(*x0, *v0, &p);
     if (solve)
       return CudaCheck(LaunchLapSolve<T>(stream, p), "LAP solve launch");
     return CudaCheck(LaunchLapInit<T>(stream, p), "LAP init launch");
@@ -32,13 +36,15 @@ ffi::Error LapFromScratchCuda(cudaStream_t stream, ffi::AnyBuffer C,
 ffi::Error LapInitCuda(cudaStream_t stream, ffi::AnyBuffer C,
                        ffi::RemainingRets rets, int32_t variant,
                        int32_t max_iterations) {
-  return LapFromScratchCuda(stream, C, rets, variant, max_iterations, false);
+  return LapStartCuda(stream, C, nullptr, nullptr, rets, variant,
+                      max_iterations, false);
 }
 
 ffi::Error LapSolveCuda(cudaStream_t stream, ffi::AnyBuffer C,
                         ffi::RemainingRets rets, int32_t variant,
                         int32_t max_iterations) {
-  return LapFromScratchCuda(stream, C, rets, variant, max_iterations, true);
+  return LapStartCuda(stream, C, nullptr, nullptr, rets, variant,
+                      max_iterations, true);
 }
 
 ffi::Error LapStepCuda(cudaStream_t stream, ffi::AnyBuffer C,
@@ -60,40 +66,19 @@ ffi::Error LapStepCuda(cudaStream_t stream, ffi::AnyBuffer C,
   });
 }
 
-// A solve from an earlier one (x0, v0; lap_ffi.h): the whole solve (fused
-// kernel) when `solve`, else the stepped solve's initialisation.
-ffi::Error LapWarmCuda(cudaStream_t stream, ffi::AnyBuffer C, ffi::AnyBuffer x0,
-                       ffi::AnyBuffer v0, ffi::RemainingRets rets,
-                       int32_t max_iterations, int32_t variant, bool solve) {
-  LapShape s;
-  LapStateData out;
-  JM_RETURN_IF_ERROR(CheckSteppedVariant(variant, "on a GPU"));
-  JM_RETURN_IF_ERROR(GetLapShape(C, variant, &s));
-  JM_RETURN_IF_ERROR(SetMaxIterations(max_iterations, &s));
-  JM_RETURN_IF_ERROR(CheckLapResults(s, C.element_type(), rets, &out));
-  JM_RETURN_IF_ERROR(CheckLapWarm(s, C.element_type(), x0, v0));
-  return DispatchCost(C.element_type(), [&](auto zero) -> ffi::Error {
-    using T = decltype(zero);
-    LapProblem<T> p = LapProblemOf<T>(s, C, out);
-    SetLapWarm(x0, v0, &p);
-    if (solve)
-      return CudaCheck(LaunchLapSolve<T>(stream, p), "LAP warm solve launch");
-    return CudaCheck(LaunchLapInit<T>(stream, p), "LAP warm init launch");
-  });
-}
-
 ffi::Error LapSolveWarmCuda(cudaStream_t stream, ffi::AnyBuffer C,
                             ffi::AnyBuffer x0, ffi::AnyBuffer v0,
                             ffi::RemainingRets rets, int32_t max_iterations,
                             int32_t variant) {
-  return LapWarmCuda(stream, C, x0, v0, rets, max_iterations, variant, true);
+  return LapStartCuda(stream, C, &x0, &v0, rets, variant, max_iterations, true);
 }
 
 ffi::Error LapInitWarmCuda(cudaStream_t stream, ffi::AnyBuffer C,
                            ffi::AnyBuffer x0, ffi::AnyBuffer v0,
                            ffi::RemainingRets rets, int32_t max_iterations,
                            int32_t variant) {
-  return LapWarmCuda(stream, C, x0, v0, rets, max_iterations, variant, false);
+  return LapStartCuda(stream, C, &x0, &v0, rets, variant, max_iterations,
+                      false);
 }
 
 // The sparse LAP: the tree variant of lap_csr_steps.h (JV runs on the CPU

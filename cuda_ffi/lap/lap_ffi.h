@@ -315,6 +315,17 @@ inline ffi::Error SetMaxIterations(int32_t max_iterations, LapShape* s) {
   return ffi::Error::Success();
 }
 
+// The shapes, iteration limit and result buffers of a call that starts a
+// solve (from scratch or warm).
+inline ffi::Error CheckSolveStart(const ffi::AnyBuffer& C, int32_t variant,
+                                  int32_t max_iterations,
+                                  const ffi::RemainingRets& rets, LapShape* s,
+                                  LapStateData* out) {
+  JM_RETURN_IF_ERROR(GetLapShape(C, variant, s));
+  JM_RETURN_IF_ERROR(SetMaxIterations(max_iterations, s));
+  return CheckLapResults(*s, C.element_type(), rets, out);
+}
+
 template <class Binding>
 auto BindLapStep(Binding b) {
   return std::move(b)

@@ -34,6 +34,16 @@ def on_the_cpu():
         yield
 
 
+def nearby_problems(rng, shape, dtype, trial):
+    """Costs ``A`` and ``B`` a little apart (int32: few-valued on odd
+    trials, so with ties)."""
+    if dtype == np.int32:
+        A = rng.integers(0, 6 if trial % 2 else 1000, shape).astype(dtype)
+        return A, (A + rng.integers(-1, 2, shape)).astype(dtype)
+    A = rng.random(shape).astype(dtype)
+    return A, (A + 0.01 * rng.standard_normal(shape)).astype(dtype)
+
+
 @pytest.mark.parametrize("shape", [(1, 1), (7, 7), (40, 40), (25, 40), (40, 25)])
 @pytest.mark.parametrize("dtype", [np.float32, np.int32])
 @pytest.mark.parametrize("maximize", [False, True])
@@ -41,12 +51,7 @@ def on_the_cpu():
 def test_warm_start_from_a_nearby_problem_is_optimal(shape, dtype, maximize, method):
     rng = np.random.default_rng(sum(shape) + 7 * maximize)
     for trial in range(4):
-        if dtype == np.int32:
-            A = rng.integers(0, 6 if trial % 2 else 1000, shape).astype(dtype)
-            B = (A + rng.integers(-1, 2, shape)).astype(dtype)
-        else:
-            A = rng.random(shape).astype(dtype)
-            B = (A + 0.01 * rng.standard_normal(shape)).astype(dtype)
+        A, B = nearby_problems(rng, shape, dtype, trial)
         earlier = jaxmatch.solve_lap(A, maximize=maximize, method=method)
         res = jaxmatch.solve_lap(B, maximize=maximize, method=method, init=earlier)
         check_optimal(B, res, maximize)

@@ -9,7 +9,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from test_lap_warm import check_optimal
+from test_lap_warm import check_optimal, nearby_problems
 
 import jaxmatch
 from jaxmatch import LAPResult
@@ -31,12 +31,7 @@ def test_warm_start_from_a_nearby_problem_is_optimal(
 ):
     rng = np.random.default_rng(sum(shape) + 7 * maximize)
     for trial in range(3):
-        if dtype == np.int32:
-            A = rng.integers(0, 6 if trial % 2 else 1000, shape).astype(dtype)
-            B = (A + rng.integers(-1, 2, shape)).astype(dtype)
-        else:
-            A = rng.random(shape).astype(dtype)
-            B = (A + 0.01 * rng.standard_normal(shape)).astype(dtype)
+        A, B = nearby_problems(rng, shape, dtype, trial)
         kw = dict(maximize=maximize, method=method, execution=execution)
         earlier = jaxmatch.solve_lap(A, **kw)
         check_optimal(B, jax.device_get(jaxmatch.solve_lap(B, init=earlier, **kw)), maximize)
