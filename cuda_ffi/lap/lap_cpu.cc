@@ -72,18 +72,21 @@ ffi::Error RunSerial(const ffi::AnyBuffer& C, const LapShape& s,
 constexpr int64_t kLapJvThreadedEntries = int64_t{1} << 16;
 
 // JV on every batch member, the members spread over the host's cores;
-// from x0 [batch, n] and v0 [batch, m] (the cost dtype) when given.
+// from the warm start x0 [batch, n] and v0 [batch, m] (lap_ffi.h) when
+// given.
 ffi::Error RunJv(const ffi::AnyBuffer& C, const LapShape& s,
-                 const LapStateData& state, const int* x0 = nullptr,
-                 const void* v0 = nullptr) {
+                 const LapStateData& state, const ffi::AnyBuffer* x0,
+                 const ffi::AnyBuffer* v0) {
   const CancelToken cancel;
   return DispatchCost(C.element_type(), [&](auto zero) -> ffi::Error {
     using T = decltype(zero);
     const LapProblem<T> problem = LapProblemOf<T>(s, C, state);
     auto solve_member = [&](int64_t b) {
       LapView<T> p = problem.view(b);
-      const int* x0_b = x0 ? x0 + b * s.n : nullptr;
-      const T* v0_b = v0 ? static_cast<const T*>(v0) + b * s.m : nullptr;
+      const int* x0_b =
+          x0 ? static_cast<const int*>(x0->untyped_data()) + b * s.n : nullptr;
+      const T* v0_b =
+          v0 ? static_cast<const T*>(v0->untyped_data()) + b * s.m : nullptr;
       lap_jv_solve(p.C, p.n, p.m, p.max_iters, p.sc, p.col_for_row,
                    p.row_for_col, p.u, p.v, cancel, x0_b, v0_b);
     };
@@ -119,10 +122,7 @@ ffi::Error LapStartCpu(ffi::AnyBuffer C, const ffi::AnyBuffer* x0,
   if (x0 != nullptr) {
     JM_RETURN_IF_ERROR(CheckLapWarm(s, C.element_type(), *x0, *v0));
   }
-  if (variant == kLapJv && x0 != nullptr)
-    return RunJv(C, s, out, static_cast<const int*>(x0->untyped_data()),
-                 v0->untyped_data());
-  if (variant == kLapJv) return RunJv(C, s, out);
+  if (variant == kLapJv) return RunJv(C, s, out, x0, v0);
   return RunSerial(C, s, out, /*init=*/true, solve ? -1 : 0, x0, v0);
 }
 
