@@ -68,9 +68,8 @@ def lap_checks(rng):
         f = jax.jit(functools.partial(jaxmatch.solve_lap, method=method, execution=execution))
         check(f"solve_lap {method}/{execution}", f, shard(C), C)
         check(f"solve_lap {method}/{execution} int rect", f, shard(Ci), Ci)
-    if jax.default_backend() == "cpu":  # JV runs on the CPU only
-        f = jax.jit(functools.partial(jaxmatch.solve_lap, method="jv"))
-        check("solve_lap jv", f, shard(C), C)
+    f = jax.jit(functools.partial(jaxmatch.solve_lap, method="jv"))
+    check("solve_lap jv", f, shard(C), C)
     check("vmap(solve_lap)", jax.jit(jax.vmap(jaxmatch.solve_lap)), shard(C), C)
     maximize = jax.jit(lambda c: jaxmatch.hungarian(c, maximize=True))
     check("hungarian maximize", maximize, shard(C), C)

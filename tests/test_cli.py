@@ -271,15 +271,6 @@ def test_failed_write_leaves_no_file(capsys, tmp_path, costs, monkeypatch):
     assert files_in(tmp_path) == {"c.npy"}
 
 
-def test_lap_method_jv_on_a_gpu_is_refused(capsys, tmp_path, costs, monkeypatch):
-    monkeypatch.setattr(cli, "_select_device", lambda name: None)
-    monkeypatch.setattr(cli, "_device_name", lambda device: "gpu")
-    np.save(tmp_path / "c.npy", costs)
-    code, _, err = run(capsys, "lap", tmp_path / "c.npy", "--method", "jv")
-    assert code == 2
-    assert_user_error(err, "jv", "CPU only")
-
-
 @pytest.mark.skipif(bool(cli._gpu_devices()), reason="a GPU is present")
 def test_device_gpu_without_a_gpu(capsys, tmp_path, costs):
     np.save(tmp_path / "c.npy", costs)

@@ -10,14 +10,16 @@ namespace jaxmatch {
 namespace {
 
 // Initialises every batch member, from the warm start x0, v0 (lap_ffi.h)
-// when given, and, when `solve`, runs the whole solve (fused kernel).
+// when given, and, when `solve`, runs the whole solve (fused kernel; JV's
+// warp-per-problem kernel for variant kLapJv).
 ffi::Error LapStartCuda(cudaStream_t stream, ffi::AnyBuffer C,
                         const ffi::AnyBuffer* x0, const ffi::AnyBuffer* v0,
                         ffi::RemainingRets rets, int32_t variant,
                         int32_t max_iterations, bool solve) {
   LapShape s;
   LapStateData out;
-  JM_RETURN_IF_ERROR(CheckSteppedVariant(variant, "on a GPU"));
+  if (!solve)
+    JM_RETURN_IF_ERROR(CheckSteppedVariant(variant, "in a stepped solve"));
   JM_RETURN_IF_ERROR(
       CheckSolveStart(C, variant, max_iterations, rets, &s, &out));
   if (x0 != nullptr) {
@@ -27,6 +29,16 @@ ffi::Error LapStartCuda(cudaStream_t stream, ffi::AnyBuffer C,
     using T = decltype(zero);
     LapProblem<T> p = LapProblemOf<T>(s, C, out);
     if (x0 != nullptr) SetLapWarm(*x0, *v0, &p);
+    if (variant == kLapJv) {
+      if (!LapJvWarpFits<T>(s.n, s.m))
+        return InvalidArgument(
+            "method 'jv' on a GPU solves each problem in one warp's 48 KiB "
+            "of shared memory, which holds up to 1536 columns (2048 for one "
+            "row); got " +
+            std::to_string(s.n) + " x " + std::to_string(s.m) +
+            ". Use method 'tree' or 'auto'.");
+      return CudaCheck(LaunchLapJvSolve<T>(stream, p), "LAP JV launch");
+    }
     if (solve)
       return CudaCheck(LaunchLapSolve<T>(stream, p), "LAP solve launch");
     return CudaCheck(LaunchLapInit<T>(stream, p), "LAP init launch");

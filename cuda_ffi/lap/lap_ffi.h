@@ -23,12 +23,13 @@ inline ffi::Error CheckVariant(int32_t variant) {
   return ffi::Error::Success();
 }
 
-// The variants the stepped handlers (init, step) and the GPU run: not JV.
+// The variants the stepped handlers (init, step) run: not JV, which runs
+// as one fused call.
 inline ffi::Error CheckSteppedVariant(int32_t variant, const char* where) {
   if (variant == kLapJv)
     return InvalidArgument(
-        std::string("method 'jv' (Jonker-Volgenant) runs on the CPU only, as "
-                    "one fused call; not ") +
+        std::string("method 'jv' (Jonker-Volgenant) runs as one fused call; "
+                    "not ") +
         where + ". Use method 'tree' or 'classical' there, or 'auto'.");
   return CheckVariant(variant);
 }
@@ -163,8 +164,8 @@ auto BindLapFromScratch(Binding b) {
 }
 
 //   warm start:    (C, x0, v0, RemainingRets state, max_iterations,
-//                  variant): the whole solve (lap_solve_warm; JV on the CPU
-//                  only) or the stepped solve's initialisation
+//                  variant): the whole solve (lap_solve_warm; any variant)
+//                  or the stepped solve's initialisation
 //                  (lap_init_warm; tree or classical)
 template <class Binding>
 auto BindLapWarm(Binding b) {
@@ -187,13 +188,13 @@ inline ffi::Error CheckLapWarm(const LapShape& s, ffi::DataType cost,
   return CheckTrailingBuffer(v0, "init v", cost, s.batch, s.m);
 }
 
-// Points the tree and classical variants' initialisation at a checked warm
-// start; a rectangular problem starts cold (its duals need v <= 0, and 0 on
-// the columns left free, which given prices do not keep).
+// Points the solve at a checked warm start.  JV takes every shape; the tree
+// and classical variants start a rectangular problem cold (its duals need
+// v <= 0, and 0 on the columns left free, which given prices do not keep).
 template <class T>
 void SetLapWarm(const ffi::AnyBuffer& x0, const ffi::AnyBuffer& v0,
                 LapProblem<T>* p) {
-  if (p->n != p->m) return;
+  if (p->n != p->m && p->variant != kLapJv) return;
   p->x0 = static_cast<const int*>(x0.untyped_data());
   p->v0 = static_cast<const T*>(v0.untyped_data());
 }

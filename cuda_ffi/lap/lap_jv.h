@@ -36,10 +36,6 @@
 
 namespace jaxmatch {
 
-template <class T>
-using LapJvWide = typename std::conditional<std::is_floating_point<T>::value,
-                                            double, int64_t>::type;
-
 // Row visits of the augmenting row reduction per free row it starts with.
 constexpr int64_t kLapJvReductionVisits = 2;
 

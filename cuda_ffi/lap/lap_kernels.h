@@ -38,6 +38,11 @@ cudaError_t LaunchLapStep(cudaStream_t stream, const LapProblem<T>& p,
 template <class T>
 cudaError_t LaunchLapSolve(cudaStream_t stream, const LapProblem<T>& p);
 
+// The whole solve by Jonker-Volgenant, a warp per problem (lap_jv_warp.cuh;
+// defined in lap_jv_kernels.cu); the state must fit (LapJvWarpFits).
+template <class T>
+cudaError_t LaunchLapJvSolve(cudaStream_t stream, const LapProblem<T>& p);
+
 // The whole sparse (CSR) solve in one launch: a thread block per problem
 // (lap_csr_steps.h; defined in lap_csr_kernels.cu).
 template <class T>

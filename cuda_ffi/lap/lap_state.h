@@ -16,13 +16,15 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "common/device.h"
 
 namespace jaxmatch {
 
-// kLapJv, Jonker-Volgenant's shortest augmenting paths (lap_jv.h), runs on
-// the CPU only, as one fused call.  kLapCsrTree is the alternating-tree
+// kLapJv, Jonker-Volgenant's shortest augmenting paths (lap_jv.h on the CPU,
+// a warp per problem in lap_jv_warp.cuh on a GPU), runs as one fused call,
+// dense costs only on a GPU.  kLapCsrTree is the alternating-tree
 // variant on sparse (CSR) costs (lap_csr_steps.h); kLapCsrAuto asks the
 // sparse handlers for their platform's solver (JV on the CPU, kLapCsrTree on
 // a GPU).
@@ -139,6 +141,49 @@ struct LapWorkLayout {
     }
   }
 };
+
+// The type of JV's duals and distances (lap_jv.h, lap_jv_warp.cuh): double
+// for float costs, int64 for int32 costs.
+template <class T>
+using LapJvWide = typename std::conditional<std::is_floating_point<T>::value,
+                                            double, int64_t>::type;
+
+// Offsets into the shared memory of one warp's JV solve
+// (lap_jv_warp.cuh): the prices v and the distances d (W [m]), the
+// predecessors pred and owners y (int [m]), the assignment x and the list of
+// free rows (int [n]), and the cost matrix (T [n, m]) when staged.
+struct LapJvWarpLayout {
+  size_t v, d, pred, y, x, rows, cost, state_bytes, staged_bytes;
+
+  template <class T>
+  JM_HD static LapJvWarpLayout Of(int n, int m) {
+    using W = LapJvWide<T>;
+    LapJvWarpLayout L;
+    const size_t mm = static_cast<size_t>(m), nn = static_cast<size_t>(n);
+    L.v = 0;
+    L.d = L.v + mm * sizeof(W);
+    L.pred = L.d + mm * sizeof(W);
+    L.y = L.pred + mm * sizeof(int);
+    L.x = L.y + mm * sizeof(int);
+    L.rows = L.x + nn * sizeof(int);
+    L.cost = (L.rows + nn * sizeof(int) + 15) / 16 * 16;
+    L.state_bytes = L.cost;
+    L.staged_bytes = L.cost + nn * mm * sizeof(T);
+    return L;
+  }
+};
+
+// The shared memory of a GPU JV solve: its state fits the default 48 KiB
+// (up to 1536 columns for a square problem, 2048 for one row), so a lane
+// owns at most 64 columns; the cost matrix is staged beside it up to 96 KiB
+// in all (two blocks per SM; float32 up to 152 x 152).
+constexpr size_t kLapJvWarpSharedBytes = 48 * 1024;
+constexpr size_t kLapJvWarpStagedBytes = 96 * 1024;
+
+template <class T>
+JM_HD bool LapJvWarpFits(int n, int m) {
+  return LapJvWarpLayout::Of<T>(n, m).state_bytes <= kLapJvWarpSharedBytes;
+}
 
 // The buffers of one problem.
 template <class T>

@@ -4,6 +4,7 @@ from .. import _tuning
 from . import api
 from .api import (
     FUSED_MAX_COLUMNS,
+    JV_GPU_MAX_ROWS,
     STEPPED_ITERATIONS_PER_CALL,
     hungarian,
     solve_lap,
@@ -21,6 +22,7 @@ from .verify import verify_lap
 
 __all__ = [
     "FUSED_MAX_COLUMNS",
+    "JV_GPU_MAX_ROWS",
     "STEPPED_ITERATIONS_PER_CALL",
     "LAPCertificate",
     "LAPResult",
@@ -39,4 +41,6 @@ __all__ = [
 
 # Tuning constants (docs/lap.md, "Tuning constants"): setting
 # jaxmatch.lap.FUSED_MAX_COLUMNS sets jaxmatch.lap.api.FUSED_MAX_COLUMNS.
-_tuning.forward_constants(__name__, api, ("FUSED_MAX_COLUMNS", "STEPPED_ITERATIONS_PER_CALL"))
+_tuning.forward_constants(
+    __name__, api, ("FUSED_MAX_COLUMNS", "JV_GPU_MAX_ROWS", "STEPPED_ITERATIONS_PER_CALL")
+)

@@ -152,7 +152,7 @@ def lap_solve_warm(
 ) -> LapState:
     """The whole solve from an earlier one: ``x0`` (int32 ``[..., n]``, the
     column of each row, -1 none) and ``v0`` (``[..., m]``, C's dtype, the
-    column prices). JV (the CPU only), or the tree or classical variant,
+    column prices). JV (every shape), or the tree or classical variant,
     which start a square problem from ``v0`` and the pairs of ``x0`` that are
     tight there, and a rectangular one cold."""
     return _warm("jaxmatch_lap_solve_warm", C, x0, v0, variant, max_iterations)

@@ -8,14 +8,17 @@ augmenting paths per pass:
 * ``"classical"`` -- the Munkres (O(n^4)) variant: zero-slack edges are
   compressed into per-row lists, rebuilt after each dual update.
 
-And for the CPU, where a core cannot exploit many paths per pass:
+And for one core, or one warp, per problem:
 
 * ``"jv"`` -- Jonker & Volgenant's shortest augmenting paths (1987) with
   their initialisation, duals kept in float64 (int64 for integer costs);
-  batch members are spread over the host's cores. CPU only, fused only.
+  on the CPU batch members are spread over the host's cores, on a GPU each
+  runs in one warp (up to :data:`JV_GPU_MAX_COLUMNS` columns). Fused only.
 
-``"auto"`` runs ``"jv"`` on the CPU and ``"tree"`` on a GPU (chosen when
-the computation is lowered); with ``execution="stepped"`` it runs ``"tree"``.
+``"auto"`` runs ``"jv"`` on the CPU, and on a GPU ``"jv"`` for problems of
+at most :data:`JV_GPU_MAX_ROWS` rows (the smaller side) and ``"tree"`` for
+the others (chosen when the computation is lowered); with
+``execution="stepped"`` it runs ``"tree"``.
 
 Two execution shapes:
 
@@ -53,6 +56,15 @@ STEPPED_ITERATIONS_PER_CALL = 4
 #: (57 ms vs 154 ms stepped with command buffers), stepped wins at 2000^2
 #: (19-27 ms vs 41 ms).
 FUSED_MAX_COLUMNS = 1024
+#: On the GPU, ``method="auto"`` runs JV (a warp per problem) on problems with
+#: at most this many rows (the smaller side). Measured on an H100
+#: (docs/benchmarks.md): JV ahead of the fused tree variant up to 64 x 64
+#: (1024 x 32^2: 115 us against 224 us in the kernel), even at 128 x 128,
+#: behind from 100 x 100 distances and 256 x 256 on.
+JV_GPU_MAX_ROWS = 64
+#: The widest problem the GPU's JV takes (its state in a warp's 48 KiB of
+#: shared memory: 1536 columns square, up to 2048 with fewer rows).
+JV_GPU_MAX_COLUMNS = 1536
 
 
 def _x64_enabled() -> bool:
@@ -290,23 +302,30 @@ def _run_solver(
     warm: tuple[jax.Array, jax.Array] | None = None,
 ) -> _Solution:
     """Runs the chosen method and execution shape; ``"auto"`` is chosen per
-    platform when the computation is lowered. Method: JV on the CPU, the tree
-    variant on a GPU (and in every stepped solve). Execution: fused on the
-    CPU, on a GPU fused up to :data:`FUSED_MAX_COLUMNS` columns and stepped
-    above. ``warm`` (the internal ``x0``, ``v0``) goes to every method."""
+    platform when the computation is lowered. Method: JV on the CPU; on a
+    GPU JV up to :data:`JV_GPU_MAX_ROWS` rows (and
+    :data:`JV_GPU_MAX_COLUMNS` columns), the tree variant above (and in
+    every stepped solve). Execution: fused on the CPU, on a GPU fused up to
+    :data:`FUSED_MAX_COLUMNS` columns and stepped above. ``warm`` (the
+    internal ``x0``, ``v0``) goes to every method."""
+    jv = functools.partial(
+        _fused, variant=lap_ffi.variant_code("jv"), max_iterations=max_iterations, warm=warm
+    )
     if method == "jv":
-        return _fused(Ck, lap_ffi.variant_code("jv"), max_iterations, warm)
+        return jv(Ck)
     variant = lap_ffi.variant_code("tree" if method == "auto" else method)
     fused = functools.partial(_fused, variant=variant, max_iterations=max_iterations, warm=warm)
     stepped = functools.partial(_stepped, variant=variant, max_iterations=max_iterations, warm=warm)
     if execution == "stepped":
         return stepped(Ck)
-    cpu_variant = lap_ffi.variant_code("jv") if method == "auto" else variant
-    cpu = functools.partial(_fused, variant=cpu_variant, max_iterations=max_iterations, warm=warm)
-    if execution == "fused":
+    cpu = jv if method == "auto" else fused
+    n, m = Ck.shape[-2:]
+    if method == "auto" and n <= JV_GPU_MAX_ROWS and m <= JV_GPU_MAX_COLUMNS:
+        gpu = jv
+    elif execution == "fused" or m <= FUSED_MAX_COLUMNS:
         gpu = fused
     else:
-        gpu = fused if Ck.shape[-1] <= FUSED_MAX_COLUMNS else stepped
+        gpu = stepped
     return lax.platform_dependent(Ck, cpu=cpu, cuda=gpu)
 
 
@@ -459,9 +478,10 @@ def solve_lap(
         (traced under ``jit``, batched under ``vmap``) of shape ``[]`` or
         broadcastable to the batch shape ``[...]``, choosing per problem.
       method: static. ``"tree"`` (alternating tree, Lawler), ``"classical"``
-        (Munkres), ``"jv"`` (Jonker-Volgenant, CPU only, fused only), or
-        ``"auto"`` (JV on the CPU, the tree variant on a GPU and in stepped
-        solves).
+        (Munkres), ``"jv"`` (Jonker-Volgenant, fused only; on a GPU up to
+        :data:`JV_GPU_MAX_COLUMNS` columns), or ``"auto"`` (JV on the CPU;
+        on a GPU JV up to :data:`JV_GPU_MAX_ROWS` rows, the tree variant
+        above; the tree variant in stepped solves).
       execution: static. ``"fused"`` (the whole solve in one kernel),
         ``"stepped"`` (``lax.while_loop`` of step kernels) or ``"auto"``.
       max_iterations: static int >= 1, or None. Stops a solve after this
@@ -470,12 +490,12 @@ def solve_lap(
         no solve reaches. A way to bound the time of a solve under ``jit``.
       init: a warm start: the :class:`LAPResult` of an earlier solve of a
         problem of the same shape and ``maximize`` (its arrays may be
-        traced, and batched like ``C``). JV (``"jv"``, and ``"auto"`` on
-        the CPU) keeps each row's earlier column when it is still the row's
-        cheapest at the earlier column prices ``v`` and augments the rest,
-        so a slowly changing sequence of problems solves faster (tracking,
-        iterated bounds); any ``init`` gives the same optimum. The tree and
-        classical variants (``"auto"`` on a GPU) start a square problem from
+        traced, and batched like ``C``). JV (``"jv"``, and ``"auto"`` where
+        it runs JV) keeps each row's earlier column when it is still the
+        row's cheapest at the earlier column prices ``v`` and augments the
+        rest, so a slowly changing sequence of problems solves faster
+        (tracking, iterated bounds); any ``init`` gives the same optimum.
+        The tree and classical variants start a square problem from
         the column prices ``v`` (row duals: each row's least reduced cost)
         and the earlier pairs that are tight there, then run the greedy
         rounds and the main loop; a rectangular problem starts cold.

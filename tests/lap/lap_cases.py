@@ -91,7 +91,7 @@ def check_against_scipy(C: np.ndarray, res, maximize: bool) -> None:
 
 def device_cases(*methods: str) -> list:
     """``(device, method)`` parameters for ``indirect=["device"]``: every
-    method on the CPU, and on the GPU every method but JV (CPU only)."""
+    method on the CPU and on the GPU."""
     cases: list = [("cpu", m) for m in methods]
-    cases += [pytest.param("gpu", m, marks=pytest.mark.gpu) for m in methods if m != "jv"]
+    cases += [pytest.param("gpu", m, marks=pytest.mark.gpu) for m in methods]
     return cases

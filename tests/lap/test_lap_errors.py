@@ -166,7 +166,6 @@ def test_float64_input_without_x64_solve_lap_uses_float32_the_drop_in_float64():
             ("classical", "fused"),
             ("jv", "fused"),
         )
-        if not (device == "gpu" and method == "jv")  # JV runs on the CPU only
     ],
     indirect=["device"],
 )

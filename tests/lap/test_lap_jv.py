@@ -1,5 +1,6 @@
-"""The CPU's Jonker-Volgenant solver (method "jv", and "auto" on the CPU)
-against scipy: every member certified by LP duality."""
+"""The Jonker-Volgenant solver (method "jv"; "auto" on the CPU) against
+scipy on the CPU (lap_jv.h) and on the GPU (a warp per problem,
+lap_jv_warp.cuh): every member certified by LP duality."""
 
 from __future__ import annotations
 
@@ -19,8 +20,12 @@ DTYPES = [np.float32, np.float64, np.int32]
 PER_SHAPE = 15  # three of each distribution
 
 
-@pytest.mark.parametrize("method", ["jv", "auto"])
-def test_sweep_against_scipy(method):
+@pytest.mark.parametrize(
+    "device, method",
+    [("cpu", "jv"), ("cpu", "auto"), pytest.param("gpu", "jv", marks=pytest.mark.gpu)],
+    indirect=["device"],
+)
+def test_sweep_against_scipy(device, method):
     rng = np.random.default_rng(17)
     for (n, m), dtype, maximize in itertools.product(SHAPES, DTYPES, (False, True)):
         mats = [make_costs(rng, DISTRIBUTIONS[k % 5], n, m, dtype) for k in range(PER_SHAPE)]
@@ -45,7 +50,7 @@ def test_sweep_against_scipy(method):
     ],
 )
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_hard_classes_certified(name, make, dtype):
+def test_hard_classes_certified(name, make, dtype, device):
     """Tied, structured and wide-ranged costs at 400 x 400: optimal and
     certified (the duals are kept in float64, so float32 ones hold too)."""
     C = make(np.random.default_rng(1), 400).astype(dtype)
@@ -63,9 +68,10 @@ def test_float32_distances_certified_at_2000():
     assert jaxmatch.verify_lap(C, res).optimal
 
 
-def test_large_batch_spread_over_threads():
-    """A batch large enough to be spread over the host's cores; every
-    member certified, and the result equals one member solved alone."""
+def test_large_batch_spread_over_threads(device):
+    """A batch large enough to be spread over the host's cores (over the
+    GPU's SMs); every member certified, and the result equals one member
+    solved alone."""
     rng = np.random.default_rng(3)
     C = rng.random((64, 48, 48)).astype(np.float32)
     res = jax.device_get(jaxmatch.solve_lap(C, method="jv"))
@@ -75,7 +81,7 @@ def test_large_batch_spread_over_threads():
     np.testing.assert_array_equal(np.asarray(alone.col_for_row), res.col_for_row[5])
 
 
-def test_vmap_and_traced_maximize():
+def test_vmap_and_traced_maximize(device):
     rng = np.random.default_rng(4)
     C = rng.random((6, 9, 7))
     flags = np.array([True, False] * 3)
@@ -85,7 +91,7 @@ def test_vmap_and_traced_maximize():
         check_against_scipy(C[b], member(res, b), bool(flags[b]))
 
 
-def test_int32_duals_shifted_to_fit():
+def test_int32_duals_shifted_to_fit(device):
     """The optimum and the duals fit int32 once shifted; nothing overflows."""
     big = np.iinfo(np.int32).max // 2
     C = np.array([[big, -big], [-big, big]], dtype=np.int32)
@@ -94,7 +100,7 @@ def test_int32_duals_shifted_to_fit():
     assert jaxmatch.verify_lap(C, jax.device_get(res)).optimal
 
 
-def test_infeasible_and_empty():
+def test_infeasible_and_empty(device):
     C = np.random.default_rng(5).random((5, 5))
     C[:, 2] = np.inf
     res = jaxmatch.solve_lap(C, method="jv")
@@ -120,11 +126,49 @@ def test_auto_on_the_cpu_runs_jv():
 
 
 @pytest.mark.gpu
-def test_jv_on_a_gpu_names_the_cpu():
+def test_gpu_jv_agrees_with_the_cpu_up_to_its_limit():
+    """The largest square problem whose state fits a warp's shared memory
+    (1536 columns): certified, the CPU's optimum; one more column is
+    refused with a message naming the limit and the way out."""
     gpu = jax.devices("gpu")[0]
-    C = jax.device_put(np.zeros((4, 4), np.float32), gpu)
-    with pytest.raises(Exception, match="CPU only"):
-        jax.block_until_ready(jaxmatch.solve_lap(C, method="jv"))
+    rng = np.random.default_rng(8)
+    C = rng.integers(0, 10**6, (1536, 1536)).astype(np.int32)
+    on_gpu = jax.device_get(jaxmatch.solve_lap(jax.device_put(C, gpu), method="jv"))
+    on_cpu = jax.device_get(jaxmatch.solve_lap(C, method="jv"))
+    assert int(on_gpu.status) == jaxmatch.LAPStatus.OPTIMAL
+    assert int(on_gpu.cost) == int(on_cpu.cost)
+    assert jaxmatch.verify_lap(C, on_gpu).optimal
+    too_wide = jax.device_put(np.zeros((1537, 1537), np.float32), gpu)
+    with pytest.raises(Exception, match="up to 1536 columns"):
+        jax.block_until_ready(jaxmatch.solve_lap(too_wide, method="jv"))
+
+
+@pytest.mark.gpu
+def test_gpu_jv_cost_matrix_in_global_memory():
+    """Problems too large to stage their costs in shared memory (float32
+    beyond 152 x 152) read them from global memory: certified."""
+    gpu = jax.devices("gpu")[0]
+    rng = np.random.default_rng(9)
+    for shape in ((4, 128, 128), (4, 160, 160), (3, 100, 700), (2, 600, 600)):
+        C = rng.random(shape).astype(np.float32)
+        res = jax.device_get(jaxmatch.solve_lap(jax.device_put(C, gpu), method="jv"))
+        for b in range(shape[0]):
+            check_against_scipy(C[b], member(res, b), False)
+
+
+@pytest.mark.gpu
+def test_auto_on_a_gpu_runs_jv_up_to_its_row_limit():
+    """n_iters tells the solvers apart: JV's searches against the tree
+    variant's main-loop iterations."""
+    gpu = jax.devices("gpu")[0]
+    rng = np.random.default_rng(10)
+    for shape, expected in (((6, 64, 90), "jv"), ((2, 65, 65), "tree")):
+        C = jax.device_put(rng.random(shape).astype(np.float32), gpu)
+        iters = {
+            m: np.asarray(jaxmatch.solve_lap(C, method=m).n_iters) for m in ("auto", "jv", "tree")
+        }
+        assert not np.array_equal(iters["jv"], iters["tree"])
+        np.testing.assert_array_equal(iters["auto"], iters[expected])
 
 
 def test_library_refuses_jv_in_stepped_handlers():
@@ -133,7 +177,7 @@ def test_library_refuses_jv_in_stepped_handlers():
     from jaxmatch.lap import _ffi as lap_ffi
 
     C = np.zeros((3, 3), np.float32)
-    with pytest.raises(Exception, match="runs on the CPU only, as one fused call"):
+    with pytest.raises(Exception, match="runs as one fused call"):
         jax.block_until_ready(lap_ffi.lap_init(C, variant=lap_ffi.variant_code("jv")))
     with pytest.raises(Exception, match="max_iterations must be >= 0"):
         tree = lap_ffi.variant_code("tree")

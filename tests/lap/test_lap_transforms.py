@@ -197,8 +197,9 @@ def test_grad_with_traced_maximize(device):
 
 
 def test_tuning_constants_set_on_the_package_take_effect(monkeypatch):
-    """jaxmatch.lap.FUSED_MAX_COLUMNS / STEPPED_ITERATIONS_PER_CALL are read
-    when a call is traced; setting them on the package sets the api's."""
+    """jaxmatch.lap.FUSED_MAX_COLUMNS / JV_GPU_MAX_ROWS /
+    STEPPED_ITERATIONS_PER_CALL are read when a call is traced; setting them
+    on the package sets the api's."""
     from jaxmatch.lap import api
 
     assert jaxmatch.lap.FUSED_MAX_COLUMNS == api.FUSED_MAX_COLUMNS == 1024
@@ -209,13 +210,17 @@ def test_tuning_constants_set_on_the_package_take_effect(monkeypatch):
         jaxpr = jax.make_jaxpr(lambda c: jaxmatch.solve_lap(c, **kw))(C)
         return sorted({int(a["iterations"]) for a in ffi_attributes(jaxpr) if "iterations" in a})
 
+    assert jaxmatch.lap.JV_GPU_MAX_ROWS == api.JV_GPU_MAX_ROWS == 64
     assert iterations(execution="stepped") == [4]
-    assert iterations() == []  # auto: 6 columns run fused on the GPU too
+    assert iterations() == []  # auto: 6 rows run JV on the GPU
     monkeypatch.setattr(jaxmatch.lap, "STEPPED_ITERATIONS_PER_CALL", 7)
     monkeypatch.setattr(jaxmatch.lap, "FUSED_MAX_COLUMNS", 5)
     assert api.STEPPED_ITERATIONS_PER_CALL == 7 and api.FUSED_MAX_COLUMNS == 5
     assert iterations(execution="stepped") == [7]
-    assert iterations() == [7]  # auto: the GPU branch is now stepped
+    assert iterations() == []  # still JV: 6 rows
+    monkeypatch.setattr(jaxmatch.lap, "JV_GPU_MAX_ROWS", 5)
+    assert api.JV_GPU_MAX_ROWS == 5
+    assert iterations() == [7]  # auto: the GPU branch is now the stepped tree
     check_against_scipy(C, jax.device_get(jaxmatch.solve_lap(C, execution="stepped")), False)
     api.FUSED_MAX_COLUMNS = 6  # the api's name and the package's are one
     assert jaxmatch.lap.FUSED_MAX_COLUMNS == 6

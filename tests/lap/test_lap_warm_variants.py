@@ -1,4 +1,5 @@
-"""Warm starts of the tree and classical variants (``"auto"`` on a GPU), in
+"""Warm starts of the tree and classical variants (``"auto"`` on a GPU
+above ``JV_GPU_MAX_ROWS`` rows), in
 both execution shapes, on every back end: a square problem starts from the
 earlier column prices and the pairs tight there; a rectangular one starts
 cold. Any ``init`` gives the certified optimum."""

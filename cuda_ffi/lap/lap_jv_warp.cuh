@@ -1,0 +1,545 @@
+// Jonker and Volgenant's shortest augmenting paths (lap_jv.h) run by one
+// warp per problem: the GPU's solver for batches of small problems.
+//
+// The algorithm is lap_jv.h's, step for step: column reduction with
+// reduction transfer, one bounded pass of augmenting row reduction (square,
+// finite costs) or the row-minima greedy start (rectangular, +inf entries),
+// then Dijkstra from each free row.  The warp splits every pass over the
+// columns: lane l owns columns l, l + 32, ...; each sequential decision (the
+// least column, the second least, the next row to scan) is a warp reduction
+// whose result every lane holds, so the lanes run the same control flow and
+// lane 0 alone writes the scalars of the shared state.  Duals and distances
+// are kept in the wider type W (double for float costs, int64 for int32), as
+// on the CPU.
+//
+// Everything lives in shared memory (LapJvWarpLayout), the cost matrix too
+// when it fits beside the state, so a search step costs a few shared-memory
+// loads and one reduction: the path of one problem is latency, and a batch
+// runs a problem per warp on every SM.
+#pragma once
+
+#include <climits>
+#include <cstddef>
+#include <cstdint>
+
+#include "lap/lap_jv.h"
+#include "lap/lap_state.h"
+
+namespace jaxmatch {
+
+namespace jv_warp {
+
+constexpr unsigned kFullMask = 0xffffffffu;
+
+template <class W>
+__device__ __forceinline__ W WideInf() {
+  if constexpr (std::is_floating_point<W>::value)
+    return static_cast<W>(INFINITY);
+  else
+    return LLONG_MAX;
+}
+
+template <class W>
+__device__ __forceinline__ W WarpMin(W x) {
+#pragma unroll
+  for (int s = 16; s > 0; s /= 2) {
+    const W y = __shfl_xor_sync(kFullMask, x, s);
+    x = y < x ? y : x;
+  }
+  return x;
+}
+
+template <class W>
+__device__ __forceinline__ W WarpMax(W x) {
+#pragma unroll
+  for (int s = 16; s > 0; s /= 2) {
+    const W y = __shfl_xor_sync(kFullMask, x, s);
+    x = y > x ? y : x;
+  }
+  return x;
+}
+
+// A column key ordered by value, then by index.
+template <class W>
+struct Key {
+  W value;
+  int index;
+  __device__ bool operator<(const Key& o) const {
+    return value < o.value || (value == o.value && index < o.index);
+  }
+};
+
+// The least key over the warp, to every lane.
+template <class W>
+__device__ __forceinline__ Key<W> WarpArgMin(Key<W> k) {
+  const W least = WarpMin(k.value);
+  const int index = __reduce_min_sync(
+      kFullMask, k.value == least ? k.index : static_cast<int>(INT_MAX));
+  return Key<W>{least, index};
+}
+
+// An unsigned key ordered as the float rounded down from x: monotone in x,
+// so the least key is that of the least x (ties of the key aside).
+template <class W>
+__device__ __forceinline__ unsigned OrderedKey(W x) {
+  float f;
+  if constexpr (std::is_floating_point<W>::value)
+    f = __double2float_rd(x);
+  else
+    f = __ll2float_rd(x);
+  const unsigned u = __float_as_uint(f + 0.0f);  // -0 -> +0
+  return u ^ ((u >> 31) ? 0xffffffffu : 0x80000000u);
+}
+
+// WarpArgMin, cheaper when one lane holds the least value alone (distinct
+// distances, the common case in a search): one integer reduction of the
+// rounded keys, then the lane holding the least key broadcasts its key.
+// Lanes whose rounded keys tie take WarpArgMin's exact path.
+template <class W>
+__device__ __forceinline__ Key<W> WarpArgMinFast(Key<W> k) {
+  const unsigned mine = OrderedKey(k.value);
+  const unsigned least = __reduce_min_sync(kFullMask, mine);
+  const unsigned holders = __ballot_sync(kFullMask, mine == least);
+  if ((holders & (holders - 1)) == 0) {
+    const int src = __ffs(holders) - 1;
+    return Key<W>{__shfl_sync(kFullMask, k.value, src),
+                  __shfl_sync(kFullMask, k.index, src)};
+  }
+  if (mine != least) k = Key<W>{WideInf<W>(), INT_MAX};
+  return WarpArgMin(k);
+}
+
+// The two least keys over the warp (first < second), to every lane.
+template <class W>
+__device__ __forceinline__ void WarpTwoLeast(Key<W>* first, Key<W>* second) {
+#pragma unroll
+  for (int s = 16; s > 0; s /= 2) {
+    const Key<W> o1{__shfl_xor_sync(kFullMask, first->value, s),
+                    __shfl_xor_sync(kFullMask, first->index, s)};
+    const Key<W> o2{__shfl_xor_sync(kFullMask, second->value, s),
+                    __shfl_xor_sync(kFullMask, second->index, s)};
+    if (o1 < *first) {
+      *second = *first < o2 ? *first : o2;
+      *first = o1;
+    } else {
+      *second = o1 < *second ? o1 : *second;
+    }
+  }
+}
+
+}  // namespace jv_warp
+
+// One problem (n <= m) solved by the calling warp; every lane calls every
+// member function.  `C` is the [n, m] cost matrix (global or shared memory),
+// `smem` the state (LapJvWarpLayout).
+template <class T>
+class WarpJv {
+ public:
+  using W = LapJvWide<T>;
+  using Key = jv_warp::Key<W>;
+
+  __device__ WarpJv(int n, int m, const T* C, unsigned char* smem)
+      : n_(n), m_(m), C_(C), lane_(static_cast<int>(threadIdx.x & 31)) {
+    const LapJvWarpLayout L = LapJvWarpLayout::Of<T>(n, m);
+    v_ = reinterpret_cast<W*>(smem + L.v);
+    d_ = reinterpret_cast<W*>(smem + L.d);
+    pred_ = reinterpret_cast<int*>(smem + L.pred);
+    y_ = reinterpret_cast<int*>(smem + L.y);
+    x_ = reinterpret_cast<int*>(smem + L.x);
+    rows_ = reinterpret_cast<int*>(smem + L.rows);
+  }
+
+  // lap_jv.h's LapJv::Solve.
+  __device__ int Solve(int max_searches, int* augmentations) {
+    for (int j = lane_; j < m_; j += 32) v_[j] = W(0), y_[j] = -1;
+    for (int i = lane_; i < n_; i += 32) x_[i] = -1;
+    __syncwarp();
+    int free_count;
+    if (n_ == m_ && AllFinite()) {
+      free_count = ColumnReduction();
+      if (free_count > 0) free_count = AugmentingRowReduction(free_count);
+    } else {
+      free_count = RowMinimaGreedy();
+    }
+    return AugmentFreeRows(free_count, max_searches, augmentations);
+  }
+
+  // lap_jv.h's LapJv::SolveFrom: from the prices v0 [m] and the assignment
+  // x0 [n] of an earlier solve (global memory).
+  __device__ int SolveFrom(const T* v0, const int* x0, int max_searches,
+                           int* augmentations) {
+    for (int j = lane_; j < m_; j += 32) {
+      const W p = static_cast<W>(v0[j]);
+      const bool finite = isfinite(static_cast<double>(v0[j]));
+      v_[j] = !finite ? W(0) : (n_ < m_ && p > W(0) ? W(0) : p);
+      y_[j] = -1;
+    }
+    for (int i = lane_; i < n_; i += 32) x_[i] = -1;
+    __syncwarp();
+    KeepMinimalRows(x0);
+    if (n_ < m_) ZeroUnassignedPrices();
+    int free_count = 0;
+    for (int base = 0; base < n_; base += 32) {
+      const int i = base + lane_;
+      const bool is_free = i < n_ && x_[i] < 0;
+      const unsigned ballot = __ballot_sync(jv_warp::kFullMask, is_free);
+      if (is_free) rows_[free_count + __popc(ballot & ((1u << lane_) - 1))] = i;
+      free_count += __popc(ballot);
+    }
+    __syncwarp();
+    if (n_ == m_ && free_count > 0 && AllFinite())
+      free_count = AugmentingRowReduction(free_count);
+    return AugmentFreeRows(free_count, max_searches, augmentations);
+  }
+
+  // lap_jv.h's LapJv::Write: the assignment and the duals (global memory);
+  // false when a dual does not fit T.
+  __device__ bool Write(int* col_for_row, int* row_for_col, T* u, T* v) const {
+    W u_min = jv_warp::WideInf<W>(), u_max = -jv_warp::WideInf<W>();
+    W v_min = jv_warp::WideInf<W>(), v_max = -jv_warp::WideInf<W>();
+    for (int i = lane_; i < n_; i += 32) {
+      const W r = RowDual(i);
+      u_min = r < u_min ? r : u_min;
+      u_max = r > u_max ? r : u_max;
+    }
+    for (int j = lane_; j < m_; j += 32) {
+      v_min = v_[j] < v_min ? v_[j] : v_min;
+      v_max = v_[j] > v_max ? v_[j] : v_max;
+    }
+    W shift = W(0);
+    if constexpr (!std::is_floating_point<T>::value) {
+      if (n_ == m_) {
+        u_min = jv_warp::WarpMin(u_min);
+        v_min = jv_warp::WarpMin(v_min);
+        u_max = jv_warp::WarpMax(u_max);
+        v_max = jv_warp::WarpMax(v_max);
+        const W lo = static_cast<W>(INT_MIN), hi = static_cast<W>(INT_MAX);
+        const W s_min = (lo - v_min) > (u_max - hi) ? lo - v_min : u_max - hi;
+        const W s_max = (hi - v_max) < (u_min - lo) ? hi - v_max : u_min - lo;
+        if (!(s_min > s_max || (s_min <= 0 && 0 <= s_max)))
+          shift = s_min > 0 ? s_min : s_max;
+      }
+    }
+    bool fits = true;
+    for (int i = lane_; i < n_; i += 32) {
+      col_for_row[i] = x_[i];
+      fits &= Store(RowDual(i) - shift, u + i);
+    }
+    for (int j = lane_; j < m_; j += 32) {
+      row_for_col[j] = y_[j];
+      fits &= Store(v_[j] + shift, v + j);
+    }
+    return __all_sync(jv_warp::kFullMask, fits);
+  }
+
+ private:
+  __device__ W Cost(int i, int j) const {
+    return static_cast<W>(C_[static_cast<size_t>(i) * m_ + j]);
+  }
+  __device__ W RowDual(int i) const {
+    return x_[i] >= 0 ? Cost(i, x_[i]) - v_[x_[i]] : W(0);
+  }
+  __device__ static bool Store(W w, T* out) {
+    if constexpr (!std::is_floating_point<T>::value) {
+      if (w < static_cast<W>(INT_MIN) || w > static_cast<W>(INT_MAX))
+        return false;
+    }
+    *out = static_cast<T>(w);
+    return true;
+  }
+
+  __device__ bool AllFinite() const {
+    if constexpr (!std::is_floating_point<T>::value) return true;
+    const size_t size = static_cast<size_t>(n_) * m_;
+    bool finite = true;
+    for (size_t k = lane_; k < size && finite; k += 32)
+      finite = isfinite(static_cast<double>(C_[k]));
+    return __all_sync(jv_warp::kFullMask, finite);
+  }
+
+  // The least reduced cost c_ij - v_j of row i over the columns, excluding
+  // `skip` (-1: none), with its column (the lowest among ties).
+  __device__ Key RowLeast(int i, int skip) const {
+    Key best{jv_warp::WideInf<W>(), INT_MAX};
+    for (int j = lane_; j < m_; j += 32) {
+      const Key k{Cost(i, j) - v_[j], j};
+      if (j != skip && k < best) best = k;
+    }
+    return jv_warp::WarpArgMin(best);
+  }
+
+  // lap_jv.h's ColumnReduction; returns the number of free rows, listed in
+  // rows_.  Column j takes its least row (ties: the cyclic order from row
+  // j); a row chosen by several columns goes to the last of them, as in
+  // lap_jv.h's descending pass.
+  __device__ int ColumnReduction() {
+    int* count = rows_;  // how many columns chose each row
+    for (int i = lane_; i < n_; i += 32) count[i] = 0;
+    __syncwarp();
+    for (int j = lane_; j < m_; j += 32) {
+      W best = jv_warp::WideInf<W>();
+      int arg = 0, arg_rank = INT_MAX;
+      const int start = j % n_;
+      for (int i = 0; i < n_; ++i) {
+        const W c = Cost(i, j);
+        const int rank = i >= start ? i - start : i - start + n_;
+        if (c < best || (c == best && rank < arg_rank)) {
+          best = c;
+          arg = i;
+          arg_rank = rank;
+        }
+      }
+      v_[j] = best;
+      pred_[j] = arg;
+      atomicMax(x_ + arg, j);
+      atomicAdd(count + arg, 1);
+    }
+    __syncwarp();
+    for (int j = lane_; j < m_; j += 32)
+      y_[j] = x_[pred_[j]] == j ? pred_[j] : -1;
+    __syncwarp();
+    // Row by row, as on the CPU: a later row's second least sees the
+    // prices lowered for the rows before it.  count[i] is read before
+    // rows_[free_count] (free_count <= i) is written.
+    int free_count = 0;
+    for (int i = 0; i < n_; ++i) {
+      const int j = x_[i];
+      const int chosen_by = count[i];
+      __syncwarp();
+      if (j < 0) {
+        if (lane_ == 0) rows_[free_count] = i;
+        ++free_count;
+      } else if (chosen_by == 1) {
+        const Key second = RowLeast(i, j);
+        if (second.value < jv_warp::WideInf<W>() && lane_ == 0)
+          v_[j] -= second.value;
+      }
+      __syncwarp();
+    }
+    return free_count;
+  }
+
+  // lap_jv.h's RowMinimaGreedy (prices 0): each row in turn takes its least
+  // column (ties: the cyclic order from column i) when still free.
+  __device__ int RowMinimaGreedy() {
+    int free_count = 0;
+    for (int i = 0; i < n_; ++i) {
+      const int start = i % m_;
+      Key best{jv_warp::WideInf<W>(), INT_MAX};
+      for (int j = lane_; j < m_; j += 32) {
+        const int rank = j >= start ? j - start : j - start + m_;
+        const Key k{Cost(i, j), rank};
+        if (k < best) best = k;
+      }
+      best = jv_warp::WarpArgMin(best);
+      const int j = best.index + start < m_ ? best.index + start
+                                            : best.index + start - m_;
+      const bool take = best.value < jv_warp::WideInf<W>() && y_[j] < 0;
+      __syncwarp();
+      if (lane_ == 0) {
+        if (take) {
+          x_[i] = j;
+          y_[j] = i;
+        } else {
+          rows_[free_count] = i;
+        }
+      }
+      if (!take) ++free_count;
+      __syncwarp();
+    }
+    return free_count;
+  }
+
+  // lap_jv.h's AugmentingRowReduction over rows_[0, count); returns the
+  // number of rows left free, listed in rows_.
+  __device__ int AugmentingRowReduction(int count) {
+    int current = 0, kept = 0;
+    int64_t visits = 0;
+    while (current < count) {
+      ++visits;
+      const int i = rows_[current++];
+      Key first{jv_warp::WideInf<W>(), INT_MAX}, second = first;
+      for (int j = lane_; j < m_; j += 32) {
+        const Key k{Cost(i, j) - v_[j], j};
+        if (k < first) {
+          second = first;
+          first = k;
+        } else if (k < second) {
+          second = k;
+        }
+      }
+      jv_warp::WarpTwoLeast(&first, &second);
+      int j1 = first.index;
+      const int j2 = second.index < m_ ? second.index : -1;
+      int i0 = y_[j1];
+      const W price = v_[j1];
+      const W lowered = j2 >= 0 ? price - (second.value - first.value) : price;
+      const bool lowers = lowered < price;
+      __syncwarp();
+      if (visits < kLapJvReductionVisits * static_cast<int64_t>(count)) {
+        if (lowers) {
+          if (lane_ == 0) v_[j1] = lowered;
+        } else if (i0 >= 0 && j2 >= 0) {
+          j1 = j2;
+          i0 = y_[j2];
+        }
+        if (i0 >= 0) {
+          if (lowers) {
+            --current;
+            if (lane_ == 0) rows_[current] = i0;
+          } else {
+            if (lane_ == 0) rows_[kept] = i0;
+            ++kept;
+          }
+        }
+      } else if (i0 >= 0) {
+        if (lane_ == 0) rows_[kept] = i0;
+        ++kept;
+      }
+      if (lane_ == 0) {
+        if (i0 >= 0) x_[i0] = -1;
+        x_[i] = j1;
+        y_[j1] = i;
+      }
+      __syncwarp();
+    }
+    return kept;
+  }
+
+  // lap_jv.h's KeepMinimalRows: row i keeps x0[i] when no earlier row kept
+  // it and it attains the row's least reduced cost.
+  __device__ void KeepMinimalRows(const int* x0) {
+    for (int i = 0; i < n_; ++i) {
+      const int j = x0[i];
+      if (j < 0 || j >= m_ || y_[j] >= 0) continue;
+      const W mine = Cost(i, j) - v_[j];
+      if (!(mine < jv_warp::WideInf<W>())) continue;
+      const Key least = RowLeast(i, -1);
+      __syncwarp();
+      if (!(least.value < mine) && lane_ == 0) {
+        x_[i] = j;
+        y_[j] = i;
+      }
+      __syncwarp();
+    }
+  }
+
+  // lap_jv.h's ZeroUnassignedPrices, with the columns to raise stacked in
+  // pred_ (each column is pushed at most once: only assigned columns are
+  // freed, and none is assigned meanwhile).
+  __device__ void ZeroUnassignedPrices() {
+    __shared__ int top;
+    if (lane_ == 0) {
+      int t = 0;
+      for (int j = 0; j < m_; ++j)
+        if (y_[j] < 0) pred_[t++] = j;
+      top = t;
+    }
+    __syncwarp();
+    while (top > 0) {
+      const int j = pred_[top - 1];
+      const bool raise = v_[j] != W(0);
+      __syncwarp();
+      if (lane_ == 0) {
+        --top;
+        v_[j] = W(0);
+      }
+      __syncwarp();
+      if (raise) {
+        for (int r = lane_; r < n_; r += 32) {
+          const int k = x_[r];
+          if (k < 0 || !(Cost(r, j) < Cost(r, k) - v_[k])) continue;
+          x_[r] = -1;
+          y_[k] = -1;
+          pred_[atomicAdd(&top, 1)] = k;
+        }
+      }
+      __syncwarp();
+    }
+  }
+
+  // Dijkstra from each free row in turn: kLapOptimal, kLapInfeasible, or
+  // kLapIterationLimit after `max_searches` (> 0) searches.
+  __device__ int AugmentFreeRows(int count, int max_searches,
+                                 int* augmentations) {
+    *augmentations = 0;
+    for (int k = 0; k < count; ++k) {
+      if (max_searches > 0 && *augmentations >= max_searches)
+        return kLapIterationLimit;
+      ++*augmentations;
+      if (!Augment(rows_[k])) return kLapInfeasible;
+    }
+    return kLapOptimal;
+  }
+
+  // lap_jv.h's Augment: Dijkstra from free row f, one column scanned per
+  // step: the least unscanned distance, a free column first among ties (the
+  // path ends there), then the lowest index.  Each lane updates only its own
+  // columns (the k-th at bit k of its masks; m <= 2048, so k < 64) and finds
+  // its next candidate in the same pass, so a step is one pass over the
+  // lane's columns and one reduction.
+  __device__ bool Augment(int f) {
+    uint64_t scanned = 0, free_cols = 0;
+    Key best{jv_warp::WideInf<W>(), INT_MAX};
+    for (int j = lane_, k = 0; j < m_; j += 32, ++k) {
+      const W dj = Cost(f, j) - v_[j];
+      d_[j] = dj;
+      pred_[j] = f;
+      const bool is_free = y_[j] < 0;
+      free_cols |= static_cast<uint64_t>(is_free) << k;
+      const Key key{dj, is_free ? j : j + m_};
+      if (key < best) best = key;
+    }
+    W least;
+    int end;
+    for (;;) {
+      best = jv_warp::WarpArgMinFast(best);
+      least = best.value;
+      if (!(least < jv_warp::WideInf<W>())) return false;
+      if (best.index < m_) {
+        end = best.index;
+        break;
+      }
+      const int j1 = best.index - m_;
+      const int i = y_[j1];
+      const W h = Cost(i, j1) - v_[j1] - least;
+      if ((j1 & 31) == lane_) scanned |= uint64_t{1} << (j1 >> 5);
+      best = Key{jv_warp::WideInf<W>(), INT_MAX};
+      for (int j = lane_, k = 0; j < m_; j += 32, ++k) {
+        if ((scanned >> k) & 1) continue;
+        const W reduced = Cost(i, j) - v_[j] - h;
+        W dj = d_[j];
+        if (reduced < dj) {
+          dj = reduced;
+          d_[j] = dj;
+          pred_[j] = i;
+        }
+        const Key key{dj, ((free_cols >> k) & 1) ? j : j + m_};
+        if (key < best) best = key;
+      }
+    }
+    for (int j = lane_, k = 0; j < m_; j += 32, ++k)
+      if ((scanned >> k) & 1) v_[j] += d_[j] - least;
+    __syncwarp();
+    if (lane_ == 0) {
+      for (int j = end;;) {
+        const int i = pred_[j];
+        y_[j] = i;
+        const int next = x_[i];
+        x_[i] = j;
+        if (i == f) break;
+        j = next;
+      }
+    }
+    __syncwarp();
+    return true;
+  }
+
+  int n_, m_;
+  const T* C_;
+  int lane_;
+  W *v_, *d_;
+  int *pred_, *y_, *x_, *rows_;
+};
+
+}  // namespace jaxmatch
