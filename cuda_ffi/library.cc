@@ -17,7 +17,7 @@ namespace {
 
 // Bump whenever a handler's operands, attributes or a constant change; the
 // Python package refuses a library of another version.
-constexpr int kAbiVersion = 9;
+constexpr int kAbiVersion = 10;
 
 struct NamedConstant {
   const char* name;

@@ -19,7 +19,7 @@ from pathlib import Path
 import jax
 
 #: The library ABI this package speaks (``kAbiVersion`` in cuda_ffi/library.cc).
-ABI_VERSION = 9
+ABI_VERSION = 10
 
 _PKG_DIR = Path(__file__).resolve().parent
 

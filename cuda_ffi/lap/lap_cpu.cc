@@ -278,20 +278,27 @@ extern "C" __attribute__((visibility("default"))) int jaxmatch_lap_solve_host(
 
 // One sparse problem (CSR costs, n <= m rows and columns, float64) solved on
 // the calling thread: the scipy drop-in min_weight_full_bipartite_matching.
-// indptr [n + 1] (int64), indices [nnz], cost [nnz] (+inf: no edge); the
-// results are col_for_row [n], row_for_col [m], u [n], v [m] and info
-// [kLapInfoLen] (status, searches).  Returns 0, or 1 for invalid arguments
-// (the caller validates the CSR).
+// indptr [n + 1] (int64), indices [nnz], cost [nnz] (+inf: no edge); x0 [n]
+// and v0 [m] a warm start (SparseLapJv::SolveFrom, square problems only), or
+// both null; row_reduction_bound as SparseLapJv's (0: JV's); the results are
+// col_for_row [n], row_for_col [m], u [n], v [m] and info [kLapInfoLen]
+// (status, searches).  Returns 0, or 1 for invalid arguments (the caller
+// validates the CSR).
 extern "C" __attribute__((visibility("default"))) int
 jaxmatch_sparse_lap_solve_host(int n, int m, const int64_t* indptr,
                                const int* indices, const double* cost,
-                               int* col_for_row, int* row_for_col, double* u,
-                               double* v, int* info) {
-  if (n < 0 || m < n) return 1;
+                               const int* x0, const double* v0,
+                               int row_reduction_bound, int* col_for_row,
+                               int* row_for_col, double* u, double* v,
+                               int* info) {
+  if (n < 0 || m < n || (x0 == nullptr) != (v0 == nullptr) ||
+      (x0 != nullptr && n != m) || row_reduction_bound < 0)
+    return 1;
   for (int k = 0; k < jaxmatch::kLapInfoLen; ++k) info[k] = 0;
-  jaxmatch::SparseLapJv jv(n, m, indptr, indices, cost);
+  jaxmatch::SparseLapJv jv(n, m, indptr, indices, cost, row_reduction_bound);
   int searches = 0;
-  info[jaxmatch::kStatus] = jv.Solve(&searches);
+  info[jaxmatch::kStatus] =
+      x0 != nullptr ? jv.SolveFrom(x0, v0, &searches) : jv.Solve(&searches);
   info[jaxmatch::kIters] = searches;
   jv.Write(col_for_row, row_for_col, u, v);
   return 0;
