@@ -105,7 +105,8 @@ def test_missing_cuda_stub_names_the_fix():
         platform="cpu",
     )
     call = jax.ffi.ffi_call("jaxmatch_test_missing_cuda", jax.ShapeDtypeStruct((2,), jnp.int32))
-    with pytest.raises(Exception, match=r"nvcc.*pip install"):
+    cpu = jax.default_device(jax.devices("cpu")[0])  # the target is the CPU's
+    with cpu, pytest.raises(Exception, match=r"nvcc.*pip install"):
         jax.block_until_ready(call(jnp.zeros(3), variant=np.int32(0)))
 
 
