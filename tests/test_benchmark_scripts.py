@@ -93,6 +93,20 @@ def test_warm_start_benchmark_runs(capsys):
     assert "n_iters" in capsys.readouterr().out
 
 
+def test_points_benchmark_rows_agree_with_scipy_and_the_dense_solver(capsys):
+    from benchmarks import lap_points
+
+    argv = ["300", "120x200", "--shift", "0.3", "--dense-max", "300"]
+    assert lap_points.main(argv) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [r["case"] for r in rows] == ["300", "120x200"]
+    for r in rows:
+        assert r["status"] == "OPTIMAL" and r["certified"]
+        assert r["cost"] == pytest.approx(r["scipy_cost"], rel=2e-6)
+        assert r["cost"] == pytest.approx(r["dense_cost"], rel=2e-6)
+        assert r["solve_s"] + r["sweep_s"] == pytest.approx(r["seconds"], abs=2e-3)
+
+
 def test_dropin_benchmark_eager_rows_run(capsys):
     from benchmarks import dropin
 

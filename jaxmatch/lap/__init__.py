@@ -11,6 +11,7 @@ from .api import (
 )
 from .csr import SparseCosts, solve_lap_csr
 from .dropin import linear_sum_assignment
+from .points import PointsLAPSolution, solve_lap_points, verify_lap_points
 from .sparse import (
     SparseLAPSolution,
     min_weight_full_bipartite_matching,
@@ -27,6 +28,7 @@ __all__ = [
     "LAPCertificate",
     "LAPResult",
     "LAPStatus",
+    "PointsLAPSolution",
     "SparseCosts",
     "SparseLAPSolution",
     "hungarian",
@@ -34,8 +36,10 @@ __all__ = [
     "min_weight_full_bipartite_matching",
     "solve_lap",
     "solve_lap_csr",
+    "solve_lap_points",
     "solve_sparse_lap",
     "verify_lap",
+    "verify_lap_points",
     "verify_sparse_lap",
 ]
 

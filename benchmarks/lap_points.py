@@ -1,0 +1,146 @@
+"""Assignment between point sets too large for a cost matrix:
+``solve_lap_points(X, Y)`` as a user calls it.
+
+Cases are ``N`` or ``NxM``: ``N`` (and ``M``) uniform random points of the
+unit square (``--dim`` dimensions; ``Y`` moved by ``--shift`` along the
+first axis), float32, cost ``--metric``. One JSON
+line per case: the first call (compilation included), the second call's
+time split into the host's sparse solves and the device sweeps, the rounds
+(sparse solves) and candidate pairs, the total cost, and where the sizes
+allow, the certificate of ``verify_lap_points`` (NumPy, all pairs), scipy's
+``linear_sum_assignment`` on the materialised matrix and jaxmatch's dense
+``solve_lap`` (the matrix in device memory). Run:
+
+    python -m benchmarks.lap_points 10000 100000 250000 [--metric sqeuclidean]
+        [--dim 2] [--shift 0] [--candidates 16] [--verify-max 20000] [--scipy-max 5000]
+        [--dense-max 16384] [--seconds 520]
+
+Cases after ``--seconds`` have passed are skipped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+
+import jax
+import numpy as np
+
+
+class _SolveClock:
+    """Times the sparse solves of ``jaxmatch.lap.points`` (its ``run_host``)."""
+
+    def __init__(self, module):
+        self.module, self.inner = module, module.run_host
+        self.seconds: list[float] = []
+
+    def __call__(self, *args, **kwargs):
+        t0 = time.perf_counter()
+        out = self.inner(*args, **kwargs)
+        self.seconds.append(time.perf_counter() - t0)
+        return out
+
+    def __enter__(self):
+        self.module.run_host = self
+        return self
+
+    def __exit__(self, *exc):
+        self.module.run_host = self.inner
+
+
+def _dense_costs(X: np.ndarray, Y: np.ndarray, metric: str) -> np.ndarray:
+    from scipy.spatial.distance import cdist
+
+    return cdist(X.astype(np.float64), Y.astype(np.float64), metric)
+
+
+def run_case(case: str, args) -> dict:
+    import jaxmatch
+    from jaxmatch.lap import points
+
+    n, _, m = case.partition("x")
+    n, m = int(n), int(m or n)
+    rng = np.random.default_rng(n + 7 * m)
+    X = rng.random((n, args.dim), dtype=np.float32)
+    Y = rng.random((m, args.dim), dtype=np.float32)
+    Y[:, 0] += np.float32(args.shift)
+    solve = lambda: jaxmatch.solve_lap_points(  # noqa: E731
+        X, Y, args.metric, candidates=args.candidates
+    )
+    t0 = time.perf_counter()
+    solve()
+    first = time.perf_counter() - t0
+    with _SolveClock(points) as clock:
+        t0 = time.perf_counter()
+        sol = solve()
+        total = time.perf_counter() - t0
+    row = {
+        "case": case,
+        "device": str(jax.devices()[0].device_kind),
+        "devices": jax.device_count(),
+        "metric": args.metric,
+        "dim": args.dim,
+        "shift": args.shift,
+        "first_s": round(first, 3),
+        "seconds": round(total, 3),
+        "solve_s": round(sum(clock.seconds), 3),
+        "sweep_s": round(total - sum(clock.seconds), 3),
+        "rounds": sol.rounds,
+        "edges": sol.edges,
+        "edges_per_row": round(sol.edges / max(min(n, m), 1), 1),
+        "status": sol.status_name,
+        "cost": sol.cost,
+        "max_violation": sol.max_violation,
+        "tol": sol.tol,
+    }
+    if max(n, m) <= args.verify_max:
+        t0 = time.perf_counter()
+        cert = jaxmatch.verify_lap_points(X, Y, sol, args.metric)
+        row.update(certified=cert.optimal, verify_s=round(time.perf_counter() - t0, 3))
+        if not cert.optimal:
+            row["reason"] = cert.reason
+    if max(n, m) <= args.scipy_max:
+        from scipy.optimize import linear_sum_assignment
+
+        C = _dense_costs(X, Y, args.metric)
+        t0 = time.perf_counter()
+        r, c = linear_sum_assignment(C)
+        row.update(scipy_s=round(time.perf_counter() - t0, 3), scipy_cost=float(C[r, c].sum()))
+    if max(n, m) <= args.dense_max:
+        C = jax.device_put(_dense_costs(X, Y, args.metric).astype(np.float32))
+        solve_dense = jax.jit(jaxmatch.solve_lap)
+        jax.block_until_ready(solve_dense(C))
+        t0 = time.perf_counter()
+        res = jax.block_until_ready(solve_dense(C))
+        row.update(
+            dense_s=round(time.perf_counter() - t0, 3),
+            dense_cost=float(res.cost),
+            dense_status=res.status_name,
+        )
+    return row
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("cases", nargs="+", help="N or NxM")
+    p.add_argument("--metric", default="sqeuclidean")
+    p.add_argument("--dim", type=int, default=2)
+    p.add_argument("--shift", type=float, default=0.0)
+    p.add_argument("--candidates", type=int, default=16)
+    p.add_argument("--verify-max", type=int, default=20000)
+    p.add_argument("--scipy-max", type=int, default=5000)
+    p.add_argument("--dense-max", type=int, default=0)
+    p.add_argument("--seconds", type=float, default=520.0)
+    args = p.parse_args(argv)
+    deadline = time.time() + args.seconds
+    for case in args.cases:
+        if time.time() > deadline:
+            print(json.dumps({"case": case, "skipped": "time"}), flush=True)
+            continue
+        print(json.dumps(run_case(case, args)), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

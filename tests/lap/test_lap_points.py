@@ -1,0 +1,304 @@
+"""The LAP between point sets with costs computed on the fly
+(``solve_lap_points``): every answer certified over all pairs by
+``verify_lap_points`` and by ``verify_lap`` on the materialised matrix,
+its cost equal to scipy's; the sparse solver's warm start; several devices;
+errors."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from scipy.optimize import linear_sum_assignment
+from scipy.spatial.distance import cdist
+
+import jaxmatch
+from jaxmatch import LAPStatus
+from jaxmatch.lap import _ffi as lap_ffi
+from jaxmatch.lap import points
+
+CDIST = {"sqeuclidean": "sqeuclidean", "euclidean": "euclidean", "cityblock": "cityblock"}
+
+
+def _matrix(X, Y, metric, dtype):
+    """The cost matrix in the solve's dtype (the costs it saw, up to an ulp)."""
+    if callable(metric):
+        return np.asarray(jax.vmap(jax.vmap(metric, (None, 0)), (0, None))(X, Y)).astype(dtype)
+    return cdist(X.astype(np.float64), Y.astype(np.float64), CDIST[metric]).astype(dtype)
+
+
+def _check(X, Y, sol, metric="sqeuclidean", maximize=False):
+    """The solution is certified both ways and costs what scipy's does."""
+    n, m = X.shape[0], Y.shape[0]
+    assert sol.status == LAPStatus.OPTIMAL, sol.status_name
+    assert sol.col_for_row.shape == (n,) and sol.row_for_col.shape == (m,)
+    assert sol.u.shape == (n,) and sol.v.shape == (m,)
+    cert = jaxmatch.verify_lap_points(X, Y, sol, metric, maximize=maximize)
+    assert cert.optimal, cert.reason
+    C = _matrix(X, Y, metric, sol.dtype)
+    dense = jaxmatch.verify_lap(C, sol, maximize=maximize)
+    assert dense.optimal, dense.reason
+    r, c = linear_sum_assignment(C.astype(np.float64), maximize=maximize)
+    expected = C.astype(np.float64)[r, c].sum()
+    rtol = 1e-12 if sol.dtype == np.float64 else 2e-6
+    assert sol.cost == pytest.approx(expected, rel=rtol, abs=rtol)
+    assert sol.cost == pytest.approx(cert.primal_cost, rel=rtol, abs=rtol)
+
+
+CASES = [
+    # n, m, d, metric, maximize, dtype
+    (40, 40, 2, "sqeuclidean", False, np.float32),
+    (60, 60, 3, "euclidean", False, np.float64),
+    (45, 70, 2, "cityblock", False, np.float32),
+    (70, 45, 2, "sqeuclidean", False, np.float64),
+    (50, 50, 1, "euclidean", True, np.float32),
+    (30, 80, 4, "sqeuclidean", True, np.float64),
+    (200, 200, 2, "sqeuclidean", False, np.float32),
+]
+
+
+@pytest.mark.parametrize("n, m, d, metric, maximize, dtype", CASES)
+def test_random_points_are_solved_optimally(n, m, d, metric, maximize, dtype):
+    rng = np.random.default_rng(n * 1000 + m + d)
+    X, Y = rng.random((n, d)).astype(dtype), rng.random((m, d)).astype(dtype)
+    sol = jaxmatch.solve_lap_points(X, Y, metric, maximize=maximize)
+    assert sol.dtype == dtype
+    _check(X, Y, sol, metric, maximize)
+
+
+@pytest.mark.parametrize("candidates", [1, 2, 5])
+def test_few_candidates_take_more_rounds_to_the_same_optimum(candidates):
+    rng = np.random.default_rng(5)
+    X, Y = rng.random((120, 2)), rng.random((120, 2)) + [0.3, 0.0]
+    sol = jaxmatch.solve_lap_points(X, Y, candidates=candidates)
+    _check(X, Y, sol)
+    assert sol.rounds >= 2  # the first candidates alone were not optimal
+
+
+def test_round_limit_reports_iteration_limit_and_the_checker_sees_it():
+    rng = np.random.default_rng(6)
+    X, Y = rng.random((150, 2)), rng.random((150, 2)) + [0.5, 0.0]
+    sol = jaxmatch.solve_lap_points(X, Y, candidates=1, max_rounds=1)
+    assert sol.status == LAPStatus.ITERATION_LIMIT and sol.rounds == 1
+    assert sol.max_violation > sol.tol
+    cert = jaxmatch.verify_lap_points(X, Y, sol)
+    assert cert.valid_assignment and not cert.dual_feasible and not cert.optimal
+
+
+def test_multiscale_start_on_a_larger_problem(monkeypatch):
+    """Square problems of at least twice MULTISCALE_MIN_POINTS start from
+    the prices of a half-size problem (two levels here)."""
+    monkeypatch.setattr(points, "MULTISCALE_MIN_POINTS", 100)
+    sizes = []
+    inner = points._column_generation
+
+    def spy(Xc, Yc, setup, prices):
+        sizes.append((Xc.shape[0], prices is not None))
+        return inner(Xc, Yc, setup, prices)
+
+    monkeypatch.setattr(points, "_column_generation", spy)
+    rng = np.random.default_rng(7)
+    X, Y = rng.random((450, 2)).astype(np.float32), rng.random((450, 2)).astype(np.float32)
+    sol = jaxmatch.solve_lap_points(X, Y)
+    assert sizes == [(112, False), (225, True), (450, True)]
+    _check(X, Y, sol)
+
+
+def test_ties_duplicates_and_integer_grids():
+    g = np.arange(6, dtype=np.float64)
+    grid = np.stack(np.meshgrid(g, g), -1).reshape(-1, 2)
+    X = np.concatenate([grid, grid[:10]])  # duplicated points
+    Y = np.concatenate([grid[::-1], grid[5:15]])
+    for metric in ("cityblock", "sqeuclidean"):
+        _check(X, Y, jaxmatch.solve_lap_points(X, Y, metric), metric)
+    same = np.zeros((9, 3))  # every cost 0
+    sol = jaxmatch.solve_lap_points(same, same)
+    _check(same, same, sol)
+    assert sol.cost == 0.0
+
+
+def test_permuting_the_points_permutes_the_assignment_cost_unchanged():
+    rng = np.random.default_rng(8)
+    X, Y = rng.random((80, 2)), rng.random((90, 2))
+    base = jaxmatch.solve_lap_points(X, Y)
+    p, q = rng.permutation(80), rng.permutation(90)
+    perm = jaxmatch.solve_lap_points(X[p], Y[q])
+    _check(X[p], Y[q], perm)
+    assert perm.cost == pytest.approx(base.cost, rel=1e-12)
+
+
+def test_function_metric():
+    def cubed(x, y):
+        return jnp.sum(jnp.abs(x - y) ** 3)
+
+    rng = np.random.default_rng(9)
+    X, Y = rng.random((50, 3)), rng.random((64, 3))
+    sol = jaxmatch.solve_lap_points(X, Y, cubed)
+    _check(X, Y, sol, cubed)
+    back = jaxmatch.solve_lap_points(Y, X, cubed)  # n > m: solved transposed
+    assert back.cost == pytest.approx(sol.cost, rel=1e-12)
+
+
+@pytest.mark.parametrize("n, m", [(0, 0), (0, 4), (4, 0), (1, 1), (1, 5), (5, 1)])
+def test_empty_and_single_point_sets(n, m):
+    rng = np.random.default_rng(n + 10 * m)
+    X, Y = rng.random((n, 2)), rng.random((m, 2))
+    sol = jaxmatch.solve_lap_points(X, Y)
+    assert sol.status == LAPStatus.OPTIMAL
+    assert np.count_nonzero(sol.col_for_row >= 0) == min(n, m)
+    assert jaxmatch.verify_lap_points(X, Y, sol).optimal
+    if n and m:
+        _check(X, Y, sol)
+
+
+def test_jax_inputs_and_the_default_device_context():
+    rng = np.random.default_rng(11)
+    X, Y = jnp.asarray(rng.random((30, 2))), jnp.asarray(rng.random((30, 2)))
+    with jax.default_device(jax.devices("cpu")[0]):
+        sol = jaxmatch.solve_lap_points(X, Y)
+    _check(np.asarray(X), np.asarray(Y), sol)
+
+
+@pytest.mark.gpu
+def test_gpu_sweeps_give_the_cpu_optimum():
+    rng = np.random.default_rng(12)
+    X, Y = rng.random((3000, 2)).astype(np.float32), rng.random((3000, 2)).astype(np.float32)
+    gpu = jaxmatch.solve_lap_points(X, Y, devices=jax.devices("gpu")[:1])
+    cpu = jaxmatch.solve_lap_points(X, Y, devices=jax.devices("cpu")[:1])
+    assert gpu.status == cpu.status == LAPStatus.OPTIMAL
+    assert gpu.cost == pytest.approx(cpu.cost, rel=1e-9)
+    assert jaxmatch.verify_lap_points(X, Y, gpu).optimal
+
+
+def test_rows_split_over_forced_cpu_devices():
+    """Three forced CPU devices (an odd count: padded rows) sweep the rows
+    of one problem: the answer equals one device's."""
+    script = textwrap.dedent(
+        """
+        import os
+        os.environ["XLA_FLAGS"] = "--xla_force_host_platform_device_count=3"
+        import jax, numpy as np, jaxmatch
+        assert jax.device_count() == 3
+        rng = np.random.default_rng(0)
+        X, Y = rng.random((301, 2)), rng.random((350, 2))
+        one = jaxmatch.solve_lap_points(X, Y, devices=jax.devices()[:1])
+        three = jaxmatch.solve_lap_points(X, Y)
+        assert one.status == three.status == 1, (one.status, three.status)
+        assert abs(one.cost - three.cost) <= 1e-12 * one.cost, (one.cost, three.cost)
+        assert jaxmatch.verify_lap_points(X, Y, three).optimal
+        print("split rows: OK")
+        """
+    )
+    root = Path(__file__).resolve().parents[2]
+    env = dict(os.environ, JAX_PLATFORMS="cpu")
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(root), env.get("PYTHONPATH")) if p)
+    proc = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=600
+    )
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-4000:]
+    assert "split rows: OK" in proc.stdout
+
+
+# ---- the sparse solver's warm start (lap_sparse_jv.h, SparseLapJv::SolveFrom)
+
+
+def _csr(C: np.ndarray):
+    rows, cols = np.nonzero(np.isfinite(C))
+    indptr = np.zeros(C.shape[0] + 1, np.int64)
+    np.cumsum(np.bincount(rows, minlength=C.shape[0]), out=indptr[1:])
+    return indptr, cols.astype(np.int32), C[rows, cols]
+
+
+@pytest.mark.parametrize("bound", [0, 1, 16])
+def test_sparse_warm_start_from_a_subgraph_solution(bound):
+    rng = np.random.default_rng(13)
+    n = 60
+    C = rng.random((n, n))
+    sub = np.where(rng.random((n, n)) < 0.2, C, np.inf)
+    sub[np.arange(n), rng.permutation(n)] = C[np.arange(n), rng.permutation(n)]
+    sub[np.arange(n), np.arange(n)] = C[np.arange(n), np.arange(n)]
+    first = lap_ffi.solve_sparse_host(*_csr(sub), n, n, row_reduction_bound=bound)
+    assert first.status == LAPStatus.OPTIMAL
+    warm = lap_ffi.solve_sparse_host(
+        *_csr(C), n, n, warm=(first.col_for_row, first.v), row_reduction_bound=bound
+    )
+    cold = lap_ffi.solve_sparse_host(*_csr(C), n, n, row_reduction_bound=bound)
+    r, c = linear_sum_assignment(C)
+    for sol in (warm, cold):
+        assert sol.status == LAPStatus.OPTIMAL
+        assert C[np.arange(n), sol.col_for_row].sum() == pytest.approx(C[r, c].sum(), rel=1e-12)
+        res = jaxmatch.LAPResult(sol.col_for_row, sol.row_for_col, 0.0, sol.u, sol.v, True, 0, 1)
+        assert jaxmatch.verify_lap(C, res).optimal
+
+
+def test_sparse_warm_start_from_the_optimum_needs_no_search():
+    rng = np.random.default_rng(14)
+    C = rng.random((40, 40))
+    cold = lap_ffi.solve_sparse_host(*_csr(C), 40, 40)
+    again = lap_ffi.solve_sparse_host(*_csr(C), 40, 40, warm=(cold.col_for_row, cold.v))
+    np.testing.assert_array_equal(again.col_for_row, cold.col_for_row)
+    np.testing.assert_array_equal(again.v, cold.v)
+
+
+def test_sparse_warm_start_needs_a_square_problem():
+    with pytest.raises(ValueError, match="square"):
+        lap_ffi.solve_sparse_host(*_csr(np.ones((2, 3))), 2, 3, warm=(np.zeros(2), np.zeros(3)))
+
+
+# ---- errors and the checker
+
+
+@pytest.mark.parametrize(
+    "X, Y, kwargs, error, match",
+    [
+        (np.zeros(3), np.zeros((3, 1)), {}, ValueError, "2-D"),
+        (np.zeros((3, 2)), np.zeros((3, 3)), {}, ValueError, "dimensions"),
+        (np.full((2, 2), np.nan), np.zeros((2, 2)), {}, ValueError, "NaN"),
+        (np.zeros((2, 2)), np.full((2, 2), np.inf), {}, ValueError, "infinite"),
+        (np.zeros((2, 2), complex), np.zeros((2, 2)), {}, TypeError, "real"),
+        (np.zeros((2, 2)), np.zeros((2, 2)), {"metric": "cosine"}, ValueError, "metric"),
+        (np.zeros((2, 2)), np.zeros((2, 2)), {"candidates": 0}, ValueError, "at least 1"),
+        (np.zeros((2, 2)), np.zeros((2, 2)), {"max_rounds": 0}, ValueError, "at least 1"),
+        (np.zeros((2, 2)), np.zeros((2, 2)), {"devices": []}, ValueError, "devices"),
+        (
+            np.zeros((3, 2)),
+            np.ones((3, 2)),
+            {"metric": lambda x, y: jnp.log(jnp.sum(x - y) + 2.0)},
+            ValueError,
+            "NaN or infinite costs",
+        ),
+    ],
+)
+def test_bad_input_is_a_clear_error(X, Y, kwargs, error, match):
+    with pytest.raises(error, match=match):
+        jaxmatch.solve_lap_points(X, Y, **kwargs)
+
+
+def test_the_checker_rejects_wrong_solutions():
+    rng = np.random.default_rng(15)
+    X, Y = rng.random((20, 2)), rng.random((20, 2))
+    sol = jaxmatch.solve_lap_points(X, Y)
+    assert jaxmatch.verify_lap_points(X, Y, sol).optimal
+    cfr = sol.col_for_row.copy()
+    cfr[[0, 1]] = cfr[[1, 0]]
+    rfc = np.argsort(cfr).astype(np.int32)
+    swapped = jaxmatch.verify_lap_points(X, Y, sol._replace(col_for_row=cfr, row_for_col=rfc))
+    assert swapped.valid_assignment and not swapped.optimal
+    u = sol.u.copy()
+    u[3] += 0.1
+    assert not jaxmatch.verify_lap_points(X, Y, sol._replace(u=u)).dual_feasible
+    twice = sol.col_for_row.copy()
+    twice[0] = twice[1]
+    twice_cert = jaxmatch.verify_lap_points(X, Y, sol._replace(col_for_row=twice))
+    assert "full matching" in twice_cert.reason
+    assert "fit" in jaxmatch.verify_lap_points(X, Y[:5], sol).reason
+    nan_v = sol.v.copy()
+    nan_v[0] = np.nan
+    assert "NaN" in jaxmatch.verify_lap_points(X, Y, sol._replace(v=nan_v)).reason
