@@ -39,6 +39,7 @@ from jax.sharding import Mesh, NamedSharding, PartitionSpec
 from .._interrupt import run_host
 from . import _ffi as lap_ffi
 from .types import LAPCertificate, LAPStatus
+from .verify import _invalid, certificate
 
 Metric = str | Callable[[jax.Array, jax.Array], jax.Array]
 
@@ -522,7 +523,6 @@ def verify_lap_points(
     Returns:
       A :class:`jaxmatch.LAPCertificate`.
     """
-    from .verify import _invalid
 
     Xh, Yh = _points(X, "X").astype(np.float64), _points(Y, "Y").astype(np.float64)
     _check_metric(metric)
@@ -571,24 +571,4 @@ def verify_lap_points(
         viol_dual = max(viol_dual, float(big.max(initial=0.0)))
         viol_cs = max(viol_cs, float(np.abs(big[assigned < 0]).max(initial=0.0)))
     primal, dual = float(matched.sum()), float(u.sum() + v.sum())
-    gap = primal - dual
-    dual_ok, cs_ok = viol_dual <= tol, viol_cs <= tol
-    gap_ok = abs(gap) <= tol * max(1, n + m)
-    reason = ""
-    if not dual_ok:
-        reason = f"the duals are infeasible (violation {viol_dual:.3g} > tol {tol:.3g})"
-    elif not cs_ok:
-        reason = f"complementary slackness fails (violation {viol_cs:.3g} > tol {tol:.3g})"
-    elif not gap_ok:
-        reason = f"the duality gap {gap:.3g} exceeds the tolerance"
-    return LAPCertificate(
-        valid_assignment=True,
-        dual_feasible=bool(dual_ok),
-        complementary_slackness=bool(cs_ok),
-        primal_cost=float(sign * primal),
-        dual_objective=float(sign * dual),
-        duality_gap=float(gap),
-        max_violation=float(max(viol_dual, viol_cs)),
-        optimal=bool(dual_ok and cs_ok and gap_ok),
-        reason=reason,
-    )
+    return certificate(primal, dual, viol_dual, viol_cs, tol, sign, n + m)

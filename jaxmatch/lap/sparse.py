@@ -18,6 +18,7 @@ from .._interrupt import run_host
 from ..matching.graph import validate_csr
 from . import _ffi as lap_ffi
 from .types import LAPCertificate, LAPStatus
+from .verify import certificate
 
 
 class SparseLAPSolution(NamedTuple):
@@ -204,25 +205,4 @@ def verify_sparse_lap(
         free[ci if n < m else ri] = False
         viol_dual = max(viol_dual, float(big.max(initial=0.0)))
         viol_cs = max(viol_cs, float(np.abs(big[free]).max(initial=0.0)))
-    dual = float(u.sum() + v.sum())
-    gap = primal - dual
-    dual_ok, cs_ok = viol_dual <= tol, viol_cs <= tol
-    gap_ok = abs(gap) <= tol * max(1, n + m)
-    reason = ""
-    if not dual_ok:
-        reason = f"the duals are infeasible (violation {viol_dual:.3g} > tol {tol:.3g})"
-    elif not cs_ok:
-        reason = f"complementary slackness fails (violation {viol_cs:.3g} > tol {tol:.3g})"
-    elif not gap_ok:
-        reason = f"the duality gap {gap:.3g} exceeds the tolerance"
-    return LAPCertificate(
-        valid_assignment=True,
-        dual_feasible=bool(dual_ok),
-        complementary_slackness=bool(cs_ok),
-        primal_cost=float(sign * primal),
-        dual_objective=float(sign * dual),
-        duality_gap=float(gap),
-        max_violation=float(max(viol_dual, viol_cs)),
-        optimal=bool(dual_ok and cs_ok and gap_ok),
-        reason=reason,
-    )
+    return certificate(primal, float(u.sum() + v.sum()), viol_dual, viol_cs, tol, sign, n + m)

@@ -30,6 +30,42 @@ def _invalid(reason: str) -> LAPCertificate:
     return LAPCertificate(False, False, False, _NAN, _NAN, _NAN, _NAN, False, reason)
 
 
+def certificate(
+    primal: float,
+    dual: float,
+    viol_dual: float,
+    viol_cs: float,
+    tol: float,
+    sign: float,
+    vertices: int,
+) -> LAPCertificate:
+    """The certificate of a valid assignment from its measured violations
+    (minimization form: ``sign`` -1 when maximizing), for the dense, sparse
+    and point-set checkers: ``optimal`` when both violations are within
+    ``tol`` and the duality gap within ``tol * vertices``."""
+    gap = primal - dual
+    dual_ok, cs_ok = viol_dual <= tol, viol_cs <= tol
+    gap_ok = abs(gap) <= tol * max(1, vertices)
+    reason = ""
+    if not dual_ok:
+        reason = f"the duals are infeasible (violation {viol_dual:.3g} > tol {tol:.3g})"
+    elif not cs_ok:
+        reason = f"complementary slackness fails (violation {viol_cs:.3g} > tol {tol:.3g})"
+    elif not gap_ok:
+        reason = f"the duality gap {gap:.3g} exceeds the tolerance"
+    return LAPCertificate(
+        valid_assignment=True,
+        dual_feasible=bool(dual_ok),
+        complementary_slackness=bool(cs_ok),
+        primal_cost=float(sign * primal),
+        dual_objective=float(sign * dual),
+        duality_gap=float(gap),
+        max_violation=float(max(viol_dual, viol_cs)),
+        optimal=bool(dual_ok and cs_ok and gap_ok),
+        reason=reason,
+    )
+
+
 def _field(result, name: str, shape: tuple[int, ...], kinds: str):
     """``(array, "")`` when ``result.<name>`` is an array of ``shape`` whose
     dtype kind is in ``kinds``; else ``(None, why)``."""
@@ -112,33 +148,10 @@ def _verify_one(C, cfr, rfc, u, v, maximize, tol, dtype, why="") -> LAPCertifica
         free = cfr < 0
         viol_cs = max(viol_cs, float(np.abs(us[free]).max()) if free.any() else 0.0)
         viol_dual = max(viol_dual, float(us.max()) if n else 0.0)
-    dual = float(us.sum() + vs.sum())
-    gap = primal - dual
-    dual_feasible = bool(viol_dual <= tol)
-    slack_ok = bool(viol_cs <= tol)
-    gap_ok = bool(abs(gap) <= tol * max(1, n + m))
-    optimal = dual_feasible and slack_ok and gap_ok
+    cert = certificate(primal, float(us.sum() + vs.sum()), viol_dual, viol_cs, tol, sign, n + m)
     if invalid_entries:
-        reason = f"C has NaN or {'+' if maximize else '-'}inf entries"
-    elif not dual_feasible:
-        reason = f"the duals are infeasible (violation {viol_dual:.3g} > tol {tol:.3g})"
-    elif not slack_ok:
-        reason = f"complementary slackness fails (violation {viol_cs:.3g} > tol {tol:.3g})"
-    elif not gap_ok:
-        reason = f"the duality gap {gap:.3g} exceeds the tolerance"
-    else:
-        reason = ""
-    return LAPCertificate(
-        valid_assignment=True,
-        dual_feasible=dual_feasible,
-        complementary_slackness=slack_ok,
-        primal_cost=float(sign * primal),
-        dual_objective=float(sign * dual),
-        duality_gap=float(gap),
-        max_violation=float(max(viol_dual, viol_cs)),
-        optimal=optimal,
-        reason=reason,
-    )
+        return cert._replace(reason=f"C has NaN or {'+' if maximize else '-'}inf entries")
+    return cert
 
 
 def verify_lap(C, result: LAPResult, *, maximize: bool = False, tol: float | None = None):
