@@ -4,11 +4,11 @@ so hundreds of thousands of points fit where the matrix would not.
 
 The method is column generation on the LP, exact:
 
-1. *Candidates.* The device (every local device of the default backend,
-   rows split between them) computes the costs block by block and keeps
-   each point's ``k`` cheapest partners, both ways (each row's ``k`` nearest
-   columns and each column's ``k`` nearest rows), plus the pairs ``(i, i)``
-   so that the sparse problem always has a full matching.
+1. *Candidates.* The devices (``devices=``, split by rows) compute the
+   costs block by block and keep each point's ``k`` cheapest partners,
+   both ways (each row's ``k`` nearest columns and each column's ``k``
+   nearest rows), plus the pairs ``(i, i)`` so that the sparse problem
+   always has a full matching.
 2. *Sparse solve.* Jonker and Volgenant's shortest augmenting paths on the
    candidate pairs (``cuda_ffi/lap/lap_sparse_jv.h``, on the host, float64)
    give an optimal assignment of the sparse problem and its duals ``u, v``.
@@ -17,6 +17,9 @@ The method is column generation on the LP, exact:
    violated in float64 join the candidates and step 2 runs again; when none
    is left, ``(u, v)`` is dual feasible on all ``n * m`` pairs, so the
    sparse optimum is the dense one, certified by LP duality.
+
+Square problems of ``2 * MULTISCALE_MIN_POINTS`` points or more start from
+the prices of a random half of them, solved the same way (recursively).
 
 Costs are computed in the points' dtype (float32, or float64 under
 ``jax_enable_x64``); the sparse solver takes them exactly as float64. The
