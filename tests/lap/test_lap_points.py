@@ -250,6 +250,8 @@ def test_sparse_warm_start_from_the_optimum_needs_no_search():
 def test_sparse_warm_start_needs_a_square_problem():
     with pytest.raises(ValueError, match="square"):
         lap_ffi.solve_sparse_host(*_csr(np.ones((2, 3))), 2, 3, warm=(np.zeros(2), np.zeros(3)))
+    with pytest.raises(ValueError, match="a warm start of shapes"):
+        lap_ffi.solve_sparse_host(*_csr(np.ones((2, 2))), 2, 2, warm=(np.zeros(3), np.zeros(2)))
 
 
 # ---- errors and the checker
@@ -299,6 +301,13 @@ def test_the_checker_rejects_wrong_solutions():
     twice_cert = jaxmatch.verify_lap_points(X, Y, sol._replace(col_for_row=twice))
     assert "full matching" in twice_cert.reason
     assert "fit" in jaxmatch.verify_lap_points(X, Y[:5], sol).reason
+    far = sol.col_for_row.copy()
+    far[0] = 20
+    assert "out of range" in jaxmatch.verify_lap_points(X, Y, sol._replace(col_for_row=far)).reason
+    rfc_off = sol.row_for_col.copy()
+    rfc_off[[0, 1]] = rfc_off[[1, 0]]
+    off = jaxmatch.verify_lap_points(X, Y, sol._replace(row_for_col=rfc_off))
+    assert "disagree" in off.reason
     nan_v = sol.v.copy()
     nan_v[0] = np.nan
     assert "NaN" in jaxmatch.verify_lap_points(X, Y, sol._replace(v=nan_v)).reason
