@@ -107,6 +107,18 @@ def test_points_benchmark_rows_agree_with_scipy_and_the_dense_solver(capsys):
         assert r["solve_s"] + r["sweep_s"] == pytest.approx(r["seconds"], abs=2e-3)
 
 
+def test_split_benchmark_rows_are_certified_and_agree(capsys):
+    from benchmarks import lap_split
+
+    argv = ["int:60", "f32:50", "sqdist:40", "int10:70", "--devices", "1", "--single"]
+    assert lap_split.main(argv + ["--repeats", "1"]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [r["case"] for r in rows] == ["int:60", "f32:50", "sqdist:40", "int10:70"]
+    for r in rows:
+        assert r["status"] == "OPTIMAL" and r["certified"], r
+        assert r["cost"] == pytest.approx(r["single_cost"], rel=1e-6)
+
+
 def test_dropin_benchmark_eager_rows_run(capsys):
     from benchmarks import dropin
 

@@ -18,6 +18,7 @@ from .sparse import (
     solve_sparse_lap,
     verify_sparse_lap,
 )
+from .split import solve_lap_split
 from .types import LAPCertificate, LAPResult, LAPStatus
 from .verify import verify_lap
 
@@ -37,6 +38,7 @@ __all__ = [
     "solve_lap",
     "solve_lap_csr",
     "solve_lap_points",
+    "solve_lap_split",
     "solve_sparse_lap",
     "verify_lap",
     "verify_lap_points",

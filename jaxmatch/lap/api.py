@@ -533,6 +533,14 @@ def solve_lap(
     flag = _maximize_flag(maximize, tuple(C.shape[:-2]))
     warm = _warm_start_arrays(init, C)
     eager = not any(isinstance(x, jax.core.Tracer) for x in jax.tree.leaves((C, flag, warm)))
+    if eager and warm is None and method == execution == "auto" and isinstance(flag, bool):
+        from . import split  # imports this module
+
+        found = split.row_split_axis(C)
+        if found is not None:
+            return split.solve_lap_split(
+                C, maximize=flag, mesh=found[0], axis_name=found[1], max_iterations=max_iterations
+            )
     if isinstance(flag, bool):
         solve = _solve_static_eager if eager else _solve_static
         res = solve(C, warm, flag, method, execution, limit)

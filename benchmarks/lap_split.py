@@ -1,0 +1,144 @@
+"""One LAP split over devices by rows: ``solve_lap_split`` on 1, 2, ... devices.
+
+Cases are ``CLASS:N`` (``N x N``, generated on the devices, already
+sharded by rows): ``int`` (integers in [0, N], the seed paper's class),
+``int10`` (integers in [0, N/10]), ``f32`` (U[0, 1) float32) and
+``sqdist`` (squared distances between two sets of N random points of the
+unit square, float32). For each case and each device count in
+``--devices``: the first call (compilation included) and the median of
+``--repeats`` further calls, the forest iterations and the time per
+iteration, the cost and status; ``--single`` adds ``jaxmatch.solve_lap`` on
+the first device for the same matrix (the one-GPU solver), and cases up to
+``--verify-max`` are certified with ``verify_lap``. One JSON line per run;
+weak and strong scaling efficiencies are computed from these lines (see
+``docs/benchmarks.md``). Run:
+
+    python -m benchmarks.lap_split int:20000 int:28284 f32:20000 --devices 1 2
+        [--repeats 3] [--single] [--verify-max 20000] [--max-iterations N]
+        [--seconds 520]
+
+On a machine without several accelerators, ``XLA_FLAGS=
+--xla_force_host_platform_device_count=2 JAX_PLATFORMS=cpu`` runs it on
+forced CPU devices (a check of the script, not a measurement).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import time
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax.sharding import Mesh, NamedSharding, PartitionSpec
+
+CLASSES = ("int", "int10", "f32", "sqdist")
+
+
+def costs(kind: str, n: int, mesh: Mesh) -> jax.Array:
+    """The ``n x n`` cost matrix of class ``kind``, sharded by rows."""
+    if kind not in CLASSES:
+        raise ValueError(f"unknown class {kind!r}; expected one of {CLASSES}")
+    key = jax.random.key(n)
+    sharding = NamedSharding(mesh, PartitionSpec("rows", None))
+
+    @jax.jit
+    def make(key):
+        if kind == "int":
+            c = jax.random.randint(key, (n, n), 0, n + 1, jnp.int32)
+        elif kind == "int10":
+            c = jax.random.randint(key, (n, n), 0, n // 10 + 1, jnp.int32)
+        elif kind == "f32":
+            c = jax.random.uniform(key, (n, n), jnp.float32)
+        else:
+            kx, ky = jax.random.split(key)
+            x = jax.random.uniform(kx, (n, 2), jnp.float32)
+            y = jax.random.uniform(ky, (n, 2), jnp.float32)
+            c = jnp.sum((x[:, None, :] - y[None, :, :]) ** 2, axis=-1)
+        return jax.lax.with_sharding_constraint(c, sharding)
+
+    return jax.block_until_ready(make(key))
+
+
+def timed(fn, repeats: int) -> tuple[float, list[float], object]:
+    t0 = time.perf_counter()
+    out = jax.block_until_ready(fn())
+    first = time.perf_counter() - t0
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        out = jax.block_until_ready(fn())
+        times.append(time.perf_counter() - t0)
+    return first, times, out
+
+
+def run(kind: str, n: int, devices: int, args) -> dict:
+    import jaxmatch
+
+    mesh = Mesh(np.array(jax.devices()[:devices]), ("rows",))
+    C = costs(kind, n, mesh)
+    limit = args.max_iterations
+    first, times, res = timed(
+        lambda: jaxmatch.solve_lap_split(C, mesh=mesh, axis_name="rows", max_iterations=limit),
+        args.repeats,
+    )
+    sec = statistics.median(times)
+    iters = int(res.n_iters)
+    row = {
+        "case": f"{kind}:{n}",
+        "device": str(jax.devices()[0].device_kind),
+        "devices": devices,
+        "first_s": round(first, 3),
+        "seconds": round(sec, 4),
+        "iterations": iters,
+        "us_per_iteration": round(1e6 * sec / max(iters, 1), 1),
+        "status": res.status_name,
+        "cost": float(res.cost),
+    }
+    if args.single and devices == 1:
+        C1 = jax.device_put(C, jax.devices()[0])
+        solve = jax.jit(jaxmatch.solve_lap)
+        first1, times1, res1 = timed(lambda: solve(C1), args.repeats)
+        row.update(
+            single_first_s=round(first1, 3),
+            single_s=round(statistics.median(times1), 4),
+            single_iterations=int(res1.n_iters),
+            single_cost=float(res1.cost),
+        )
+        del C1
+    if n <= args.verify_max and res.status_name == "OPTIMAL":
+        t0 = time.perf_counter()
+        cert = jaxmatch.verify_lap(np.asarray(C), jax.tree.map(np.asarray, res))
+        row.update(certified=cert.optimal, verify_s=round(time.perf_counter() - t0, 2))
+        if not cert.optimal:
+            row["reason"] = cert.reason
+    return row
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("cases", nargs="+", help="CLASS:N, CLASS one of " + ", ".join(CLASSES))
+    p.add_argument("--devices", type=int, nargs="+", default=[1, 2])
+    p.add_argument("--repeats", type=int, default=3)
+    p.add_argument("--single", action="store_true")
+    p.add_argument("--verify-max", type=int, default=20000)
+    p.add_argument("--max-iterations", type=int, default=None)
+    p.add_argument("--seconds", type=float, default=520.0)
+    args = p.parse_args(argv)
+    deadline = time.time() + args.seconds
+    for case in args.cases:
+        kind, _, size = case.partition(":")
+        for devices in args.devices:
+            if devices > jax.device_count():
+                continue
+            if time.time() > deadline:
+                print(json.dumps({"case": case, "devices": devices, "skipped": "time"}), flush=True)
+                continue
+            print(json.dumps(run(kind, int(size), devices, args)), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

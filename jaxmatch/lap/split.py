@@ -1,0 +1,437 @@
+"""One linear assignment problem split over devices by rows.
+
+:func:`solve_lap_split` solves ``min sum_i C[i, x(i)]`` with the rows of
+``C`` divided among the devices of a mesh axis, after Date and Nagi's
+multi-GPU Hungarian algorithm (the seed paper's section 5): each device
+holds a block of rows of the cost matrix and scans only those; the state
+of the columns (duals, slacks, the tree and the matching) is replicated,
+kept equal on every device by collectives (``pmin`` and ``all_gather``
+of column-wise minima and row values). There is no communication layer of
+its own: it is JAX's ``shard_map`` and XLA's collectives (NCCL on GPUs).
+
+The algorithm is the alternating-forest Hungarian method with lazy dual
+updates (as in Jonker and Volgenant's shortest augmenting paths, but from
+every free row at once):
+
+* *Start.* ``u_i = min_j C_ij``; on a square problem also
+  ``v_j = min_i (C_ij - u_i)`` (a rectangular one keeps ``v = 0``, the
+  sign its LP dual needs). A greedy matching of tight pairs: each column
+  takes its least tight row, each row its least column among those that
+  chose it.
+* *Phase.* Every free row roots a tree. Each iteration the devices scan
+  the rows that joined the forest last (``key_j = min (C_ij - u_i + D_i)``
+  over them, ``D_i`` the forest's total dual change when row ``i``
+  joined), reduce ``key`` and its row over the devices, and raise
+  the total ``D`` to the least ``key_j - v_j`` of the columns outside the
+  forest. The columns that become tight join it; their rows join next
+  iteration. When a tight column is free, the phase ends: the duals are
+  settled (``u_i += D - D_i``, ``v_j -= D - D_j``), one augmenting path
+  per tree is flipped (paths of different trees are vertex-disjoint), the
+  matched rows' duals are re-tightened from their costs, and the next
+  phase starts from the remaining free rows.
+
+Each dual is updated once per phase, from one sum, so float32 duals keep
+their certificates (``verify_lap``'s tolerance) without carried errors.
+An iteration costs a gather of the new rows on their devices and one
+all-gather of ``2m`` values; a phase start scans every free row.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+from jax.sharding import Mesh, NamedSharding, PartitionSpec
+
+from .._interrupt import wait_ready
+from .._static import static_int
+from .api import _canonical_costs, _valid_entries, finished_result
+from .types import LAPResult, LAPStatus
+
+#: Rows of its block a device gathers at a time to scan them.
+SCAN_GATHER_ROWS = 256
+#: int32 costs are solved exactly when every ``|C_ij|`` is below this bound
+#: (duals stay within a few times the costs' range); larger ones report
+#: ``OVERFLOW``.
+INT32_COST_BOUND = 1 << 28
+
+
+AxisName = str | tuple[str, ...]
+
+
+def _axis_size(mesh: Mesh, axis: AxisName) -> int:
+    names = (axis,) if isinstance(axis, str) else tuple(axis)
+    return math.prod(mesh.shape[a] for a in names)
+
+
+def _default_mesh(devices: Sequence[Any] | None) -> tuple[Mesh, str]:
+    devs = list(jax.devices() if devices is None else devices)
+    if not devs:
+        raise ValueError("devices must name at least one device")
+    return Mesh(np.array(devs), ("rows",)), "rows"
+
+
+def row_split_axis(C: Any) -> tuple[Mesh, AxisName] | None:
+    """The mesh and axis (or axes) over which a concrete 2-D array's rows
+    are sharded, or None when they are not split."""
+    sharding = getattr(C, "sharding", None)
+    if not isinstance(sharding, NamedSharding) or C.ndim != 2:
+        return None
+    if not isinstance(sharding.mesh, Mesh):  # an abstract mesh: no devices
+        return None
+    spec = tuple(sharding.spec) + (None, None)
+    if spec[0] is None or spec[1] is not None:
+        return None
+    axis = spec[0]
+    if _axis_size(sharding.mesh, axis) < 2:
+        return None
+    return sharding.mesh, axis
+
+
+def _min_arg(vals: jax.Array, rows: jax.Array, big: int) -> tuple[jax.Array, jax.Array]:
+    """Column-wise minimum of ``vals [k, m]`` and the least of ``rows``
+    (``[k]`` or ``[k, m]``) attaining it."""
+    best = jnp.min(vals, axis=0)
+    rows = rows if rows.ndim == 2 else rows[:, None]
+    arg = jnp.min(jnp.where(vals == best[None, :], rows, big), axis=0)
+    return best, arg
+
+
+class _Plan:
+    """The static description of one split solve: ``n`` real rows (``n <=
+    m``) in blocks of ``n_local`` over ``devices``, ``n_pad`` in all."""
+
+    def __init__(self, n, m, devices, axis, maximize, max_iterations, dtype):
+        self.n, self.m = n, m
+        self.n_local = -(-n // devices)
+        self.n_pad = self.n_local * devices
+        self.axis, self.maximize = axis, maximize
+        self.max_iterations, self.dtype = max_iterations, dtype
+        if jnp.issubdtype(dtype, jnp.floating):
+            self.inf: Any = np.array(np.inf, dtype)[()]
+        else:
+            self.inf = np.array(np.iinfo(dtype).max, dtype)[()]
+
+    def costs(self, block: jax.Array) -> jax.Array:
+        return -block if self.maximize else block
+
+
+def _local_rows(plan: _Plan, x: jax.Array) -> jax.Array:
+    """This device's slice of a replicated ``[n_pad]`` array."""
+    start = lax.axis_index(plan.axis) * plan.n_local
+    return lax.dynamic_slice_in_dim(x, start, plan.n_local)
+
+
+def _global_rows(plan: _Plan) -> jax.Array:
+    return lax.axis_index(plan.axis) * plan.n_local + jnp.arange(plan.n_local, dtype=jnp.int32)
+
+
+def _matched_costs(plan: _Plan, Cl: jax.Array, cfr: jax.Array) -> jax.Array:
+    """``C[i, cfr[i]]`` for every row (0 where free), replicated."""
+    mine = _local_rows(plan, cfr)
+    picked = jnp.take_along_axis(plan.costs(Cl), jnp.clip(mine, 0)[:, None], axis=1)[:, 0]
+    picked = jnp.where(mine >= 0, picked, jnp.zeros((), plan.dtype))
+    return lax.all_gather(picked, plan.axis, tiled=True)
+
+
+def _start(plan: _Plan, Cl: jax.Array, square: bool):
+    """Initial duals and the greedy matching of tight pairs."""
+    rows = _global_rows(plan)
+    real = rows < plan.n
+    costs = plan.costs(Cl)
+    ul = jnp.min(costs, axis=1)
+    ul = jnp.where(real & (ul < plan.inf), ul, jnp.zeros((), plan.dtype))
+    u = lax.all_gather(ul, plan.axis, tiled=True)
+    reduced = costs - ul[:, None]
+    if square:
+        v = lax.pmin(jnp.min(jnp.where(real[:, None], reduced, plan.inf), axis=0), plan.axis)
+        v = jnp.where(v < plan.inf, v, jnp.zeros((), plan.dtype))
+    else:
+        v = jnp.zeros((plan.m,), plan.dtype)
+    tight = real[:, None] & (reduced - v[None, :] == 0)
+    choice = lax.pmin(jnp.min(jnp.where(tight, rows[:, None], plan.n_pad), axis=0), plan.axis)
+    cols = jnp.arange(plan.m, dtype=jnp.int32)
+    first = jnp.full((plan.n_pad,), plan.m, jnp.int32).at[choice].min(cols, mode="drop")
+    cfr = jnp.where(first < plan.m, first, -1)
+    rfc = jnp.full((plan.m,), -1, jnp.int32)
+    rfc = rfc.at[jnp.where(cfr >= 0, cfr, plan.m)].set(
+        jnp.arange(plan.n_pad, dtype=jnp.int32), mode="drop"
+    )
+    return cfr, rfc, u, v
+
+
+def _new_phase(plan: _Plan, cfr: jax.Array) -> dict[str, jax.Array]:
+    """The forest state with every free real row a root."""
+    roots = (cfr < 0) & (jnp.arange(plan.n_pad) < plan.n)
+    return {
+        "row_tree": roots,
+        "pending": roots,
+        "row_D": jnp.zeros((plan.n_pad,), plan.dtype),
+        "col_tree": jnp.zeros((plan.m,), bool),
+        "col_D": jnp.zeros((plan.m,), plan.dtype),
+        "key": jnp.full((plan.m,), plan.inf),
+        "parent": jnp.full((plan.m,), plan.n_pad, jnp.int32),
+        "D": jnp.zeros((), plan.dtype),
+    }
+
+
+def _scan(plan: _Plan, Cl: jax.Array, s: dict[str, jax.Array]):
+    """The least ``C_ij - u_i + D_i`` over the pending rows, per column, and
+    the least row attaining it, reduced over the devices. Each device
+    gathers its pending rows ``SCAN_GATHER_ROWS`` at a time."""
+    offset = _local_rows(plan, s["u"] - s["row_D"])
+    rows = _global_rows(plan)
+    k = min(SCAN_GATHER_ROWS, plan.n_local)
+
+    def chunk(c):
+        pending, best, arg = c
+        (idx,) = jnp.nonzero(pending, size=k, fill_value=plan.n_local)
+        block = jnp.take(plan.costs(Cl), idx, axis=0, mode="fill", fill_value=plan.inf.item())
+        ok = idx < plan.n_local
+        idx = jnp.clip(idx, 0, plan.n_local - 1)
+        vals = jnp.where(ok[:, None], block - offset[idx][:, None], plan.inf)
+        cb, ca = _min_arg(vals, jnp.where(ok, rows[idx], plan.n_pad), plan.n_pad)
+        better = (cb < best) | ((cb == best) & (ca < arg))
+        pending = pending.at[jnp.where(ok, idx, plan.n_local)].set(False, mode="drop")
+        return pending, jnp.where(better, cb, best), jnp.where(better, ca, arg)
+
+    start = (
+        _local_rows(plan, s["pending"]),
+        jnp.full((plan.m,), plan.inf),
+        jnp.full((plan.m,), plan.n_pad, jnp.int32),
+    )
+    _, best, arg = lax.while_loop(lambda c: jnp.any(c[0]), chunk, start)
+    # Two independent all-gathers (XLA combines them into one collective)
+    # rather than two dependent reductions.
+    bests = lax.all_gather(best, plan.axis)
+    args = lax.all_gather(arg, plan.axis)
+    return _min_arg(bests, args, plan.n_pad)
+
+
+def _walk(step, carry, active):
+    """Runs ``step`` on ``carry`` while any lane of ``active`` is set;
+    ``step(carry, active) -> (carry, active)``."""
+
+    def cond(c):
+        return jnp.any(c[1])
+
+    return lax.while_loop(cond, lambda c: step(*c), (carry, active))[0]
+
+
+def _augment(plan: _Plan, Cl: jax.Array, s: dict[str, jax.Array], ends: jax.Array):
+    """Settles the duals, flips one augmenting path per tree (ending at the
+    free tight columns ``ends``) and re-tightens the matched rows."""
+    D = s["D"]
+    u = jnp.where(s["row_tree"], s["u"] + (D - s["row_D"]), s["u"])
+    v = jnp.where(s["col_tree"], s["v"] - (D - s["col_D"]), s["v"])
+    parent, cfr, rfc = s["parent"], s["cfr"], s["rfc"]
+    cols = jnp.arange(plan.m, dtype=jnp.int32)
+
+    def to_root(c, active):
+        col, root = c
+        row = parent[col]
+        nxt = cfr[row]
+        root = jnp.where(active, row, root)
+        active = active & (nxt >= 0)
+        return (jnp.where(active, nxt, col), root), active
+
+    _, root = _walk(to_root, (cols, jnp.full((plan.m,), plan.n_pad, jnp.int32)), ends)
+    winner = jnp.full((plan.n_pad,), plan.m, jnp.int32)
+    winner = winner.at[jnp.where(ends, root, plan.n_pad)].min(cols, mode="drop")
+    chosen = ends & (winner[jnp.clip(root, 0, plan.n_pad - 1)] == cols)
+
+    def flip(c, active):
+        col, cfr, rfc = c
+        row = parent[col]
+        nxt = cfr[row]
+        rfc = rfc.at[jnp.where(active, col, plan.m)].set(row, mode="drop")
+        cfr = cfr.at[jnp.where(active, row, plan.n_pad)].set(col, mode="drop")
+        return (jnp.where(active, nxt, col), cfr, rfc), active & (nxt >= 0)
+
+    _, cfr, rfc = _walk(flip, (cols, cfr, rfc), chosen)
+    if jnp.issubdtype(plan.dtype, jnp.floating):
+        cm = _matched_costs(plan, Cl, cfr)
+        u = jnp.where(cfr >= 0, cm - v[jnp.clip(cfr, 0)], u)
+    s = dict(s, u=u, v=v, cfr=cfr, rfc=rfc)
+    return s | _new_phase(plan, cfr)
+
+
+def _iterate(plan: _Plan, Cl: jax.Array, s: dict[str, jax.Array]) -> dict[str, jax.Array]:
+    """One iteration of a phase (see the module docstring)."""
+    best, arg = _scan(plan, Cl, s)
+    outside = ~s["col_tree"]
+    better = outside & (best < s["key"])
+    key = jnp.where(better, best, s["key"])
+    parent = jnp.where(better, arg, s["parent"])
+    slack = jnp.where(outside & (key < plan.inf), key - s["v"], plan.inf)
+    least = jnp.min(slack)
+    infeasible = least >= plan.inf
+    D = jnp.where(infeasible, s["D"], jnp.maximum(s["D"], least))
+    tight = outside & (slack <= D) & ~infeasible
+    s = dict(
+        s,
+        key=key,
+        parent=parent,
+        D=D,
+        pending=jnp.zeros_like(s["pending"]),
+        col_tree=s["col_tree"] | tight,
+        col_D=jnp.where(tight, D, s["col_D"]),
+        iters=s["iters"] + 1,
+    )
+    ends = tight & (s["rfc"] < 0)
+
+    def grow(s):
+        joined = jnp.zeros((plan.n_pad,), bool)
+        joined = joined.at[jnp.where(tight, s["rfc"], plan.n_pad)].set(True, mode="drop")
+        return dict(
+            s,
+            row_tree=s["row_tree"] | joined,
+            pending=joined,
+            row_D=jnp.where(joined, D, s["row_D"]),
+        )
+
+    s = lax.cond(jnp.any(ends) & ~infeasible, lambda s: _augment(plan, Cl, s, ends), grow, s)
+    status = jnp.where(infeasible, LAPStatus.INFEASIBLE, s["status"])
+    done = ~jnp.any(s["row_tree"])  # no free row left: every phase root matched
+    status = jnp.where((status == LAPStatus.RUNNING) & done, LAPStatus.OPTIMAL, status)
+    limited = (status == LAPStatus.RUNNING) & (s["iters"] >= plan.max_iterations)
+    return dict(s, status=jnp.where(limited, LAPStatus.ITERATION_LIMIT, status))
+
+
+def _solve_local(Cl: jax.Array, status0: jax.Array, *, plan: _Plan, square: bool):
+    """The per-device program (inside ``shard_map``): ``Cl [n_local, m]``."""
+    cfr, rfc, u, v = _start(plan, Cl, square)
+    s = {"cfr": cfr, "rfc": rfc, "u": u, "v": v} | _new_phase(plan, cfr)
+    none_free = ~jnp.any(s["row_tree"])
+    status = jnp.where(none_free, LAPStatus.OPTIMAL, LAPStatus.RUNNING).astype(jnp.int32)
+    s["status"] = jnp.where(status0 != LAPStatus.RUNNING, status0, status)
+    s["iters"] = jnp.zeros((), jnp.int32)
+    s = lax.while_loop(
+        lambda s: s["status"] == LAPStatus.RUNNING, functools.partial(_iterate, plan, Cl), s
+    )
+    cm = _matched_costs(plan, Cl, s["cfr"])
+    return s["cfr"], s["rfc"], s["u"], s["v"], cm, s["iters"], s["status"]
+
+
+@functools.partial(jax.jit, static_argnames=("mesh", "axis", "maximize", "max_iterations"))
+def _solve_split(C, *, mesh, axis, maximize, max_iterations):
+    n0, m0 = C.shape
+    transposed = n0 > m0
+    Ck = C.T if transposed else C
+    n, m = Ck.shape
+    plan = _Plan(n, m, _axis_size(mesh, axis), axis, maximize, max_iterations, Ck.dtype)
+    valid = _valid_entries(plan.costs(Ck))
+    status0 = jnp.where(valid, LAPStatus.RUNNING, LAPStatus.INVALID_ENTRIES)
+    if jnp.issubdtype(Ck.dtype, jnp.integer):
+        big = jnp.max(jnp.abs(Ck.astype(jnp.float32))) >= INT32_COST_BOUND
+        status0 = jnp.where(big, LAPStatus.OVERFLOW, status0)
+    status0 = status0.astype(jnp.int32)
+    if plan.n_pad > n:
+        Ck = jnp.pad(Ck, ((0, plan.n_pad - n), (0, 0)))
+    spec = PartitionSpec(axis, None)
+    local = functools.partial(_solve_local, plan=plan, square=n == m)
+    rep = PartitionSpec()
+    mapped = jax.shard_map(
+        local, mesh=mesh, in_specs=(spec, rep), out_specs=(rep,) * 7, check_vma=False
+    )
+    cfr, rfc, u, v, cm, iters, status = mapped(Ck, status0)
+    cfr, u, cm = cfr[:n], u[:n], cm[:n]
+    if maximize:
+        u, v, cm = -u, -v, -cm
+    if transposed:
+        cfr, rfc, u, v = rfc, cfr, v, u
+    res = finished_result(cfr, rfc, cm, u, v, iters, status)
+    return jax.lax.with_sharding_constraint(res, NamedSharding(mesh, PartitionSpec()))
+
+
+def solve_lap_split(
+    C: jax.Array,
+    *,
+    maximize: bool = False,
+    mesh: Mesh | None = None,
+    axis_name: AxisName | None = None,
+    devices: Sequence[Any] | None = None,
+    max_iterations: int | None = None,
+) -> LAPResult:
+    """Solves one linear assignment problem with its rows split over devices.
+
+    Each device of the mesh axis holds a block of rows of ``C`` (``C`` is
+    resharded so if it is not already) and the devices cooperate through
+    collectives (module docstring; ``docs/lap.md``, "One problem over
+    several devices"). Jittable with the static ``mesh``, ``axis_name``,
+    ``maximize`` and ``max_iterations``.
+
+    Args:
+      C: ``[n, m]`` costs, one problem (no batch dimensions): float32,
+        float64 (under ``jax_enable_x64``) or int32 (smaller integers and
+        bool are cast), as for :func:`jaxmatch.solve_lap`; ``+inf`` (``-inf``
+        when maximizing) forbids a pair. ``n > m`` is solved transposed (an
+        all-to-all resharding of ``C``); ``n`` need not divide evenly (the
+        last device's block is padded).
+      maximize: static bool; maximize the total instead.
+      mesh: the mesh to split over, with ``axis_name``. Default: ``C``'s own
+        mesh and row axis when a concrete ``C`` is sharded by rows, else a
+        one-axis mesh of ``devices``.
+      axis_name: the mesh axis (or tuple of axes) that splits the rows;
+        required with ``mesh``.
+      devices: the devices of the default mesh (default: ``jax.devices()``).
+      max_iterations: static int >= 1 or None; stops with
+        ``ITERATION_LIMIT`` after this many forest iterations.
+
+    Returns:
+      A :class:`LAPResult` of the single problem, its arrays replicated over
+      the mesh: the same optimum (cost), status codes and certificate
+      (``verify_lap``) as :func:`jaxmatch.solve_lap`. ``n_iters`` counts
+      forest iterations. int32 costs of magnitude ``2**28`` or more report
+      ``OVERFLOW``.
+
+    Raises:
+      TypeError: non-numeric or complex costs, a non-bool ``maximize``.
+      ValueError: ``C`` not 2-D; ``mesh`` without ``axis_name`` or the
+        reverse; an ``axis_name`` the mesh lacks; ``max_iterations`` < 1.
+    """
+    C = _canonical_costs(C)
+    if C.ndim != 2:
+        raise ValueError(
+            f"solve_lap_split solves one problem: C must be [n, m], got shape {C.shape}; "
+            "use solve_lap (or jax.vmap) for batches"
+        )
+    if not isinstance(maximize, (bool, np.bool_)):
+        raise TypeError(f"maximize must be a Python bool here, got {type(maximize).__name__}")
+    limit = 2**31 - 1
+    if max_iterations is not None:
+        limit = static_int(max_iterations, "max_iterations")
+        if not 1 <= limit < 2**31:
+            raise ValueError(f"max_iterations must be in [1, 2**31), got {limit}")
+    if (mesh is None) != (axis_name is None):
+        raise ValueError("pass mesh and axis_name together")
+    if mesh is None:
+        found = None if isinstance(C, jax.core.Tracer) else row_split_axis(C)
+        mesh, axis_name = found if found is not None else _default_mesh(devices)
+    assert axis_name is not None
+    names = (axis_name,) if isinstance(axis_name, str) else tuple(axis_name)
+    missing = [a for a in names if a not in mesh.shape]
+    if missing:
+        raise ValueError(f"mesh has no axis {missing[0]!r}; its axes are {tuple(mesh.shape)}")
+    axis = names[0] if len(names) == 1 else names
+    n, m = C.shape
+    if n == 0 or m == 0:
+        zero = jnp.zeros((), C.dtype)
+        return LAPResult(
+            col_for_row=jnp.full((n,), -1, jnp.int32),
+            row_for_col=jnp.full((m,), -1, jnp.int32),
+            cost=zero,
+            u=jnp.zeros((n,), C.dtype),
+            v=jnp.zeros((m,), C.dtype),
+            feasible=jnp.ones((), bool),
+            n_iters=jnp.zeros((), jnp.int32),
+            status=jnp.array(LAPStatus.OPTIMAL, jnp.int32),
+        )
+    res = _solve_split(C, mesh=mesh, axis=axis, maximize=bool(maximize), max_iterations=limit)
+    return res if isinstance(C, jax.core.Tracer) else wait_ready(res)
