@@ -54,8 +54,10 @@ from .._static import static_int
 from .api import _canonical_costs, _valid_entries, finished_result
 from .types import LAPResult, LAPStatus
 
-#: Rows of its block a device gathers at a time to scan them.
+#: Rows of its block a device gathers at a time to scan them, and the
+#: size of the last, smaller gather.
 SCAN_GATHER_ROWS = 256
+SCAN_LAST_ROWS = 16
 #: int32 costs are solved exactly when every ``|C_ij|`` is below this bound
 #: (duals stay within a few times the costs' range); larger ones report
 #: ``OVERFLOW``.
@@ -184,12 +186,13 @@ def _new_phase(plan: _Plan, cfr: jax.Array) -> dict[str, jax.Array]:
 def _scan(plan: _Plan, Cl: jax.Array, s: dict[str, jax.Array]):
     """The least ``C_ij - u_i + D_i`` over the pending rows, per column, and
     the least row attaining it, reduced over the devices. Each device
-    gathers its pending rows ``SCAN_GATHER_ROWS`` at a time."""
+    gathers its pending rows ``SCAN_GATHER_ROWS`` at a time while more than
+    ``SCAN_LAST_ROWS`` are left, then the last ones (usually all of them:
+    an iteration adds a few rows) in one smaller gather."""
     offset = _local_rows(plan, s["u"] - s["row_D"])
     rows = _global_rows(plan)
-    k = min(SCAN_GATHER_ROWS, plan.n_local)
 
-    def chunk(c):
+    def chunk(c, k):
         pending, best, arg = c
         (idx,) = jnp.nonzero(pending, size=k, fill_value=plan.n_local)
         block = jnp.take(plan.costs(Cl), idx, axis=0, mode="fill", fill_value=plan.inf.item())
@@ -201,12 +204,15 @@ def _scan(plan: _Plan, Cl: jax.Array, s: dict[str, jax.Array]):
         pending = pending.at[jnp.where(ok, idx, plan.n_local)].set(False, mode="drop")
         return pending, jnp.where(better, cb, best), jnp.where(better, ca, arg)
 
+    last = min(SCAN_LAST_ROWS, plan.n_local)
+    big = min(SCAN_GATHER_ROWS, plan.n_local)
     start = (
         _local_rows(plan, s["pending"]),
         jnp.full((plan.m,), plan.inf),
         jnp.full((plan.m,), plan.n_pad, jnp.int32),
     )
-    _, best, arg = lax.while_loop(lambda c: jnp.any(c[0]), chunk, start)
+    c = lax.while_loop(lambda c: jnp.sum(c[0]) > last, lambda c: chunk(c, big), start)
+    _, best, arg = chunk(c, last)
     # Two independent all-gathers (XLA combines them into one collective)
     # rather than two dependent reductions.
     bests = lax.all_gather(best, plan.axis)
