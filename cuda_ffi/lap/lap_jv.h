@@ -419,14 +419,7 @@ class LapJv {
       const int j = cols_[k];
       v_[j] += d_[j] - least;
     }
-    for (int j = end;;) {
-      const int i = pred_[j];
-      y_[j] = i;
-      const int next = x_[i];
-      x_[i] = j;
-      if (i == f) break;
-      j = next;
-    }
+    FlipAugmentingPath(end, f, pred_.data(), x_.data(), y_.data(), [](int) {});
     return true;
   }
 

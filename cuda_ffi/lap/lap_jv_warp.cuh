@@ -522,14 +522,7 @@ class WarpJv {
       if ((scanned >> k) & 1) v_[j] += d_[j] - least;
     __syncwarp();
     if (lane_ == 0) {
-      for (int j = end;;) {
-        const int i = pred_[j];
-        y_[j] = i;
-        const int next = x_[i];
-        x_[i] = j;
-        if (i == f) break;
-        j = next;
-      }
+      FlipAugmentingPath(end, f, pred_, x_, y_, [](int) {});
     }
     __syncwarp();
     return true;

@@ -314,15 +314,8 @@ class SparseLapJv {
     }
     if (end < 0) return false;
     for (int j : finalised_) v_[j] += d_[j] - least;
-    for (int j = end;;) {
-      const int i = pred_[j];
-      y_[j] = i;
-      matched_cost_[j] = pred_cost_[j];
-      const int next = x_[i];
-      x_[i] = j;
-      if (i == f) break;
-      j = next;
-    }
+    FlipAugmentingPath(end, f, pred_.data(), x_.data(), y_.data(),
+                       [this](int j) { matched_cost_[j] = pred_cost_[j]; });
     return true;
   }
 

@@ -359,4 +359,24 @@ struct LapCsrProblem {
   }
 };
 
+// Flips the augmenting path that a shortest-path search from the free row
+// `root` found to the free column `end`: following the predecessor rows
+// `pred` (column -> row), each column of the path takes its predecessor and
+// each row the column it reached (`x`: row -> column, `y`: column -> row).
+// `on_column(j)` runs for each column of the path (the JV solvers, dense,
+// sparse and a warp's, end every search with this).
+template <typename OnColumn>
+JM_HD void FlipAugmentingPath(int end, int root, const int* pred, int* x,
+                              int* y, OnColumn on_column) {
+  for (int j = end;;) {
+    const int i = pred[j];
+    y[j] = i;
+    on_column(j);
+    const int next = x[i];
+    x[i] = j;
+    if (i == root) break;
+    j = next;
+  }
+}
+
 }  // namespace jaxmatch
