@@ -500,6 +500,12 @@ def solve_lap(
         and the earlier pairs that are tight there, then run the greedy
         rounds and the main loop; a rectangular problem starts cold.
 
+    A concrete ``[n, m]`` ``C`` whose rows are sharded over several devices
+    (a ``NamedSharding``), with ``method`` and ``execution`` ``"auto"``, no
+    ``init`` and a Python bool ``maximize``, is solved by
+    :func:`jaxmatch.solve_lap_split` over its mesh (``docs/lap.md``, "One
+    problem over several devices").
+
     Called eagerly (no tracer in sight), it returns once the result is ready,
     and Ctrl-C interrupts the wait and cancels the CPU solves in flight
     (``docs/lap.md``, "Interrupting a solve").

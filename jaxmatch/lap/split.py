@@ -51,7 +51,7 @@ from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
 from .._interrupt import wait_ready
 from .._static import static_int
-from .api import _canonical_costs, _valid_entries, finished_result
+from .api import _canonical_costs, _cost_tangent, _valid_entries, finished_result
 from .types import LAPResult, LAPStatus
 
 #: Rows of its block a device gathers at a time to scan them, and the
@@ -356,6 +356,18 @@ def _solve_split(C, *, mesh, axis, maximize, max_iterations):
     return jax.lax.with_sharding_constraint(res, NamedSharding(mesh, PartitionSpec()))
 
 
+@functools.partial(jax.custom_jvp, nondiff_argnums=(1, 2, 3, 4))
+def _solve_differentiable(C, mesh, axis, maximize, max_iterations) -> LAPResult:
+    return _solve_split(C, mesh=mesh, axis=axis, maximize=maximize, max_iterations=max_iterations)
+
+
+@_solve_differentiable.defjvp
+def _solve_jvp(mesh, axis, maximize, max_iterations, primals, tangents):
+    (C,), (dC,) = primals, tangents
+    res = _solve_differentiable(C, mesh, axis, maximize, max_iterations)
+    return res, _cost_tangent(C, dC, res)
+
+
 def solve_lap_split(
     C: jax.Array,
     *,
@@ -395,7 +407,8 @@ def solve_lap_split(
       the mesh: the same optimum (cost), status codes and certificate
       (``verify_lap``) as :func:`jaxmatch.solve_lap`. ``n_iters`` counts
       forest iterations. int32 costs of magnitude ``2**28`` or more report
-      ``OVERFLOW``.
+      ``OVERFLOW``. ``jax.grad`` of ``cost`` is the assignment matrix, as
+      for :func:`jaxmatch.solve_lap`.
 
     Raises:
       TypeError: non-numeric or complex costs, a non-bool ``maximize``.
@@ -439,5 +452,5 @@ def solve_lap_split(
             n_iters=jnp.zeros((), jnp.int32),
             status=jnp.array(LAPStatus.OPTIMAL, jnp.int32),
         )
-    res = _solve_split(C, mesh=mesh, axis=axis, maximize=bool(maximize), max_iterations=limit)
+    res = _solve_differentiable(C, mesh, axis, bool(maximize), limit)
     return res if isinstance(C, jax.core.Tracer) else wait_ready(res)

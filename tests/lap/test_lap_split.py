@@ -95,6 +95,15 @@ def test_jit_with_a_mesh():
     assert jaxmatch.verify_lap(C, jax.tree.map(np.asarray, res)).optimal
 
 
+def test_cost_gradient_is_the_assignment():
+    C = np.random.default_rng(4).random((6, 8))
+    grad = jax.grad(lambda C: jaxmatch.solve_lap_split(C, devices=CPU).cost)(jnp.asarray(C))
+    r, c = linear_sum_assignment(C)
+    want = np.zeros_like(C)
+    want[r, c] = 1.0
+    np.testing.assert_array_equal(np.asarray(grad), want)
+
+
 def test_errors():
     C = np.ones((3, 3), np.float32)
     mesh = Mesh(np.array(CPU), ("rows",))
