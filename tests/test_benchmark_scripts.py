@@ -107,6 +107,17 @@ def test_points_benchmark_rows_agree_with_scipy_and_the_dense_solver(capsys):
         assert r["solve_s"] + r["sweep_s"] == pytest.approx(r["seconds"], abs=2e-3)
 
 
+def test_points_benchmark_once_times_the_single_call(capsys):
+    from benchmarks import lap_points
+
+    assert lap_points.main(["200", "--once", "--scipy-max", "200"]) == 0
+    (row,) = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert row["status"] == "OPTIMAL" and row["certified"]
+    assert row["cost"] == pytest.approx(row["scipy_cost"], rel=2e-6)
+    assert row["first_s"] == row["seconds"]
+    assert row["solve_s"] + row["sweep_s"] == pytest.approx(row["seconds"], abs=2e-3)
+
+
 def test_split_benchmark_rows_are_certified_and_agree(capsys):
     from benchmarks import lap_split
 
