@@ -19,7 +19,8 @@ The method is column generation on the LP, exact:
    sparse optimum is the dense one, certified by LP duality.
 
 Square problems of ``2 * MULTISCALE_MIN_POINTS`` points or more start from
-the prices of a random half of them, solved the same way (recursively).
+a random half of them, solved the same way (recursively): its pairs, and
+prices for every column from its row duals.
 
 Costs are computed in the points' dtype (float32, or float64 under
 ``jax_enable_x64``); the sparse solver takes them exactly as float64. The
@@ -53,8 +54,8 @@ METRICS = ("sqeuclidean", "euclidean", "cityblock")
 GPU_BLOCK_BYTES = 1 << 30
 CPU_BLOCK_BYTES = 1 << 26
 
-#: Square problems of at least twice this many points start from the prices
-#: of a random half of them (solved the same way, recursively).
+#: Square problems of at least twice this many points start from the pairs
+#: and prices of a random half of them (solved the same way, recursively).
 MULTISCALE_MIN_POINTS = 512
 
 #: Visits per row of the sparse solver's augmenting row reduction: on the
@@ -372,20 +373,23 @@ class _Setup(NamedTuple):
 def _solve(Xc: np.ndarray, Yc: np.ndarray, setup: _Setup) -> PointsLAPSolution:
     """The minimization form (costs ``sign * metric``, duals of that sign)
     of ``n <= m`` points of the cost dtype; square problems of at least
-    ``2 * MULTISCALE_MIN_POINTS`` start from the prices of a half-size
-    problem."""
+    ``2 * MULTISCALE_MIN_POINTS`` start from a half-size problem's pairs and
+    prices."""
     n, m = Xc.shape[0], Yc.shape[0]
-    prices = None
+    start = None
     if n == m and n >= 2 * MULTISCALE_MIN_POINTS:
-        prices = _coarse_prices(Xc, Yc, setup)
-    return _column_generation(Xc, Yc, setup, prices)
+        start = _coarse_start(Xc, Yc, setup)
+    return _column_generation(Xc, Yc, setup, start)
 
 
-def _coarse_prices(Xc: np.ndarray, Yc: np.ndarray, setup: _Setup) -> np.ndarray:
-    """Column prices ``[m]`` for a warm start: the c-transform ``v_j = min_i
-    (c_ij - u_i)`` over a random half of the rows of the row duals ``u`` of
-    that half assigned to a random half of the columns (solved the same
-    way). Only the speed depends on them."""
+def _coarse_start(Xc: np.ndarray, Yc: np.ndarray, setup: _Setup) -> tuple[np.ndarray, np.ndarray]:
+    """A warm start ``(x0 [n], v0 [m])`` from a random half of the rows
+    assigned to a random half of the columns (solved the same way): the
+    half's pairs (``-1`` for the other rows), and column prices from the
+    c-transform ``v_j = min_i (c_ij - u_i)`` over the half's rows of its row
+    duals ``u``. Its pairs are at their rows' least reduced cost under these
+    prices, so the first sparse solve keeps them. Only the speed depends on
+    the start."""
     n = Xc.shape[0]
     rng = np.random.default_rng(n)
     rows, cols = np.sort(rng.permutation(n)[: n // 2]), np.sort(rng.permutation(n)[: n // 2])
@@ -394,7 +398,9 @@ def _coarse_prices(Xc: np.ndarray, Yc: np.ndarray, setup: _Setup) -> np.ndarray:
         Yc, Xc[rows], np.zeros(n, Xc.dtype), coarse.u.astype(Xc.dtype),
         metric=_swapped(setup.metric), k=1, sign=setup.sign, devices=setup.devices,
     )  # fmt: skip
-    return best.cost[:, 0].astype(np.float64) - coarse.u[best.cols[:, 0]]
+    x0 = np.full(n, -1, np.int32)
+    x0[rows] = cols[coarse.col_for_row]
+    return x0, best.cost[:, 0].astype(np.float64) - coarse.u[best.cols[:, 0]]
 
 
 @functools.cache
@@ -406,16 +412,20 @@ def _swapped(metric: Metric) -> Metric:
 
 
 def _column_generation(
-    Xc: np.ndarray, Yc: np.ndarray, setup: _Setup, prices: np.ndarray | None
+    Xc: np.ndarray,
+    Yc: np.ndarray,
+    setup: _Setup,
+    start: tuple[np.ndarray, np.ndarray] | None,
 ) -> PointsLAPSolution:
-    """Steps 1-3 of the module's method; ``prices`` (square problems): column
-    prices to rank the first candidates by and to start the first solve
-    from."""
+    """Steps 1-3 of the module's method; ``start`` (square problems): the
+    pairs ``x0`` and column prices ``v0`` of :func:`_coarse_start`, the
+    prices ranking the first candidates, and both starting the first
+    solve."""
     metric, sign, k, devices = setup.metric, setup.sign, setup.k, setup.devices
     dtype = Xc.dtype
     n, m = Xc.shape[0], Yc.shape[0]
     zero_n, zero_m = np.zeros(n, dtype), np.zeros(m, dtype)
-    v_first = zero_m if prices is None else prices.astype(dtype)
+    v_first = zero_m if start is None else start[1].astype(dtype)
     first = _sweep(Xc, Yc, zero_n, v_first, metric=metric, k=k, sign=sign, devices=devices)
     back = _sweep(Yc, Xc, zero_m, zero_n, metric=metric, k=k, sign=sign, devices=devices)
     _check_finite(first.cost, back.cost)
@@ -431,7 +441,7 @@ def _column_generation(
     pool = _Candidates(m, rows, cols, cost)
 
     rounds, status = 0, LAPStatus.ITERATION_LIMIT
-    warm = None if prices is None else (np.full(n, -1, np.int32), prices.astype(np.float64))
+    warm = None if start is None else (start[0], start[1].astype(np.float64))
     while True:
         indptr, indices, ccost = pool.csr(n)
         sol = run_host(

@@ -94,14 +94,20 @@ def test_round_limit_reports_iteration_limit_and_the_checker_sees_it():
 
 def test_multiscale_start_on_a_larger_problem(monkeypatch):
     """Square problems of at least twice MULTISCALE_MIN_POINTS start from
-    the prices of a half-size problem (two levels here)."""
+    the pairs and prices of a half-size problem (two levels here)."""
     monkeypatch.setattr(points, "MULTISCALE_MIN_POINTS", 100)
     sizes = []
     inner = points._column_generation
 
-    def spy(Xc, Yc, setup, prices):
-        sizes.append((Xc.shape[0], prices is not None))
-        return inner(Xc, Yc, setup, prices)
+    def spy(Xc, Yc, setup, start):
+        n = Xc.shape[0]
+        sizes.append((n, start is not None))
+        if start is not None:  # half the rows paired, to distinct columns
+            x0, v0 = start
+            paired = x0[x0 >= 0]
+            assert x0.shape == (n,) and v0.shape == (n,) and np.isfinite(v0).all()
+            assert paired.size == n // 2 and np.unique(paired).size == paired.size
+        return inner(Xc, Yc, setup, start)
 
     monkeypatch.setattr(points, "_column_generation", spy)
     rng = np.random.default_rng(7)
