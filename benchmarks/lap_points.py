@@ -13,17 +13,20 @@ allow, the certificate of ``verify_lap_points`` (NumPy, all pairs), scipy's
 
     python -m benchmarks.lap_points 10000 100000 250000 [--metric sqeuclidean]
         [--dim 2] [--shift 0] [--candidates 16] [--verify-max 20000] [--scipy-max 5000]
-        [--dense-max 16384] [--seconds 520] [--once]
+        [--dense-max 16384] [--seconds 520] [--once] [--progress]
 
 Cases after ``--seconds`` have passed are skipped. ``--once`` makes one call
 per case (for sizes where two do not fit the time): its time, split the
 same way, includes the compilation (``first_s`` equals ``seconds``).
+``--progress`` prints each sparse solve of the timed call to stderr as it
+ends.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 
 import jax
@@ -33,14 +36,19 @@ import numpy as np
 class _SolveClock:
     """Times the sparse solves of ``jaxmatch.lap.points`` (its ``run_host``)."""
 
-    def __init__(self, module):
-        self.module, self.inner = module, module.run_host
+    def __init__(self, module, progress: bool = False):
+        self.module, self.inner, self.progress = module, module.run_host, progress
         self.seconds: list[float] = []
+        self.start = time.perf_counter()
 
     def __call__(self, *args, **kwargs):
         t0 = time.perf_counter()
         out = self.inner(*args, **kwargs)
         self.seconds.append(time.perf_counter() - t0)
+        if self.progress:  # args: the solver, indptr, indices, costs, n, ...
+            n, edges, now = args[4], args[2].size, time.perf_counter() - self.start
+            print(f"{now:8.1f} s: sparse solve of {n} rows, {edges} pairs, "
+                  f"{self.seconds[-1]:.2f} s", file=sys.stderr, flush=True)  # fmt: skip
         return out
 
     def __enter__(self):
@@ -75,7 +83,7 @@ def run_case(case: str, args) -> dict:
         t0 = time.perf_counter()
         solve()
         first = time.perf_counter() - t0
-    with _SolveClock(points) as clock:
+    with _SolveClock(points, args.progress) as clock:
         t0 = time.perf_counter()
         sol = solve()
         total = time.perf_counter() - t0
@@ -138,6 +146,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--dense-max", type=int, default=0)
     p.add_argument("--seconds", type=float, default=520.0)
     p.add_argument("--once", action="store_true", help="one call per case (compilation included)")
+    p.add_argument("--progress", action="store_true", help="print each sparse solve (stderr)")
     args = p.parse_args(argv)
     deadline = time.time() + args.seconds
     for case in args.cases:

@@ -107,11 +107,24 @@ def test_points_benchmark_rows_agree_with_scipy_and_the_dense_solver(capsys):
         assert r["solve_s"] + r["sweep_s"] == pytest.approx(r["seconds"], abs=2e-3)
 
 
+def test_interleaved_benchmark_checks_and_reports_each_case(capsys):
+    from benchmarks import lap_interleaved
+
+    assert lap_interleaved.main(["64x32x32-f32", "1x500x500-machol", "--rounds", "2"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split(":")[0] for line in lines] == ["64x32x32-f32", "1x500x500-machol"]
+    assert all("jaxmatch min" in line and "scipy min" in line for line in lines)
+    with pytest.raises(SystemExit):
+        lap_interleaved.main(["no-such-case"])
+
+
 def test_points_benchmark_once_times_the_single_call(capsys):
     from benchmarks import lap_points
 
-    assert lap_points.main(["200", "--once", "--scipy-max", "200"]) == 0
-    (row,) = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert lap_points.main(["200", "--once", "--scipy-max", "200", "--progress"]) == 0
+    out, err = capsys.readouterr()
+    (row,) = [json.loads(line) for line in out.splitlines()]
+    assert err.count("sparse solve of 200 rows") == row["rounds"]
     assert row["status"] == "OPTIMAL" and row["certified"]
     assert row["cost"] == pytest.approx(row["scipy_cost"], rel=2e-6)
     assert row["first_s"] == row["seconds"]
