@@ -1,11 +1,11 @@
 // A min-heap of integer ids in [0, capacity) keyed by doubles, with
 // decrease-key: an id is in the heap at most once, at the position that
 // pos_ records.  A Dijkstra search that lowers a vertex's distance several
-// times then moves one entry up instead of pushing a duplicate (a lazy
-// binary heap pushed ~6 entries per settled column on geometric sparse
-// LAPs).  Equal keys pop in increasing id order, as a heap of (key, id)
-// pairs would.  Four children per node: half the depth of a binary heap,
-// and the children of a node share a cache line.
+// times (about six times per finalised column on the sparse LAPs of point
+// sets) moves one entry up instead of pushing a duplicate.  Equal keys pop
+// in increasing id order, as a heap of (key, id) pairs would.  Four
+// children per node: half the depth of a binary heap, the children side by
+// side in 64 bytes.
 #pragma once
 
 #include <vector>
