@@ -347,9 +347,9 @@ def solve_lap_points(
     n, m = Xh.shape[0], Yh.shape[0]
     if n == 0 or m == 0:
         return _empty_solution(n, m, dtype)
-    if n > m:
+    if n > m:  # solved as Y against X: the metric's arguments swap too
         s = solve_lap_points(
-            Yh, Xh, metric, maximize=maximize, candidates=candidates,
+            Yh, Xh, _swapped(metric), maximize=maximize, candidates=candidates,
             max_rounds=max_rounds, devices=devices,
         )  # fmt: skip
         return s._replace(col_for_row=s.row_for_col, row_for_col=s.col_for_row, u=s.v, v=s.u)
@@ -427,7 +427,7 @@ def _column_generation(
     zero_n, zero_m = np.zeros(n, dtype), np.zeros(m, dtype)
     v_first = zero_m if start is None else start[1].astype(dtype)
     first = _sweep(Xc, Yc, zero_n, v_first, metric=metric, k=k, sign=sign, devices=devices)
-    back = _sweep(Yc, Xc, zero_m, zero_n, metric=metric, k=k, sign=sign, devices=devices)
+    back = _sweep(Yc, Xc, zero_m, zero_n, metric=_swapped(metric), k=k, sign=sign, devices=devices)
     _check_finite(first.cost, back.cost)
     cost_max = float(max(first.cost_max.max(), back.cost_max.max()))
     if not math.isfinite(cost_max):

@@ -152,6 +152,29 @@ def test_function_metric():
     assert back.cost == pytest.approx(sol.cost, rel=1e-12)
 
 
+def _one_way(x, y):
+    """An asymmetric cost: c(x, y) != c(y, x)."""
+    return jnp.sum(jnp.maximum(x - y, 0.0)) + 0.5 * jnp.sum(jnp.maximum(y - x, 0.0)) ** 2
+
+
+@pytest.mark.parametrize("n, m, maximize", [(60, 60, False), (40, 70, True), (70, 40, False)])
+def test_asymmetric_function_metric(n, m, maximize):
+    """The cost is metric(x_i, y_j) in every sweep: the candidates from the
+    columns' side and a tall problem (solved as Y against X) swap the
+    arguments back."""
+    rng = np.random.default_rng(n + m)
+    X, Y = rng.random((n, 2)), rng.random((m, 2))
+    sol = jaxmatch.solve_lap_points(X, Y, _one_way, maximize=maximize)
+    _check(X, Y, sol, _one_way, maximize=maximize)
+
+
+def test_asymmetric_function_metric_with_the_multiscale_start(monkeypatch):
+    monkeypatch.setattr(points, "MULTISCALE_MIN_POINTS", 60)
+    rng = np.random.default_rng(5)
+    X, Y = rng.random((250, 2)), rng.random((250, 2))
+    _check(X, Y, jaxmatch.solve_lap_points(X, Y, _one_way), _one_way)
+
+
 @pytest.mark.parametrize("n, m", [(0, 0), (0, 4), (4, 0), (1, 1), (1, 5), (5, 1)])
 def test_empty_and_single_point_sets(n, m):
     rng = np.random.default_rng(n + 10 * m)
