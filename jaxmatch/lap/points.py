@@ -388,8 +388,8 @@ def _coarse_start(Xc: np.ndarray, Yc: np.ndarray, setup: _Setup) -> tuple[np.nda
     half's pairs (``-1`` for the other rows), and column prices from the
     c-transform ``v_j = min_i (c_ij - u_i)`` over the half's rows of its row
     duals ``u``. Its pairs are at their rows' least reduced cost under these
-    prices, so the first sparse solve keeps them. Only the speed depends on
-    the start."""
+    prices (up to rounding), so the first sparse solve keeps them. Only the
+    speed depends on the start."""
     n = Xc.shape[0]
     rng = np.random.default_rng(n)
     rows, cols = np.sort(rng.permutation(n)[: n // 2]), np.sort(rng.permutation(n)[: n // 2])
@@ -399,7 +399,8 @@ def _coarse_start(Xc: np.ndarray, Yc: np.ndarray, setup: _Setup) -> tuple[np.nda
         metric=_swapped(setup.metric), k=1, sign=setup.sign, devices=setup.devices,
     )  # fmt: skip
     x0 = np.full(n, -1, np.int32)
-    x0[rows] = cols[coarse.col_for_row]
+    cfr = coarse.col_for_row
+    x0[rows] = np.where(cfr >= 0, cols[cfr], -1)
     return x0, best.cost[:, 0].astype(np.float64) - coarse.u[best.cols[:, 0]]
 
 
