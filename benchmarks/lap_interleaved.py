@@ -36,13 +36,12 @@ def _solvers(C: np.ndarray) -> dict:
         "jaxmatch": lambda: np.asarray(jax.block_until_ready(solve(x)).col_for_row),
         "scipy": lambda: np.stack([scipy.optimize.linear_sum_assignment(c)[1] for c in C]),
     }
-    try:
-        import lap
-
-        C64 = C.astype(np.float64)
-        solvers["lap.lapjv"] = lambda: np.stack([lap.lapjv(c)[1] for c in C64])
+    try:  # ImportError too where ``lap`` is only a folder on the path
+        from lap import lapjv
     except ImportError:
-        pass
+        return solvers
+    C64 = C.astype(np.float64)
+    solvers["lap.lapjv"] = lambda: np.stack([lapjv(c)[1] for c in C64])
     return solvers
 
 
