@@ -109,19 +109,16 @@ class _Plan:
     """The static description of one split solve: ``n`` real rows (``n <=
     m``) in blocks of ``n_local`` over ``devices``, ``n_pad`` in all."""
 
-    def __init__(self, n, m, devices, axis, maximize, max_iterations, dtype):
+    def __init__(self, n, m, devices, axis, max_iterations, dtype):
         self.n, self.m = n, m
         self.n_local = -(-n // devices)
         self.n_pad = self.n_local * devices
-        self.axis, self.maximize = axis, maximize
+        self.axis = axis
         self.max_iterations, self.dtype = max_iterations, dtype
         if jnp.issubdtype(dtype, jnp.floating):
             self.inf: Any = np.array(np.inf, dtype)[()]
         else:
             self.inf = np.array(np.iinfo(dtype).max, dtype)[()]
-
-    def costs(self, block: jax.Array) -> jax.Array:
-        return -block if self.maximize else block
 
 
 def _local_rows(plan: _Plan, x: jax.Array) -> jax.Array:
@@ -137,7 +134,7 @@ def _global_rows(plan: _Plan) -> jax.Array:
 def _matched_costs(plan: _Plan, Cl: jax.Array, cfr: jax.Array) -> jax.Array:
     """``C[i, cfr[i]]`` for every row (0 where free), replicated."""
     mine = _local_rows(plan, cfr)
-    picked = jnp.take_along_axis(plan.costs(Cl), jnp.clip(mine, 0)[:, None], axis=1)[:, 0]
+    picked = jnp.take_along_axis(Cl, jnp.clip(mine, 0)[:, None], axis=1)[:, 0]
     picked = jnp.where(mine >= 0, picked, jnp.zeros((), plan.dtype))
     return lax.all_gather(picked, plan.axis, tiled=True)
 
@@ -146,11 +143,10 @@ def _start(plan: _Plan, Cl: jax.Array, square: bool):
     """Initial duals and the greedy matching of tight pairs."""
     rows = _global_rows(plan)
     real = rows < plan.n
-    costs = plan.costs(Cl)
-    ul = jnp.min(costs, axis=1)
+    ul = jnp.min(Cl, axis=1)
     ul = jnp.where(real & (ul < plan.inf), ul, jnp.zeros((), plan.dtype))
     u = lax.all_gather(ul, plan.axis, tiled=True)
-    reduced = costs - ul[:, None]
+    reduced = Cl - ul[:, None]
     if square:
         v = lax.pmin(jnp.min(jnp.where(real[:, None], reduced, plan.inf), axis=0), plan.axis)
         v = jnp.where(v < plan.inf, v, jnp.zeros((), plan.dtype))
@@ -195,7 +191,7 @@ def _scan(plan: _Plan, Cl: jax.Array, s: dict[str, jax.Array]):
     def chunk(c, k):
         pending, best, arg = c
         (idx,) = jnp.nonzero(pending, size=k, fill_value=plan.n_local)
-        block = jnp.take(plan.costs(Cl), idx, axis=0, mode="fill", fill_value=plan.inf.item())
+        block = jnp.take(Cl, idx, axis=0, mode="fill", fill_value=plan.inf.item())
         ok = idx < plan.n_local
         idx = jnp.clip(idx, 0, plan.n_local - 1)
         vals = jnp.where(ok[:, None], block - offset[idx][:, None], plan.inf)
@@ -331,8 +327,10 @@ def _solve_split(C, *, mesh, axis, maximize, max_iterations):
     transposed = n0 > m0
     Ck = C.T if transposed else C
     n, m = Ck.shape
-    plan = _Plan(n, m, _axis_size(mesh, axis), axis, maximize, max_iterations, Ck.dtype)
-    valid = _valid_entries(plan.costs(Ck))
+    plan = _Plan(n, m, _axis_size(mesh, axis), axis, max_iterations, Ck.dtype)
+    if maximize:  # the devices minimise -C; u, v and the costs flip back below
+        Ck = -Ck
+    valid = _valid_entries(Ck)
     status0 = jnp.where(valid, LAPStatus.RUNNING, LAPStatus.INVALID_ENTRIES)
     if jnp.issubdtype(Ck.dtype, jnp.integer):
         big = jnp.max(jnp.abs(Ck.astype(jnp.float32))) >= INT32_COST_BOUND
