@@ -118,9 +118,16 @@ def _custom_calls(fn, *args, platforms):
     return {t for t in _ffi.TARGETS if f"jaxmatch_{t}" in text}
 
 
-@pytest.mark.parametrize("m, gpu_targets", [(8, {"lap_solve"}), (1100, {"lap_init", "lap_step"})])
-def test_lap_auto_execution_follows_the_lowering_platform(m, gpu_targets):
-    C = jnp.zeros((m, m), jnp.float32)
+@pytest.mark.parametrize(
+    "m, dtype, gpu_targets",
+    [
+        (8, jnp.float32, {"lap_solve"}),
+        (1100, jnp.int32, {"lap_init", "lap_step"}),  # the stepped tree
+        (1100, jnp.float32, {"lap_solve"}),  # JV, a block per problem
+    ],
+)
+def test_lap_auto_execution_follows_the_lowering_platform(m, dtype, gpu_targets):
+    C = jnp.zeros((m, m), dtype)
     solve = lambda C: jaxmatch.solve_lap(C).cost  # noqa: E731
     assert _custom_calls(solve, C, platforms=("cpu",)) == {"lap_solve"}
     assert _custom_calls(solve, C, platforms=("cuda",)) == gpu_targets

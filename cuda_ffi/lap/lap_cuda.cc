@@ -10,8 +10,8 @@ namespace jaxmatch {
 namespace {
 
 // Initialises every batch member, from the warm start x0, v0 (lap_ffi.h)
-// when given, and, when `solve`, runs the whole solve (fused kernel; JV's
-// warp-per-problem kernel for variant kLapJv).
+// when given, and, when `solve`, runs the whole solve (fused kernel; JV
+// by a warp or a block per problem for variant kLapJv).
 ffi::Error LapStartCuda(cudaStream_t stream, ffi::AnyBuffer C,
                         const ffi::AnyBuffer* x0, const ffi::AnyBuffer* v0,
                         ffi::RemainingRets rets, int32_t variant,
@@ -30,13 +30,13 @@ ffi::Error LapStartCuda(cudaStream_t stream, ffi::AnyBuffer C,
     LapProblem<T> p = LapProblemOf<T>(s, C, out);
     if (x0 != nullptr) SetLapWarm(*x0, *v0, &p);
     if (variant == kLapJv) {
-      if (!LapJvWarpFits<T>(s.n, s.m))
+      if (!LapJvFits(s.n, s.m))
         return InvalidArgument(
-            "method 'jv' on a GPU solves each problem in one warp's 48 KiB "
-            "of shared memory, which holds up to 1536 columns (2048 for one "
-            "row); got " +
-            std::to_string(s.n) + " x " + std::to_string(s.m) +
-            ". Use method 'tree' or 'auto'.");
+            "method 'jv' on a GPU solves each problem in one block of " +
+            std::to_string(kLapJvBlockThreads) + " threads, each owning at " +
+            "most 64 columns: up to " + std::to_string(kLapJvMaxColumns) +
+            " columns (the larger side); got " + std::to_string(s.n) + " x " +
+            std::to_string(s.m) + ". Use method 'tree' or 'auto'.");
       return CudaCheck(LaunchLapJvSolve<T>(stream, p), "LAP JV launch");
     }
     if (solve)

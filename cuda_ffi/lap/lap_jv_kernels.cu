@@ -1,6 +1,7 @@
-// The GPU's Jonker-Volgenant solver (lap_jv_warp.cuh): one warp, alone in
-// its block, per problem of a batch.
-#include "lap/lap_jv_warp.cuh"
+// The GPU's Jonker-Volgenant solver (lap_jv_team.cuh): one warp, alone in
+// its block, per problem of a batch of small problems (LapJvInBlock false),
+// else one block of kLapJvBlockThreads per problem.
+#include "lap/lap_jv_team.cuh"
 #include "lap/lap_kernels.h"
 
 namespace jaxmatch {
@@ -18,12 +19,38 @@ __device__ void WriteJvInfo(int* info, int status, int searches, int n) {
   }
 }
 
-// kStaged: the cost matrix is copied into shared memory first; kWarm: the
-// solve starts from s.x0, s.v0.
+// Problem b solved by the calling team from its cost matrix C and state;
+// kWarm: from s.x0, s.v0.
+template <class T, class Team, bool kWarm>
+__device__ void SolveMember(const LapProblem<T>& s, int64_t b, const T* C,
+                            const JvState<LapJvWide<T>>& state) {
+  TeamJv<T, Team> jv(s.n, s.m, C, state);
+  int searches = 0;
+  int status;
+  if constexpr (kWarm)
+    status =
+        jv.SolveFrom(s.v0 + b * s.m, s.x0 + b * s.n, s.max_iters, &searches);
+  else
+    status = jv.Solve(s.max_iters, &searches);
+  const LapBuffers<T> out = s.buffers(b);
+  if (!jv.Write(out.col_for_row, out.row_for_col, out.u, out.v) &&
+      status == kLapOptimal)
+    status = kLapOverflow;
+  WriteJvInfo(out.info, status, searches, s.n);
+}
+
+// kStaged: the cost matrix is copied into shared memory first.
 template <class T, bool kStaged, bool kWarm>
 __global__ void __launch_bounds__(32) lap_jv_warp_kernel(LapProblem<T> s) {
+  using W = LapJvWide<T>;
   extern __shared__ __align__(16) unsigned char smem[];
   const LapJvWarpLayout L = LapJvWarpLayout::Of<T>(s.n, s.m);
+  const JvState<W> state{reinterpret_cast<W*>(smem + L.v),
+                         reinterpret_cast<W*>(smem + L.d),
+                         reinterpret_cast<int*>(smem + L.pred),
+                         reinterpret_cast<int*>(smem + L.y),
+                         reinterpret_cast<int*>(smem + L.x),
+                         reinterpret_cast<int*>(smem + L.rows)};
   const size_t size = static_cast<size_t>(s.n) * s.m;
   for (int64_t b = blockIdx.x; b < s.batch; b += gridDim.x) {
     const T* C = s.C + static_cast<size_t>(b) * size;
@@ -33,20 +60,30 @@ __global__ void __launch_bounds__(32) lap_jv_warp_kernel(LapProblem<T> s) {
       __syncwarp();
       C = staged;
     }
-    WarpJv<T> jv(s.n, s.m, C, smem);
-    int searches = 0;
-    int status;
-    if constexpr (kWarm)
-      status =
-          jv.SolveFrom(s.v0 + b * s.m, s.x0 + b * s.n, s.max_iters, &searches);
-    else
-      status = jv.Solve(s.max_iters, &searches);
-    const LapBuffers<T> out = s.buffers(b);
-    if (!jv.Write(out.col_for_row, out.row_for_col, out.u, out.v) &&
-        status == kLapOptimal)
-      status = kLapOverflow;
-    WriteJvInfo(out.info, status, searches, s.n);
+    SolveMember<T, JvWarp, kWarm>(s, b, C, state);
     __syncwarp();
+  }
+}
+
+// The state in each member's workspace (LapWorkLayout's JV arrays).
+template <class T, bool kWarm>
+__global__ void __launch_bounds__(kLapJvBlockThreads)
+    lap_jv_block_kernel(LapProblem<T> s) {
+  using W = LapJvWide<T>;
+  const LapWorkLayout L = s.work_layout();
+  const size_t size = static_cast<size_t>(s.n) * s.m;
+  for (int64_t b = blockIdx.x; b < s.batch; b += gridDim.x) {
+    const LapBuffers<T> out = s.buffers(b);
+    W* wide = reinterpret_cast<W*>(out.twork);
+    const JvState<W> state{wide,
+                           wide + s.m,
+                           out.work + L.jv_pred,
+                           out.work + L.jv_y,
+                           out.work + L.jv_x,
+                           out.work + L.jv_rows};
+    SolveMember<T, JvBlock<kLapJvBlockThreads>, kWarm>(
+        s, b, s.C + static_cast<size_t>(b) * size, state);
+    __syncthreads();
   }
 }
 
@@ -54,7 +91,10 @@ template <bool kWarm, class T>
 cudaError_t LaunchJv(cudaStream_t stream, const LapProblem<T>& s) {
   const LapJvWarpLayout L = LapJvWarpLayout::Of<T>(s.n, s.m);
   const BlockPerProblem g(s.n, s.m, s.batch, 32);
-  if (L.staged_bytes <= kLapJvWarpStagedBytes) {
+  if (LapJvInBlock(s.n, s.m)) {
+    lap_jv_block_kernel<T, kWarm>
+        <<<g.blocks, kLapJvBlockThreads, 0, stream>>>(s);
+  } else if (L.staged_bytes <= kLapJvWarpStagedBytes) {
     auto* kernel = lap_jv_warp_kernel<T, true, kWarm>;
     if (L.staged_bytes > kLapJvWarpSharedBytes) {
       const cudaError_t e = cudaFuncSetAttribute(
@@ -75,7 +115,7 @@ cudaError_t LaunchJv(cudaStream_t stream, const LapProblem<T>& s) {
 template <class T>
 cudaError_t LaunchLapJvSolve(cudaStream_t stream, const LapProblem<T>& s) {
   if (s.batch == 0) return cudaSuccess;
-  if (!LapJvWarpFits<T>(s.n, s.m)) return cudaErrorInvalidValue;
+  if (!LapJvFits(s.n, s.m)) return cudaErrorInvalidValue;
   return s.x0 != nullptr ? LaunchJv<true>(stream, s)
                          : LaunchJv<false>(stream, s);
 }

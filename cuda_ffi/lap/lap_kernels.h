@@ -38,8 +38,9 @@ cudaError_t LaunchLapStep(cudaStream_t stream, const LapProblem<T>& p,
 template <class T>
 cudaError_t LaunchLapSolve(cudaStream_t stream, const LapProblem<T>& p);
 
-// The whole solve by Jonker-Volgenant, a warp per problem (lap_jv_warp.cuh;
-// defined in lap_jv_kernels.cu); the state must fit (LapJvWarpFits).
+// The whole solve by Jonker-Volgenant, a warp or a block per problem
+// (lap_jv_team.cuh; defined in lap_jv_kernels.cu); the problem must fit
+// (LapJvFits).
 template <class T>
 cudaError_t LaunchLapJvSolve(cudaStream_t stream, const LapProblem<T>& p);
 

@@ -85,11 +85,76 @@ enum LapScalar : int32_t {
   kLapInfoLen = 20,
 };
 
+// The type of JV's duals and distances (lap_jv.h, lap_jv_team.cuh): double
+// for float costs, int64 for int32 costs.
+template <class T>
+using LapJvWide = typename std::conditional<std::is_floating_point<T>::value,
+                                            double, int64_t>::type;
+
+// Offsets into the shared memory of one warp's JV solve
+// (lap_jv_team.cuh): the prices v and the distances d (W [m]), the
+// predecessors pred and owners y (int [m]), the assignment x and the list of
+// free rows (int [n]), and the cost matrix (T [n, m]) when staged.
+struct LapJvWarpLayout {
+  size_t v, d, pred, y, x, rows, cost, state_bytes, staged_bytes;
+
+  template <class T>
+  JM_HD static LapJvWarpLayout Of(int n, int m) {
+    using W = LapJvWide<T>;
+    LapJvWarpLayout L;
+    const size_t mm = static_cast<size_t>(m), nn = static_cast<size_t>(n);
+    L.v = 0;
+    L.d = L.v + mm * sizeof(W);
+    L.pred = L.d + mm * sizeof(W);
+    L.y = L.pred + mm * sizeof(int);
+    L.x = L.y + mm * sizeof(int);
+    L.rows = L.x + nn * sizeof(int);
+    L.cost = (L.rows + nn * sizeof(int) + 15) / 16 * 16;
+    L.state_bytes = L.cost;
+    L.staged_bytes = L.cost + nn * mm * sizeof(T);
+    return L;
+  }
+};
+
+// The shared memory of a GPU JV solve: its state fits the default 48 KiB
+// (up to 1536 columns for a square problem, 2048 for one row), so a lane
+// owns at most 64 columns; the cost matrix is staged beside it up to 96 KiB
+// in all (two blocks per SM; float32 up to 152 x 152).
+constexpr size_t kLapJvWarpSharedBytes = 48 * 1024;
+constexpr size_t kLapJvWarpStagedBytes = 96 * 1024;
+
+// A block's JV solve (lap_jv_team.cuh): its threads, each owning up to 64
+// columns.  It takes every problem from kLapJvBlockMinColumns columns, and
+// those whose state does not fit a warp.  Measured on an H100
+// (docs/benchmarks.md): a block solves one 1024 x 1024 problem 5x faster
+// than a warp and 16 of them 6x, 128 problems of 256 x 256 2.4x (one alone
+// 15 % slower); warps are ahead on batches of smaller problems.
+constexpr int kLapJvBlockThreads = 1024;
+constexpr int kLapJvMaxColumns = 64 * kLapJvBlockThreads;
+constexpr int kLapJvBlockMinColumns = 256;
+
+// Whether the GPU's JV solves an n x m problem (n <= m) in a block.
+JM_HD bool LapJvInBlock(int n, int m) {
+  return m >= kLapJvBlockMinColumns ||
+         LapJvWarpLayout::Of<float>(n, m).state_bytes > kLapJvWarpSharedBytes;
+}
+
+// Whether the GPU's JV solves an n x m problem (n <= m), in a warp or a
+// block.  The warp's state does not depend on the cost dtype (the wide type
+// W is 8 bytes for every one).
+JM_HD bool LapJvFits(int n, int m) {
+  (void)n;
+  return m <= kLapJvMaxColumns;
+}
+
 // Offsets into one problem's workspaces.
 struct LapWorkLayout {
   std::size_t pred, col_flag, row_flag, root, claim, list, tree_list, zcnt,
       zidx, cand, touched, forest, capped, ilen;    // into work
   std::size_t slack, delta, rdist, ulo, vlo, tlen;  // into twork
+  // JV (kLapJv) in a block: pred, y [m] and x, rows [n] into work, and the
+  // prices and distances v, d (LapJvWide [m] each) at the start of twork.
+  std::size_t jv_pred, jv_y, jv_x, jv_rows;
 
   JM_HD LapWorkLayout(int n, int m, int variant) {
     std::size_t o = 0;
@@ -134,56 +199,24 @@ struct LapWorkLayout {
     ulo = rdist + (variant == kLapCsrTree ? n : 0);
     vlo = ulo + n;
     tlen = vlo + m;
-    if (variant == kLapJv) {  // lap_jv.h keeps its own arrays
+    jv_pred = jv_y = jv_x = jv_rows = 0;
+    if (variant == kLapJv) {
+      // lap_jv.h and a warp keep their own arrays; a block's live here.
       pred = col_flag = row_flag = root = claim = list = 0;
       tree_list = zcnt = zidx = cand = touched = forest = capped = ilen = 0;
       slack = delta = rdist = ulo = vlo = tlen = 0;
+      if (LapJvInBlock(n, m)) {
+        jv_y = m;
+        jv_x = 2 * static_cast<std::size_t>(m);
+        jv_rows = jv_x + n;
+        ilen = jv_rows + n;
+        // 2m 8-byte values, in units of a 4-byte T (an 8-byte T has twice
+        // the room it needs).
+        tlen = 4 * static_cast<std::size_t>(m);
+      }
     }
   }
 };
-
-// The type of JV's duals and distances (lap_jv.h, lap_jv_warp.cuh): double
-// for float costs, int64 for int32 costs.
-template <class T>
-using LapJvWide = typename std::conditional<std::is_floating_point<T>::value,
-                                            double, int64_t>::type;
-
-// Offsets into the shared memory of one warp's JV solve
-// (lap_jv_warp.cuh): the prices v and the distances d (W [m]), the
-// predecessors pred and owners y (int [m]), the assignment x and the list of
-// free rows (int [n]), and the cost matrix (T [n, m]) when staged.
-struct LapJvWarpLayout {
-  size_t v, d, pred, y, x, rows, cost, state_bytes, staged_bytes;
-
-  template <class T>
-  JM_HD static LapJvWarpLayout Of(int n, int m) {
-    using W = LapJvWide<T>;
-    LapJvWarpLayout L;
-    const size_t mm = static_cast<size_t>(m), nn = static_cast<size_t>(n);
-    L.v = 0;
-    L.d = L.v + mm * sizeof(W);
-    L.pred = L.d + mm * sizeof(W);
-    L.y = L.pred + mm * sizeof(int);
-    L.x = L.y + mm * sizeof(int);
-    L.rows = L.x + nn * sizeof(int);
-    L.cost = (L.rows + nn * sizeof(int) + 15) / 16 * 16;
-    L.state_bytes = L.cost;
-    L.staged_bytes = L.cost + nn * mm * sizeof(T);
-    return L;
-  }
-};
-
-// The shared memory of a GPU JV solve: its state fits the default 48 KiB
-// (up to 1536 columns for a square problem, 2048 for one row), so a lane
-// owns at most 64 columns; the cost matrix is staged beside it up to 96 KiB
-// in all (two blocks per SM; float32 up to 152 x 152).
-constexpr size_t kLapJvWarpSharedBytes = 48 * 1024;
-constexpr size_t kLapJvWarpStagedBytes = 96 * 1024;
-
-template <class T>
-JM_HD bool LapJvWarpFits(int n, int m) {
-  return LapJvWarpLayout::Of<T>(n, m).state_bytes <= kLapJvWarpSharedBytes;
-}
 
 // The buffers of one problem.
 template <class T>

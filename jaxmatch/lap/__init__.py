@@ -4,6 +4,8 @@ from .. import _tuning
 from . import api
 from .api import (
     FUSED_MAX_COLUMNS,
+    JV_GPU_FLOAT_MIN_COLUMNS,
+    JV_GPU_MAX_COLUMNS,
     JV_GPU_MAX_ROWS,
     STEPPED_ITERATIONS_PER_CALL,
     hungarian,
@@ -24,6 +26,8 @@ from .verify import verify_lap
 
 __all__ = [
     "FUSED_MAX_COLUMNS",
+    "JV_GPU_FLOAT_MIN_COLUMNS",
+    "JV_GPU_MAX_COLUMNS",
     "JV_GPU_MAX_ROWS",
     "STEPPED_ITERATIONS_PER_CALL",
     "LAPCertificate",
@@ -48,5 +52,12 @@ __all__ = [
 # Tuning constants (docs/lap.md, "Tuning constants"): setting
 # jaxmatch.lap.FUSED_MAX_COLUMNS sets jaxmatch.lap.api.FUSED_MAX_COLUMNS.
 _tuning.forward_constants(
-    __name__, api, ("FUSED_MAX_COLUMNS", "JV_GPU_MAX_ROWS", "STEPPED_ITERATIONS_PER_CALL")
+    __name__,
+    api,
+    (
+        "FUSED_MAX_COLUMNS",
+        "JV_GPU_FLOAT_MIN_COLUMNS",
+        "JV_GPU_MAX_ROWS",
+        "STEPPED_ITERATIONS_PER_CALL",
+    ),
 )

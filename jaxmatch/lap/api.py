@@ -13,12 +13,14 @@ And for one core, or one warp, per problem:
 * ``"jv"`` -- Jonker & Volgenant's shortest augmenting paths (1987) with
   their initialisation, duals kept in float64 (int64 for integer costs);
   on the CPU batch members are spread over the host's cores, on a GPU each
-  runs in one warp (up to :data:`JV_GPU_MAX_COLUMNS` columns). Fused only.
+  runs in one warp (state in shared memory, up to 1536 columns) or one
+  thread block (up to :data:`JV_GPU_MAX_COLUMNS` columns). Fused only.
 
 ``"auto"`` runs ``"jv"`` on the CPU, and on a GPU ``"jv"`` for problems of
-at most :data:`JV_GPU_MAX_ROWS` rows (the smaller side) and ``"tree"`` for
-the others (chosen when the computation is lowered); with
-``execution="stepped"`` it runs ``"tree"``.
+at most :data:`JV_GPU_MAX_ROWS` rows (the smaller side) and for float
+problems of :data:`JV_GPU_FLOAT_MIN_COLUMNS` to :data:`JV_GPU_MAX_COLUMNS`
+columns, ``"tree"`` for the others (chosen when the computation is lowered);
+with ``execution="stepped"`` it runs ``"tree"``.
 
 Two execution shapes:
 
@@ -62,9 +64,19 @@ FUSED_MAX_COLUMNS = 1024
 #: (1024 x 32^2: 115 us against 224 us in the kernel), even at 128 x 128,
 #: behind from 100 x 100 distances and 256 x 256 on.
 JV_GPU_MAX_ROWS = 64
-#: The widest problem the GPU's JV takes (its state in a warp's 48 KiB of
-#: shared memory: 1536 columns square, up to 2048 with fewer rows).
-JV_GPU_MAX_COLUMNS = 1536
+#: On the GPU, ``method="auto"`` also runs JV (a thread block per problem) on
+#: float problems with at least this many columns. Measured on an H100
+#: (docs/benchmarks.md): 3-6x ahead of the tree variant on distinct float
+#: costs from 1024 x 1024 to 10000 x 10000, 2.8x on 16 x 1024^2, level at
+#: 64 x 512^2 and 128 x 256^2; behind on costs with many ties (integers: the
+#: tree variant stays their default).
+JV_GPU_FLOAT_MIN_COLUMNS = 256
+#: The widest problem the GPU's JV takes: a warp's state fits its 48 KiB of
+#: shared memory up to 1536 columns (square; 2048 with fewer rows), a block
+#: of 1024 threads owns up to 64 columns per thread.
+JV_GPU_MAX_COLUMNS = 65536
+#: The widest problem the GPU's JV solves in one warp.
+_JV_WARP_MAX_COLUMNS = 1536
 
 
 def _x64_enabled() -> bool:
@@ -303,9 +315,10 @@ def _run_solver(
 ) -> _Solution:
     """Runs the chosen method and execution shape; ``"auto"`` is chosen per
     platform when the computation is lowered. Method: JV on the CPU; on a
-    GPU JV up to :data:`JV_GPU_MAX_ROWS` rows (and
-    :data:`JV_GPU_MAX_COLUMNS` columns), the tree variant above (and in
-    every stepped solve). Execution: fused on the CPU, on a GPU fused up to
+    GPU JV up to :data:`JV_GPU_MAX_ROWS` rows (and 1536 columns) and on
+    float costs of :data:`JV_GPU_FLOAT_MIN_COLUMNS` to
+    :data:`JV_GPU_MAX_COLUMNS` columns, the tree variant for the others (and
+    in every stepped solve). Execution: fused on the CPU, on a GPU fused up to
     :data:`FUSED_MAX_COLUMNS` columns and stepped above. ``warm`` (the
     internal ``x0``, ``v0``) goes to every method."""
     jv = functools.partial(
@@ -320,7 +333,12 @@ def _run_solver(
         return stepped(Ck)
     cpu = jv if method == "auto" else fused
     n, m = Ck.shape[-2:]
-    if method == "auto" and n <= JV_GPU_MAX_ROWS and m <= JV_GPU_MAX_COLUMNS:
+    few_rows = n <= JV_GPU_MAX_ROWS and m <= _JV_WARP_MAX_COLUMNS
+    wide_float = (
+        jnp.issubdtype(Ck.dtype, jnp.floating)
+        and JV_GPU_FLOAT_MIN_COLUMNS <= m <= JV_GPU_MAX_COLUMNS
+    )
+    if method == "auto" and (few_rows or wide_float):
         gpu = jv
     elif execution == "fused" or m <= FUSED_MAX_COLUMNS:
         gpu = fused
@@ -480,8 +498,9 @@ def solve_lap(
       method: static. ``"tree"`` (alternating tree, Lawler), ``"classical"``
         (Munkres), ``"jv"`` (Jonker-Volgenant, fused only; on a GPU up to
         :data:`JV_GPU_MAX_COLUMNS` columns), or ``"auto"`` (JV on the CPU;
-        on a GPU JV up to :data:`JV_GPU_MAX_ROWS` rows, the tree variant
-        above; the tree variant in stepped solves).
+        on a GPU JV up to :data:`JV_GPU_MAX_ROWS` rows and on float costs
+        from :data:`JV_GPU_FLOAT_MIN_COLUMNS` columns, the tree variant for
+        the others; the tree variant in stepped solves).
       execution: static. ``"fused"`` (the whole solve in one kernel),
         ``"stepped"`` (``lax.while_loop`` of step kernels) or ``"auto"``.
       max_iterations: static int >= 1, or None. Stops a solve after this

@@ -1,6 +1,6 @@
 """The Jonker-Volgenant solver (method "jv"; "auto" on the CPU) against
-scipy on the CPU (lap_jv.h) and on the GPU (a warp per problem,
-lap_jv_warp.cuh): every member certified by LP duality."""
+scipy on the CPU (lap_jv.h) and on the GPU (a warp or a block per problem,
+lap_jv_team.cuh): every member certified by LP duality."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ import jaxmatch
 
 SHAPES = [(1, 1), (1, 5), (5, 1), (2, 2), (3, 3), (4, 7), (7, 4), (13, 13), (16, 31), (50, 50)]
 SHAPES += [(64, 100), (100, 64), (128, 128), (200, 200), (150, 300)]
+SHAPES += [(256, 256), (30, 700), (300, 257)]  # a block per problem on a GPU
 DTYPES = [np.float32, np.float64, np.int32]
 PER_SHAPE = 15  # three of each distribution
 
@@ -127,20 +128,42 @@ def test_auto_on_the_cpu_runs_jv():
 
 @pytest.mark.gpu
 def test_gpu_jv_agrees_with_the_cpu_up_to_its_limit():
-    """The largest square problem whose state fits a warp's shared memory
-    (1536 columns): certified, the CPU's optimum; one more column is
-    refused with a message naming the limit and the way out."""
+    """The largest square problem a warp could hold (1536 columns) and
+    larger ones, each solved by a block: certified, the CPU's optimum; a
+    problem wider than a block's 65536 columns is refused with a message
+    naming the limit and the way out."""
     gpu = jax.devices("gpu")[0]
     rng = np.random.default_rng(8)
-    C = rng.integers(0, 10**6, (1536, 1536)).astype(np.int32)
-    on_gpu = jax.device_get(jaxmatch.solve_lap(jax.device_put(C, gpu), method="jv"))
-    on_cpu = jax.device_get(jaxmatch.solve_lap(C, method="jv"))
-    assert int(on_gpu.status) == jaxmatch.LAPStatus.OPTIMAL
-    assert int(on_gpu.cost) == int(on_cpu.cost)
-    assert jaxmatch.verify_lap(C, on_gpu).optimal
-    too_wide = jax.device_put(np.zeros((1537, 1537), np.float32), gpu)
-    with pytest.raises(Exception, match="up to 1536 columns"):
+    for C in (
+        rng.integers(0, 10**6, (1536, 1536)).astype(np.int32),
+        rng.random((2100, 2100)).astype(np.float32),
+        rng.integers(-50, 50, (3, 20000)).astype(np.int32),
+    ):
+        on_gpu = jax.device_get(jaxmatch.solve_lap(jax.device_put(C, gpu), method="jv"))
+        on_cpu = jax.device_get(jaxmatch.solve_lap(C, method="jv"))
+        assert int(on_gpu.status) == jaxmatch.LAPStatus.OPTIMAL
+        np.testing.assert_allclose(float(on_gpu.cost), float(on_cpu.cost), rtol=1e-6)
+        assert jaxmatch.verify_lap(C, on_gpu).optimal
+    assert jaxmatch.lap.JV_GPU_MAX_COLUMNS == 65536
+    too_wide = jax.device_put(np.zeros((1, 65537), np.float32), gpu)
+    with pytest.raises(Exception, match="up to 65536 columns"):
         jax.block_until_ready(jaxmatch.solve_lap(too_wide, method="jv"))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("shape", [(300, 300), (200, 450)])
+def test_gpu_block_jv_warm_start(shape):
+    """A block's JV from the previous solve's duals and pairs (square, and
+    rectangular, whose unassigned prices are raised to 0 first): the cold
+    solve's optimum, certified."""
+    gpu = jax.devices("gpu")[0]
+    rng = np.random.default_rng(11)
+    C0 = rng.random(shape).astype(np.float32)
+    C1 = (C0 + 0.01 * rng.random(shape)).astype(np.float32)
+    solve = functools.partial(jaxmatch.solve_lap, method="jv")
+    first = solve(jax.device_put(C0, gpu))
+    warm = jax.device_get(solve(jax.device_put(C1, gpu), init=first))
+    check_against_scipy(C1, warm, False)
 
 
 @pytest.mark.gpu
@@ -158,12 +181,19 @@ def test_gpu_jv_cost_matrix_in_global_memory():
 
 @pytest.mark.gpu
 def test_auto_on_a_gpu_runs_jv_up_to_its_row_limit():
-    """n_iters tells the solvers apart: JV's searches against the tree
-    variant's main-loop iterations."""
+    """Up to JV_GPU_MAX_ROWS rows, and on float costs from
+    JV_GPU_FLOAT_MIN_COLUMNS columns. n_iters tells the solvers apart: JV's
+    searches against the tree variant's main-loop iterations."""
     gpu = jax.devices("gpu")[0]
     rng = np.random.default_rng(10)
-    for shape, expected in (((6, 64, 90), "jv"), ((2, 65, 65), "tree")):
-        C = jax.device_put(rng.random(shape).astype(np.float32), gpu)
+    cases = (
+        ((6, 64, 90), np.float32, "jv"),
+        ((2, 65, 65), np.float32, "tree"),
+        ((2, 300, 300), np.float32, "jv"),  # float costs from 256 columns
+        ((2, 300, 300), np.int32, "tree"),
+    )
+    for shape, dtype, expected in cases:
+        C = jax.device_put((1000 * rng.random(shape)).astype(dtype), gpu)
         iters = {
             m: np.asarray(jaxmatch.solve_lap(C, method=m).n_iters) for m in ("auto", "jv", "tree")
         }

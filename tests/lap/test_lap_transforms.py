@@ -198,15 +198,15 @@ def test_grad_with_traced_maximize(device):
 
 def test_tuning_constants_set_on_the_package_take_effect(monkeypatch):
     """jaxmatch.lap.FUSED_MAX_COLUMNS / JV_GPU_MAX_ROWS /
-    STEPPED_ITERATIONS_PER_CALL are read when a call is traced; setting them
-    on the package sets the api's."""
+    JV_GPU_FLOAT_MIN_COLUMNS / STEPPED_ITERATIONS_PER_CALL are read when a
+    call is traced; setting them on the package sets the api's."""
     from jaxmatch.lap import api
 
     assert jaxmatch.lap.FUSED_MAX_COLUMNS == api.FUSED_MAX_COLUMNS == 1024
     assert jaxmatch.lap.STEPPED_ITERATIONS_PER_CALL == api.STEPPED_ITERATIONS_PER_CALL == 4
     C = _rand(13, 6, 6)
 
-    def iterations(**kw):
+    def iterations(C=C, **kw):
         jaxpr = jax.make_jaxpr(lambda c: jaxmatch.solve_lap(c, **kw))(C)
         return sorted({int(a["iterations"]) for a in ffi_attributes(jaxpr) if "iterations" in a})
 
@@ -221,6 +221,12 @@ def test_tuning_constants_set_on_the_package_take_effect(monkeypatch):
     monkeypatch.setattr(jaxmatch.lap, "JV_GPU_MAX_ROWS", 5)
     assert api.JV_GPU_MAX_ROWS == 5
     assert iterations() == [7]  # auto: the GPU branch is now the stepped tree
+    assert jaxmatch.lap.JV_GPU_FLOAT_MIN_COLUMNS == api.JV_GPU_FLOAT_MIN_COLUMNS == 256
+    monkeypatch.setattr(jaxmatch.lap, "JV_GPU_FLOAT_MIN_COLUMNS", 6)
+    assert api.JV_GPU_FLOAT_MIN_COLUMNS == 6
+    assert iterations() == []  # auto: JV again, on 6 float columns
+    assert iterations(C=C.astype(jnp.int32)) == [7]  # integers keep the tree
+    monkeypatch.setattr(jaxmatch.lap, "JV_GPU_FLOAT_MIN_COLUMNS", 256)
     check_against_scipy(C, jax.device_get(jaxmatch.solve_lap(C, execution="stepped")), False)
     api.FUSED_MAX_COLUMNS = 6  # the api's name and the package's are one
     assert jaxmatch.lap.FUSED_MAX_COLUMNS == 6

@@ -1,21 +1,24 @@
-// Jonker and Volgenant's shortest augmenting paths (lap_jv.h) run by one
-// warp per problem: the GPU's solver for batches of small problems.
+// Jonker and Volgenant's shortest augmenting paths (lap_jv.h) run by a team
+// of GPU threads per problem: a warp (JvWarp) for batches of small
+// problems, a block (JvBlock) for large ones.
 //
 // The algorithm is lap_jv.h's, step for step: column reduction with
 // reduction transfer, one bounded pass of augmenting row reduction (square,
 // finite costs) or the row-minima greedy start (rectangular, +inf entries),
-// then Dijkstra from each free row.  The warp splits every pass over the
-// columns: lane l owns columns l, l + 32, ...; each sequential decision (the
-// least column, the second least, the next row to scan) is a warp reduction
-// whose result every lane holds, so the lanes run the same control flow and
-// lane 0 alone writes the scalars of the shared state.  Duals and distances
-// are kept in the wider type W (double for float costs, int64 for int32), as
-// on the CPU.
+// then Dijkstra from each free row.  The team splits every pass over the
+// columns: thread t owns columns t, t + kSize, ...; each sequential decision
+// (the least column, the second least, the next row to scan) is a team
+// reduction whose result every thread holds, so the threads run the same
+// control flow and thread 0 alone writes the scalars of the shared state.
+// Duals and distances are kept in the wider type W (double for float costs,
+// int64 for int32), as on the CPU.
 //
-// Everything lives in shared memory (LapJvWarpLayout), the cost matrix too
-// when it fits beside the state, so a search step costs a few shared-memory
-// loads and one reduction: the path of one problem is latency, and a batch
-// runs a problem per warp on every SM.
+// A warp keeps everything in shared memory (LapJvWarpLayout), the cost
+// matrix too when it fits beside the state, so a search step costs a few
+// shared-memory loads and one reduction: the path of one problem is
+// latency, and a batch runs a problem per warp on every SM.  A block keeps
+// its state in the solve's global workspace (LapWorkLayout), which stays in
+// L2, and spreads each step's row over its threads.
 #pragma once
 
 #include <climits>
@@ -129,31 +132,194 @@ __device__ __forceinline__ void WarpTwoLeast(Key<W>* first, Key<W>* second) {
 
 }  // namespace jv_warp
 
-// One problem (n <= m) solved by the calling warp; every lane calls every
-// member function.  `C` is the [n, m] cost matrix (global or shared memory),
-// `smem` the state (LapJvWarpLayout).
-template <class T>
-class WarpJv {
+// The 32 lanes of a warp solve one problem (small problems, a batch
+// spread over the SMs): every reduction is a few shuffles.
+struct JvWarp {
+  static constexpr int kSize = 32;
+  __device__ static int rank() { return static_cast<int>(threadIdx.x & 31); }
+  __device__ void sync() const { __syncwarp(); }
+  template <class W>
+  __device__ jv_warp::Key<W> ArgMin(jv_warp::Key<W> k) const {
+    return jv_warp::WarpArgMin(k);
+  }
+  template <class W>
+  __device__ jv_warp::Key<W> ArgMinFast(jv_warp::Key<W> k) const {
+    return jv_warp::WarpArgMinFast(k);
+  }
+  template <class W>
+  __device__ void TwoLeast(jv_warp::Key<W>* first,
+                           jv_warp::Key<W>* second) const {
+    jv_warp::WarpTwoLeast(first, second);
+  }
+  template <class W>
+  __device__ W Min(W x) const {
+    return jv_warp::WarpMin(x);
+  }
+  template <class W>
+  __device__ W Max(W x) const {
+    return jv_warp::WarpMax(x);
+  }
+  __device__ bool All(bool p) const {
+    return __all_sync(jv_warp::kFullMask, p);
+  }
+  // How many lanes below this one have `flag` set; *total: how many have.
+  __device__ int Enumerate(bool flag, int* total) const {
+    const unsigned ballot = __ballot_sync(jv_warp::kFullMask, flag);
+    *total = __popc(ballot);
+    return __popc(ballot & ((1u << rank()) - 1));
+  }
+};
+
+// The kThreads threads of a block solve one problem (large problems, whose
+// search steps each scan thousands of columns).  A reduction is a warp
+// reduction, one barrier, and a warp reduction of the warps' results.  Its
+// scratch alternates between two halves (`parity`): a thread that reaches
+// reduction r + 1's barrier has finished reading reduction r's half, so
+// r + 2 may overwrite it without a second barrier.
+template <int kThreads>
+struct JvBlock {
+  static_assert(kThreads % 32 == 0 && kThreads <= 1024, "whole warps");
+  static constexpr int kSize = kThreads;
+  static constexpr int kWarps = kThreads / 32;
+  int parity = 0;
+
+  __device__ static int rank() { return static_cast<int>(threadIdx.x); }
+  __device__ void sync() const {
+    __syncwarp();
+    __syncthreads();
+  }
+  template <class W>
+  __device__ jv_warp::Key<W> ArgMin(jv_warp::Key<W> k) {
+    return Combine(jv_warp::WarpArgMin(k),
+                   [](jv_warp::Key<W> x) { return jv_warp::WarpArgMin(x); });
+  }
+  template <class W>
+  __device__ jv_warp::Key<W> ArgMinFast(jv_warp::Key<W> k) {
+    return Combine(jv_warp::WarpArgMinFast(k), [](jv_warp::Key<W> x) {
+      return jv_warp::WarpArgMinFast(x);
+    });
+  }
+  template <class W>
+  __device__ void TwoLeast(jv_warp::Key<W>* first, jv_warp::Key<W>* second) {
+    __shared__ W s_value[2][2][kWarps];
+    __shared__ int s_index[2][2][kWarps];
+    __syncwarp();
+    jv_warp::WarpTwoLeast(first, second);
+    const int lane = Lane(), warp = Warp();
+    if (lane == 0) {
+      s_value[parity][0][warp] = first->value;
+      s_index[parity][0][warp] = first->index;
+      s_value[parity][1][warp] = second->value;
+      s_index[parity][1][warp] = second->index;
+    }
+    __syncthreads();
+    if (lane < kWarps) {
+      *first =
+          jv_warp::Key<W>{s_value[parity][0][lane], s_index[parity][0][lane]};
+      *second =
+          jv_warp::Key<W>{s_value[parity][1][lane], s_index[parity][1][lane]};
+    } else {
+      *first = *second = jv_warp::Key<W>{jv_warp::WideInf<W>(), INT_MAX};
+    }
+    parity ^= 1;
+    jv_warp::WarpTwoLeast(first, second);
+  }
+  template <class W>
+  __device__ W Min(W x) {
+    const jv_warp::Key<W> k =
+        Combine(jv_warp::Key<W>{jv_warp::WarpMin(x), 0}, [](jv_warp::Key<W> y) {
+          return jv_warp::Key<W>{jv_warp::WarpMin(y.value), 0};
+        });
+    return k.value;
+  }
+  template <class W>
+  __device__ W Max(W x) {
+    return -Min<W>(-x);
+  }
+  __device__ bool All(bool p) const {
+    __syncwarp();
+    return __syncthreads_and(p) != 0;
+  }
+  // How many threads below this one have `flag` set; *total: how many have.
+  __device__ int Enumerate(bool flag, int* total) {
+    __shared__ int s_count[2][kWarps];
+    __syncwarp();
+    const unsigned ballot = __ballot_sync(jv_warp::kFullMask, flag);
+    const int lane = Lane(), warp = Warp();
+    if (lane == 0) s_count[parity][warp] = __popc(ballot);
+    __syncthreads();
+    int before = __popc(ballot & ((1u << lane) - 1)), sum = 0;
+    for (int w = 0; w < kWarps; ++w) {
+      const int c = s_count[parity][w];
+      if (w < warp) before += c;
+      sum += c;
+    }
+    parity ^= 1;
+    *total = sum;
+    return before;
+  }
+
+ private:
+  __device__ static int Lane() { return static_cast<int>(threadIdx.x & 31); }
+  __device__ static int Warp() { return static_cast<int>(threadIdx.x >> 5); }
+
+  // The warps' results `k` (each the same on every lane of its warp)
+  // reduced by `warp_reduce`, to every thread.
+  template <class W, class WarpReduce>
+  __device__ jv_warp::Key<W> Combine(jv_warp::Key<W> k,
+                                     WarpReduce warp_reduce) {
+    __shared__ W s_value[2][kWarps];
+    __shared__ int s_index[2][kWarps];
+    const int lane = Lane(), warp = Warp();
+    if (lane == 0) {
+      s_value[parity][warp] = k.value;
+      s_index[parity][warp] = k.index;
+    }
+    __syncthreads();
+    k = lane < kWarps
+            ? jv_warp::Key<W>{s_value[parity][lane], s_index[parity][lane]}
+            : jv_warp::Key<W>{jv_warp::WideInf<W>(), INT_MAX};
+    parity ^= 1;
+    return warp_reduce(k);
+  }
+};
+
+// The state of one JV solve (shared or global memory): the prices v and the
+// distances d (W [m]), the predecessors pred and owners y (int [m]), the
+// assignment x and the list of free rows (int [n]).
+template <class W>
+struct JvState {
+  W *v, *d;
+  int *pred, *y, *x, *rows;
+};
+
+// One problem (n <= m, m <= 64 * Team::kSize) solved by the calling team
+// (JvWarp or JvBlock); every thread of the team calls every member
+// function.  `C` is the [n, m] cost matrix (global or shared memory).
+template <class T, class Team>
+class TeamJv {
  public:
   using W = LapJvWide<T>;
   using Key = jv_warp::Key<W>;
+  static constexpr int kSize = Team::kSize;
 
-  __device__ WarpJv(int n, int m, const T* C, unsigned char* smem)
-      : n_(n), m_(m), C_(C), lane_(static_cast<int>(threadIdx.x & 31)) {
-    const LapJvWarpLayout L = LapJvWarpLayout::Of<T>(n, m);
-    v_ = reinterpret_cast<W*>(smem + L.v);
-    d_ = reinterpret_cast<W*>(smem + L.d);
-    pred_ = reinterpret_cast<int*>(smem + L.pred);
-    y_ = reinterpret_cast<int*>(smem + L.y);
-    x_ = reinterpret_cast<int*>(smem + L.x);
-    rows_ = reinterpret_cast<int*>(smem + L.rows);
-  }
+  __device__ TeamJv(int n, int m, const T* C, const JvState<W>& state)
+      : n_(n),
+        m_(m),
+        C_(C),
+        me_(Team::rank()),
+        v_(state.v),
+        d_(state.d),
+        pred_(state.pred),
+        y_(state.y),
+        x_(state.x),
+        rows_(state.rows) {}
 
   // lap_jv.h's LapJv::Solve.
   __device__ int Solve(int max_searches, int* augmentations) {
-    for (int j = lane_; j < m_; j += 32) v_[j] = W(0), y_[j] = -1;
-    for (int i = lane_; i < n_; i += 32) x_[i] = -1;
-    __syncwarp();
+    for (int j = me_; j < m_; j += kSize) v_[j] = W(0), y_[j] = -1;
+    for (int i = me_; i < n_; i += kSize) x_[i] = -1;
+    team_.sync();
     int free_count;
     if (n_ == m_ && AllFinite()) {
       free_count = ColumnReduction();
@@ -168,25 +334,26 @@ class WarpJv {
   // x0 [n] of an earlier solve (global memory).
   __device__ int SolveFrom(const T* v0, const int* x0, int max_searches,
                            int* augmentations) {
-    for (int j = lane_; j < m_; j += 32) {
+    for (int j = me_; j < m_; j += kSize) {
       const W p = static_cast<W>(v0[j]);
       const bool finite = isfinite(static_cast<double>(v0[j]));
       v_[j] = !finite ? W(0) : (n_ < m_ && p > W(0) ? W(0) : p);
       y_[j] = -1;
     }
-    for (int i = lane_; i < n_; i += 32) x_[i] = -1;
-    __syncwarp();
+    for (int i = me_; i < n_; i += kSize) x_[i] = -1;
+    team_.sync();
     KeepMinimalRows(x0);
     if (n_ < m_) ZeroUnassignedPrices();
     int free_count = 0;
-    for (int base = 0; base < n_; base += 32) {
-      const int i = base + lane_;
+    for (int base = 0; base < n_; base += kSize) {
+      const int i = base + me_;
       const bool is_free = i < n_ && x_[i] < 0;
-      const unsigned ballot = __ballot_sync(jv_warp::kFullMask, is_free);
-      if (is_free) rows_[free_count + __popc(ballot & ((1u << lane_) - 1))] = i;
-      free_count += __popc(ballot);
+      int total;
+      const int before = team_.Enumerate(is_free, &total);
+      if (is_free) rows_[free_count + before] = i;
+      free_count += total;
     }
-    __syncwarp();
+    team_.sync();
     if (n_ == m_ && free_count > 0 && AllFinite())
       free_count = AugmentingRowReduction(free_count);
     return AugmentFreeRows(free_count, max_searches, augmentations);
@@ -197,22 +364,22 @@ class WarpJv {
   __device__ bool Write(int* col_for_row, int* row_for_col, T* u, T* v) const {
     W u_min = jv_warp::WideInf<W>(), u_max = -jv_warp::WideInf<W>();
     W v_min = jv_warp::WideInf<W>(), v_max = -jv_warp::WideInf<W>();
-    for (int i = lane_; i < n_; i += 32) {
+    for (int i = me_; i < n_; i += kSize) {
       const W r = RowDual(i);
       u_min = r < u_min ? r : u_min;
       u_max = r > u_max ? r : u_max;
     }
-    for (int j = lane_; j < m_; j += 32) {
+    for (int j = me_; j < m_; j += kSize) {
       v_min = v_[j] < v_min ? v_[j] : v_min;
       v_max = v_[j] > v_max ? v_[j] : v_max;
     }
     W shift = W(0);
     if constexpr (!std::is_floating_point<T>::value) {
       if (n_ == m_) {
-        u_min = jv_warp::WarpMin(u_min);
-        v_min = jv_warp::WarpMin(v_min);
-        u_max = jv_warp::WarpMax(u_max);
-        v_max = jv_warp::WarpMax(v_max);
+        u_min = team_.Min(u_min);
+        v_min = team_.Min(v_min);
+        u_max = team_.Max(u_max);
+        v_max = team_.Max(v_max);
         const W lo = static_cast<W>(INT_MIN), hi = static_cast<W>(INT_MAX);
         const W s_min = (lo - v_min) > (u_max - hi) ? lo - v_min : u_max - hi;
         const W s_max = (hi - v_max) < (u_min - lo) ? hi - v_max : u_min - lo;
@@ -221,15 +388,15 @@ class WarpJv {
       }
     }
     bool fits = true;
-    for (int i = lane_; i < n_; i += 32) {
+    for (int i = me_; i < n_; i += kSize) {
       col_for_row[i] = x_[i];
       fits &= Store(RowDual(i) - shift, u + i);
     }
-    for (int j = lane_; j < m_; j += 32) {
+    for (int j = me_; j < m_; j += kSize) {
       row_for_col[j] = y_[j];
       fits &= Store(v_[j] + shift, v + j);
     }
-    return __all_sync(jv_warp::kFullMask, fits);
+    return team_.All(fits);
   }
 
  private:
@@ -252,20 +419,20 @@ class WarpJv {
     if constexpr (!std::is_floating_point<T>::value) return true;
     const size_t size = static_cast<size_t>(n_) * m_;
     bool finite = true;
-    for (size_t k = lane_; k < size && finite; k += 32)
+    for (size_t k = me_; k < size && finite; k += kSize)
       finite = isfinite(static_cast<double>(C_[k]));
-    return __all_sync(jv_warp::kFullMask, finite);
+    return team_.All(finite);
   }
 
   // The least reduced cost c_ij - v_j of row i over the columns, excluding
   // `skip` (-1: none), with its column (the lowest among ties).
   __device__ Key RowLeast(int i, int skip) const {
     Key best{jv_warp::WideInf<W>(), INT_MAX};
-    for (int j = lane_; j < m_; j += 32) {
+    for (int j = me_; j < m_; j += kSize) {
       const Key k{Cost(i, j) - v_[j], j};
       if (j != skip && k < best) best = k;
     }
-    return jv_warp::WarpArgMin(best);
+    return team_.ArgMin(best);
   }
 
   // lap_jv.h's ColumnReduction; returns the number of free rows, listed in
@@ -274,9 +441,9 @@ class WarpJv {
   // lap_jv.h's descending pass.
   __device__ int ColumnReduction() {
     int* count = rows_;  // how many columns chose each row
-    for (int i = lane_; i < n_; i += 32) count[i] = 0;
-    __syncwarp();
-    for (int j = lane_; j < m_; j += 32) {
+    for (int i = me_; i < n_; i += kSize) count[i] = 0;
+    team_.sync();
+    for (int j = me_; j < m_; j += kSize) {
       W best = jv_warp::WideInf<W>();
       int arg = 0, arg_rank = INT_MAX;
       const int start = j % n_;
@@ -294,10 +461,10 @@ class WarpJv {
       atomicMax(x_ + arg, j);
       atomicAdd(count + arg, 1);
     }
-    __syncwarp();
-    for (int j = lane_; j < m_; j += 32)
+    team_.sync();
+    for (int j = me_; j < m_; j += kSize)
       y_[j] = x_[pred_[j]] == j ? pred_[j] : -1;
-    __syncwarp();
+    team_.sync();
     // Row by row, as on the CPU: a later row's second least sees the
     // prices lowered for the rows before it.  count[i] is read before
     // rows_[free_count] (free_count <= i) is written.
@@ -305,16 +472,16 @@ class WarpJv {
     for (int i = 0; i < n_; ++i) {
       const int j = x_[i];
       const int chosen_by = count[i];
-      __syncwarp();
+      team_.sync();
       if (j < 0) {
-        if (lane_ == 0) rows_[free_count] = i;
+        if (me_ == 0) rows_[free_count] = i;
         ++free_count;
       } else if (chosen_by == 1) {
         const Key second = RowLeast(i, j);
-        if (second.value < jv_warp::WideInf<W>() && lane_ == 0)
+        if (second.value < jv_warp::WideInf<W>() && me_ == 0)
           v_[j] -= second.value;
       }
-      __syncwarp();
+      team_.sync();
     }
     return free_count;
   }
@@ -326,17 +493,17 @@ class WarpJv {
     for (int i = 0; i < n_; ++i) {
       const int start = i % m_;
       Key best{jv_warp::WideInf<W>(), INT_MAX};
-      for (int j = lane_; j < m_; j += 32) {
+      for (int j = me_; j < m_; j += kSize) {
         const int rank = j >= start ? j - start : j - start + m_;
         const Key k{Cost(i, j), rank};
         if (k < best) best = k;
       }
-      best = jv_warp::WarpArgMin(best);
+      best = team_.ArgMin(best);
       const int j = best.index + start < m_ ? best.index + start
                                             : best.index + start - m_;
       const bool take = best.value < jv_warp::WideInf<W>() && y_[j] < 0;
-      __syncwarp();
-      if (lane_ == 0) {
+      team_.sync();
+      if (me_ == 0) {
         if (take) {
           x_[i] = j;
           y_[j] = i;
@@ -345,7 +512,7 @@ class WarpJv {
         }
       }
       if (!take) ++free_count;
-      __syncwarp();
+      team_.sync();
     }
     return free_count;
   }
@@ -359,7 +526,7 @@ class WarpJv {
       ++visits;
       const int i = rows_[current++];
       Key first{jv_warp::WideInf<W>(), INT_MAX}, second = first;
-      for (int j = lane_; j < m_; j += 32) {
+      for (int j = me_; j < m_; j += kSize) {
         const Key k{Cost(i, j) - v_[j], j};
         if (k < first) {
           second = first;
@@ -368,17 +535,17 @@ class WarpJv {
           second = k;
         }
       }
-      jv_warp::WarpTwoLeast(&first, &second);
+      team_.TwoLeast(&first, &second);
       int j1 = first.index;
       const int j2 = second.index < m_ ? second.index : -1;
       int i0 = y_[j1];
       const W price = v_[j1];
       const W lowered = j2 >= 0 ? price - (second.value - first.value) : price;
       const bool lowers = lowered < price;
-      __syncwarp();
+      team_.sync();
       if (visits < kLapJvReductionVisits * static_cast<int64_t>(count)) {
         if (lowers) {
-          if (lane_ == 0) v_[j1] = lowered;
+          if (me_ == 0) v_[j1] = lowered;
         } else if (i0 >= 0 && j2 >= 0) {
           j1 = j2;
           i0 = y_[j2];
@@ -386,22 +553,22 @@ class WarpJv {
         if (i0 >= 0) {
           if (lowers) {
             --current;
-            if (lane_ == 0) rows_[current] = i0;
+            if (me_ == 0) rows_[current] = i0;
           } else {
-            if (lane_ == 0) rows_[kept] = i0;
+            if (me_ == 0) rows_[kept] = i0;
             ++kept;
           }
         }
       } else if (i0 >= 0) {
-        if (lane_ == 0) rows_[kept] = i0;
+        if (me_ == 0) rows_[kept] = i0;
         ++kept;
       }
-      if (lane_ == 0) {
+      if (me_ == 0) {
         if (i0 >= 0) x_[i0] = -1;
         x_[i] = j1;
         y_[j1] = i;
       }
-      __syncwarp();
+      team_.sync();
     }
     return kept;
   }
@@ -415,12 +582,12 @@ class WarpJv {
       const W mine = Cost(i, j) - v_[j];
       if (!(mine < jv_warp::WideInf<W>())) continue;
       const Key least = RowLeast(i, -1);
-      __syncwarp();
-      if (!(least.value < mine) && lane_ == 0) {
+      team_.sync();
+      if (!(least.value < mine) && me_ == 0) {
         x_[i] = j;
         y_[j] = i;
       }
-      __syncwarp();
+      team_.sync();
     }
   }
 
@@ -429,24 +596,24 @@ class WarpJv {
   // freed, and none is assigned meanwhile).
   __device__ void ZeroUnassignedPrices() {
     __shared__ int top;
-    if (lane_ == 0) {
+    if (me_ == 0) {
       int t = 0;
       for (int j = 0; j < m_; ++j)
         if (y_[j] < 0) pred_[t++] = j;
       top = t;
     }
-    __syncwarp();
+    team_.sync();
     while (top > 0) {
       const int j = pred_[top - 1];
       const bool raise = v_[j] != W(0);
-      __syncwarp();
-      if (lane_ == 0) {
+      team_.sync();
+      if (me_ == 0) {
         --top;
         v_[j] = W(0);
       }
-      __syncwarp();
+      team_.sync();
       if (raise) {
-        for (int r = lane_; r < n_; r += 32) {
+        for (int r = me_; r < n_; r += kSize) {
           const int k = x_[r];
           if (k < 0 || !(Cost(r, j) < Cost(r, k) - v_[k])) continue;
           x_[r] = -1;
@@ -454,7 +621,7 @@ class WarpJv {
           pred_[atomicAdd(&top, 1)] = k;
         }
       }
-      __syncwarp();
+      team_.sync();
     }
   }
 
@@ -481,7 +648,7 @@ class WarpJv {
   __device__ bool Augment(int f) {
     uint64_t scanned = 0, free_cols = 0;
     Key best{jv_warp::WideInf<W>(), INT_MAX};
-    for (int j = lane_, k = 0; j < m_; j += 32, ++k) {
+    for (int j = me_, k = 0; j < m_; j += kSize, ++k) {
       const W dj = Cost(f, j) - v_[j];
       d_[j] = dj;
       pred_[j] = f;
@@ -493,7 +660,7 @@ class WarpJv {
     W least;
     int end;
     for (;;) {
-      best = jv_warp::WarpArgMinFast(best);
+      best = team_.ArgMinFast(best);
       least = best.value;
       if (!(least < jv_warp::WideInf<W>())) return false;
       if (best.index < m_) {
@@ -503,9 +670,9 @@ class WarpJv {
       const int j1 = best.index - m_;
       const int i = y_[j1];
       const W h = Cost(i, j1) - v_[j1] - least;
-      if ((j1 & 31) == lane_) scanned |= uint64_t{1} << (j1 >> 5);
+      if (j1 % kSize == me_) scanned |= uint64_t{1} << (j1 / kSize);
       best = Key{jv_warp::WideInf<W>(), INT_MAX};
-      for (int j = lane_, k = 0; j < m_; j += 32, ++k) {
+      for (int j = me_, k = 0; j < m_; j += kSize, ++k) {
         if ((scanned >> k) & 1) continue;
         const W reduced = Cost(i, j) - v_[j] - h;
         W dj = d_[j];
@@ -518,21 +685,22 @@ class WarpJv {
         if (key < best) best = key;
       }
     }
-    for (int j = lane_, k = 0; j < m_; j += 32, ++k)
+    for (int j = me_, k = 0; j < m_; j += kSize, ++k)
       if ((scanned >> k) & 1) v_[j] += d_[j] - least;
-    __syncwarp();
-    if (lane_ == 0) {
+    team_.sync();
+    if (me_ == 0) {
       FlipAugmentingPath(end, f, pred_, x_, y_, [](int) {});
     }
-    __syncwarp();
+    team_.sync();
     return true;
   }
 
   int n_, m_;
   const T* C_;
-  int lane_;
+  int me_;  // this thread's rank in the team: it owns columns me_ + k kSize
   W *v_, *d_;
   int *pred_, *y_, *x_, *rows_;
+  mutable Team team_;
 };
 
 }  // namespace jaxmatch
