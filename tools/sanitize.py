@@ -46,7 +46,8 @@ def lap_workload() -> tuple[int, int]:
     # staged; a block per problem (from 256 columns), every dtype.
     jv_only = [((2, 128, 128), np.float32), ((1, 170, 170), np.float32)]
     jv_only += [((2, 260, 260), np.float32), ((2, 100, 300), np.float64)]
-    jv_only += [((1, 300, 280), np.int32), ((1, 1700, 1700), np.float32)]
+    jv_only += [((1, 300, 280), np.int32), ((1, 600, 600), np.float32)]
+    jv_only += [((1, 1700, 1700), np.float32)]
     for shape, dtype in shapes + jv_only:
         combos = every if (shape, dtype) in shapes else [("jv", "fused")]
         C = (rng.integers(0, 6, shape) if dtype == np.int32 else rng.random(shape)).astype(dtype)

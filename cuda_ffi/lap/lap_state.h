@@ -123,8 +123,8 @@ struct LapJvWarpLayout {
 constexpr size_t kLapJvWarpSharedBytes = 48 * 1024;
 constexpr size_t kLapJvWarpStagedBytes = 96 * 1024;
 
-// A block's JV solve (lap_jv_team.cuh): its threads, each owning up to 64
-// columns.  It takes every problem from kLapJvBlockMinColumns columns, and
+// A block's JV solve (lap_jv_team.cuh): up to kLapJvBlockThreads threads,
+// each owning up to 64 columns.  It takes every problem from kLapJvBlockMinColumns columns, and
 // those whose state does not fit a warp.  Measured on an H100
 // (docs/benchmarks.md): a block solves one 1024 x 1024 problem 5x faster
 // than a warp and 16 of them 6x, 128 problems of 256 x 256 2.4x (one alone
