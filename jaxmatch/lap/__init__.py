@@ -4,6 +4,7 @@ from .. import _tuning
 from . import api
 from .api import (
     FUSED_MAX_COLUMNS,
+    JV_GPU_FLOAT_MAX_COLUMNS,
     JV_GPU_FLOAT_MIN_COLUMNS,
     JV_GPU_MAX_COLUMNS,
     JV_GPU_MAX_ROWS,
@@ -26,6 +27,7 @@ from .verify import verify_lap
 
 __all__ = [
     "FUSED_MAX_COLUMNS",
+    "JV_GPU_FLOAT_MAX_COLUMNS",
     "JV_GPU_FLOAT_MIN_COLUMNS",
     "JV_GPU_MAX_COLUMNS",
     "JV_GPU_MAX_ROWS",
@@ -56,6 +58,7 @@ _tuning.forward_constants(
     api,
     (
         "FUSED_MAX_COLUMNS",
+        "JV_GPU_FLOAT_MAX_COLUMNS",
         "JV_GPU_FLOAT_MIN_COLUMNS",
         "JV_GPU_MAX_ROWS",
         "STEPPED_ITERATIONS_PER_CALL",

@@ -18,9 +18,10 @@ And for one core, or one warp, per problem:
 
 ``"auto"`` runs ``"jv"`` on the CPU, and on a GPU ``"jv"`` for problems of
 at most :data:`JV_GPU_MAX_ROWS` rows (the smaller side) and for float
-problems of :data:`JV_GPU_FLOAT_MIN_COLUMNS` to :data:`JV_GPU_MAX_COLUMNS`
-columns, ``"tree"`` for the others (chosen when the computation is lowered);
-with ``execution="stepped"`` it runs ``"tree"``.
+problems of :data:`JV_GPU_FLOAT_MIN_COLUMNS` to
+:data:`JV_GPU_FLOAT_MAX_COLUMNS` columns, ``"tree"`` for the others (chosen
+when the computation is lowered); with ``execution="stepped"`` it runs
+``"tree"``.
 
 Two execution shapes:
 
@@ -65,12 +66,16 @@ FUSED_MAX_COLUMNS = 1024
 #: behind from 100 x 100 distances and 256 x 256 on.
 JV_GPU_MAX_ROWS = 64
 #: On the GPU, ``method="auto"`` also runs JV (a thread block per problem) on
-#: float problems with at least this many columns. Measured on an H100
-#: (docs/benchmarks.md): 3-6x ahead of the tree variant on distinct float
-#: costs from 1024 x 1024 to 10000 x 10000, 2.8x on 16 x 1024^2, level at
-#: 64 x 512^2 and 128 x 256^2; behind on costs with many ties (integers: the
+#: float problems with :data:`JV_GPU_FLOAT_MIN_COLUMNS` to
+#: :data:`JV_GPU_FLOAT_MAX_COLUMNS` columns. Measured on an H100
+#: (docs/benchmarks.md): on distinct float costs 1.2-6x ahead of the tree
+#: variant from 128 x 256^2 to 10000^2 (3.2x at 16 x 1024^2, 6x on
+#: Machol-Wien 1024^2), behind from about 13000 columns on U[0, 1) costs
+#: (16384^2: 7.1 s against 4.7 s) and on costs with many ties (integers: the
 #: tree variant stays their default).
 JV_GPU_FLOAT_MIN_COLUMNS = 256
+#: See :data:`JV_GPU_FLOAT_MIN_COLUMNS`.
+JV_GPU_FLOAT_MAX_COLUMNS = 12288
 #: The widest problem the GPU's JV takes: a warp's state fits its 48 KiB of
 #: shared memory up to 1536 columns (square; 2048 with fewer rows), a block
 #: of 1024 threads owns up to 64 columns per thread.
@@ -317,7 +322,7 @@ def _run_solver(
     platform when the computation is lowered. Method: JV on the CPU; on a
     GPU JV up to :data:`JV_GPU_MAX_ROWS` rows (and 1536 columns) and on
     float costs of :data:`JV_GPU_FLOAT_MIN_COLUMNS` to
-    :data:`JV_GPU_MAX_COLUMNS` columns, the tree variant for the others (and
+    :data:`JV_GPU_FLOAT_MAX_COLUMNS` columns, the tree variant for the others (and
     in every stepped solve). Execution: fused on the CPU, on a GPU fused up to
     :data:`FUSED_MAX_COLUMNS` columns and stepped above. ``warm`` (the
     internal ``x0``, ``v0``) goes to every method."""
@@ -334,9 +339,9 @@ def _run_solver(
     cpu = jv if method == "auto" else fused
     n, m = Ck.shape[-2:]
     few_rows = n <= JV_GPU_MAX_ROWS and m <= _JV_WARP_MAX_COLUMNS
+    jv_float_max = min(JV_GPU_FLOAT_MAX_COLUMNS, JV_GPU_MAX_COLUMNS)
     wide_float = (
-        jnp.issubdtype(Ck.dtype, jnp.floating)
-        and JV_GPU_FLOAT_MIN_COLUMNS <= m <= JV_GPU_MAX_COLUMNS
+        jnp.issubdtype(Ck.dtype, jnp.floating) and JV_GPU_FLOAT_MIN_COLUMNS <= m <= jv_float_max
     )
     if method == "auto" and (few_rows or wide_float):
         gpu = jv
@@ -499,7 +504,8 @@ def solve_lap(
         (Munkres), ``"jv"`` (Jonker-Volgenant, fused only; on a GPU up to
         :data:`JV_GPU_MAX_COLUMNS` columns), or ``"auto"`` (JV on the CPU;
         on a GPU JV up to :data:`JV_GPU_MAX_ROWS` rows and on float costs
-        from :data:`JV_GPU_FLOAT_MIN_COLUMNS` columns, the tree variant for
+        of :data:`JV_GPU_FLOAT_MIN_COLUMNS` to
+        :data:`JV_GPU_FLOAT_MAX_COLUMNS` columns, the tree variant for
         the others; the tree variant in stepped solves).
       execution: static. ``"fused"`` (the whole solve in one kernel),
         ``"stepped"`` (``lax.while_loop`` of step kernels) or ``"auto"``.
