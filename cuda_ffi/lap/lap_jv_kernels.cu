@@ -65,45 +65,117 @@ __global__ void __launch_bounds__(32) lap_jv_warp_kernel(LapProblem<T> s) {
   }
 }
 
-// The state in each member's workspace (LapWorkLayout's JV arrays).
-template <class T, bool kWarm, int kThreads>
+// Which of a block's JV arrays live in shared memory, the others in the
+// member's workspace (LapWorkLayout's JV arrays): the prices and distances
+// (read and written by every search step), and the columns' owners (read
+// once a step, on the path to the next row).
+enum JvBlockShared : int {
+  kJvSharedNone = 0,
+  kJvSharedPrices = 1,  // v, d
+  kJvSharedOwners = 2,  // v, d, y
+};
+
+// The dynamic shared memory of a block's JV over m columns.
+template <class T>
+size_t JvBlockSharedBytes(int shared, int m) {
+  const size_t prices = 2 * sizeof(LapJvWide<T>) * static_cast<size_t>(m);
+  if (shared == kJvSharedNone) return 0;
+  return shared == kJvSharedPrices ? prices : prices + sizeof(int) * m;
+}
+
+template <class T, bool kWarm, int kThreads, int kShared>
 __global__ void __launch_bounds__(kThreads)
     lap_jv_block_kernel(LapProblem<T> s) {
   using W = LapJvWide<T>;
+  extern __shared__ __align__(16) unsigned char smem[];
   const LapWorkLayout L = s.work_layout();
   const size_t size = static_cast<size_t>(s.n) * s.m;
   for (int64_t b = blockIdx.x; b < s.batch; b += gridDim.x) {
     const LapBuffers<T> out = s.buffers(b);
-    W* wide = reinterpret_cast<W*>(out.twork);
-    const JvState<W> state{wide,
-                           wide + s.m,
-                           out.work + L.jv_pred,
-                           out.work + L.jv_y,
-                           out.work + L.jv_x,
-                           out.work + L.jv_rows};
+    W* wide = kShared == kJvSharedNone ? reinterpret_cast<W*>(out.twork)
+                                       : reinterpret_cast<W*>(smem);
+    int* owners = kShared == kJvSharedOwners
+                      ? reinterpret_cast<int*>(wide + 2 * s.m)
+                      : out.work + L.jv_y;
+    const JvState<W> state{wide,   wide + s.m,        out.work + L.jv_pred,
+                           owners, out.work + L.jv_x, out.work + L.jv_rows};
     SolveMember<T, JvBlock<kThreads>, kWarm>(
         s, b, s.C + static_cast<size_t>(b) * size, state);
     __syncthreads();
   }
 }
 
+// Launches `kernel` (a block's JV) with `bytes` of dynamic shared memory
+// and sets *launched, unless they do not fit this device's blocks beside
+// the kernel's static shared memory.
+template <class T>
+cudaError_t TryLaunchJvBlock(void (*kernel)(LapProblem<T>), int threads,
+                             size_t bytes, cudaStream_t stream,
+                             const LapProblem<T>& s, int blocks,
+                             bool* launched) {
+  *launched = false;
+  int device = 0, optin = 0;
+  cudaError_t e = cudaGetDevice(&device);
+  if (e == cudaSuccess)
+    e = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin,
+                               device);
+  cudaFuncAttributes attributes;
+  if (e == cudaSuccess) e = cudaFuncGetAttributes(&attributes, kernel);
+  if (e != cudaSuccess) return e;
+  if (bytes + attributes.sharedSizeBytes > static_cast<size_t>(optin))
+    return cudaSuccess;
+  if (bytes > kLapJvWarpSharedBytes) {
+    e = cudaFuncSetAttribute(kernel,
+                             cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             static_cast<int>(bytes));
+    if (e != cudaSuccess) return e;
+  }
+  kernel<<<blocks, threads, bytes, stream>>>(s);
+  *launched = true;
+  return cudaGetLastError();
+}
+
+// A block per problem, about a column per thread: on an H100 256 threads
+// solve 128 problems of 256 x 256 in 2.45 ms (1024 threads: 3.21 ms), 512
+// threads 64 of 512 x 512 in 7.3 ms (8.5 ms); from 1024 columns 1024
+// threads.  As much of the state as fits in shared memory.
+template <bool kWarm, class T>
+cudaError_t LaunchJvBlock(cudaStream_t stream, const LapProblem<T>& s,
+                          int blocks) {
+  bool launched = false;
+  cudaError_t e;
+  if (s.m < 512) {
+    e = TryLaunchJvBlock<T>(lap_jv_block_kernel<T, kWarm, 256, kJvSharedOwners>,
+                            256, JvBlockSharedBytes<T>(kJvSharedOwners, s.m),
+                            stream, s, blocks, &launched);
+  } else if (s.m < 1024) {
+    e = TryLaunchJvBlock<T>(lap_jv_block_kernel<T, kWarm, 512, kJvSharedOwners>,
+                            512, JvBlockSharedBytes<T>(kJvSharedOwners, s.m),
+                            stream, s, blocks, &launched);
+  } else {
+    constexpr int kT = kLapJvBlockThreads;
+    e = TryLaunchJvBlock<T>(lap_jv_block_kernel<T, kWarm, kT, kJvSharedOwners>,
+                            kT, JvBlockSharedBytes<T>(kJvSharedOwners, s.m),
+                            stream, s, blocks, &launched);
+    if (e == cudaSuccess && !launched)
+      e = TryLaunchJvBlock<T>(
+          lap_jv_block_kernel<T, kWarm, kT, kJvSharedPrices>, kT,
+          JvBlockSharedBytes<T>(kJvSharedPrices, s.m), stream, s, blocks,
+          &launched);
+    if (e == cudaSuccess && !launched)
+      e = TryLaunchJvBlock<T>(lap_jv_block_kernel<T, kWarm, kT, kJvSharedNone>,
+                              kT, 0, stream, s, blocks, &launched);
+  }
+  if (e == cudaSuccess && !launched) return cudaErrorInvalidConfiguration;
+  return e;
+}
+
 template <bool kWarm, class T>
 cudaError_t LaunchJv(cudaStream_t stream, const LapProblem<T>& s) {
   const LapJvWarpLayout L = LapJvWarpLayout::Of<T>(s.n, s.m);
   const BlockPerProblem g(s.n, s.m, s.batch, 32);
-  if (LapJvInBlock(s.n, s.m)) {
-    // About a column per thread: on an H100 256 threads solve 128 problems
-    // of 256 x 256 in 2.45 ms (1024 threads: 3.21 ms), 512 threads 64 of
-    // 512 x 512 in 7.3 ms (8.5 ms); from 1024 columns 1024 threads.
-    if (s.m < 512) {
-      lap_jv_block_kernel<T, kWarm, 256><<<g.blocks, 256, 0, stream>>>(s);
-    } else if (s.m < 1024) {
-      lap_jv_block_kernel<T, kWarm, 512><<<g.blocks, 512, 0, stream>>>(s);
-    } else {
-      lap_jv_block_kernel<T, kWarm, kLapJvBlockThreads>
-          <<<g.blocks, kLapJvBlockThreads, 0, stream>>>(s);
-    }
-  } else if (L.staged_bytes <= kLapJvWarpStagedBytes) {
+  if (LapJvInBlock(s.n, s.m)) return LaunchJvBlock<kWarm>(stream, s, g.blocks);
+  if (L.staged_bytes <= kLapJvWarpStagedBytes) {
     auto* kernel = lap_jv_warp_kernel<T, true, kWarm>;
     if (L.staged_bytes > kLapJvWarpSharedBytes) {
       const cudaError_t e = cudaFuncSetAttribute(
