@@ -538,7 +538,10 @@ class TeamJv {
       team_.TwoLeast(&first, &second);
       int j1 = first.index;
       const int j2 = second.index < m_ ? second.index : -1;
+      // Every read of the shared state comes before the barrier: after it
+      // thread 0 may already be writing y_[j2] (a block's warps run apart).
       int i0 = y_[j1];
+      const int i2 = j2 >= 0 ? y_[j2] : -1;
       const W price = v_[j1];
       const W lowered = j2 >= 0 ? price - (second.value - first.value) : price;
       const bool lowers = lowered < price;
@@ -548,7 +551,7 @@ class TeamJv {
           if (me_ == 0) v_[j1] = lowered;
         } else if (i0 >= 0 && j2 >= 0) {
           j1 = j2;
-          i0 = y_[j2];
+          i0 = i2;
         }
         if (i0 >= 0) {
           if (lowers) {

@@ -151,6 +151,37 @@ def test_gpu_jv_agrees_with_the_cpu_up_to_its_limit():
 
 
 @pytest.mark.gpu
+def test_gpu_block_jv_hard_classes():
+    """Blocks of 1024 threads on tied, structured, negative and forbidden
+    (+inf) costs, single and batched: certified, the CPU's optimum."""
+    gpu = jax.devices("gpu")[0]
+    rng = np.random.default_rng(12)
+    n = 1024
+    forbidden = rng.random((n, n)).astype(np.float32)
+    forbidden[rng.random((n, n)) < 0.3] = np.inf
+    cases = [
+        np.zeros((n, n), np.float32),
+        rng.integers(0, 2, (n, n)).astype(np.float32),
+        np.outer(np.arange(n), np.arange(n)).astype(np.float32),
+        (rng.random((n, n)) - 0.5).astype(np.float32),
+        np.where(rng.random((n, n)) < 0.5, -0.0, 0.0).astype(np.float32),  # -0 ties +0
+        forbidden,
+        rng.integers(-3, 3, (n, n)).astype(np.int32),
+        rng.integers(-(10**6), 10**6, (2, 1100, 1100)).astype(np.int32),
+    ]
+    for C in cases:
+        on_gpu = jax.device_get(jaxmatch.solve_lap(jax.device_put(C, gpu), method="jv"))
+        on_cpu = jax.device_get(jaxmatch.solve_lap(C, method="jv"))
+        np.testing.assert_array_equal(on_gpu.status, jaxmatch.LAPStatus.OPTIMAL)
+        np.testing.assert_allclose(
+            np.asarray(on_gpu.cost, np.float64), np.asarray(on_cpu.cost, np.float64), rtol=1e-6
+        )
+        certs = jaxmatch.verify_lap(C, on_gpu)
+        for cert in certs if C.ndim == 3 else [certs]:
+            assert cert.optimal, (C.dtype, C.shape, cert.reason)
+
+
+@pytest.mark.gpu
 @pytest.mark.parametrize("shape", [(300, 300), (200, 450)])
 def test_gpu_block_jv_warm_start(shape):
     """A block's JV from the previous solve's duals and pairs (square, and
