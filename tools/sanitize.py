@@ -6,15 +6,16 @@
 With the platform allocator every XLA buffer is its own cudaMalloc, so
 out-of-bounds accesses are caught. Where compute-sanitizer itself crashes
 while saving host backtraces (a segfault inside the tool before any output;
-seen on the H100 machine, 2026-11-25), add ``--show-backtrace no``. ``lap``: every method x execution on
-float, int and infeasible batches, cold and warm (from that result, on the
-costs moved a little). ``sparse-lap``: solve_lap_csr on padded
-batches. ``matching``: every BFS driver x level
-kernel x init x execution x thread mapping, and push-relabel x init x
-execution, on graphs with free rows and columns
-left, batched (vmap) and single, plus a malformed graph the kernels must
-reject without touching memory out of bounds. Exits non-zero if any result
-fails its certificate.
+seen on the H100 machine, 2026-11-25), add ``--show-backtrace no``.
+
+``lap``: every method x execution on float, int and infeasible batches,
+cold and warm (from that result, on the costs moved a little), and JV in a
+warp and in blocks of every size. ``sparse-lap``: solve_lap_csr on padded
+batches. ``matching``: every BFS driver x level kernel x init x execution x
+thread mapping, and push-relabel x init x execution, on graphs with free
+rows and columns left, batched (vmap) and single, plus a malformed graph
+the kernels must reject without touching memory out of bounds. Exits
+non-zero if any result fails its certificate.
 """
 
 from __future__ import annotations
