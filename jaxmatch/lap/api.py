@@ -71,8 +71,8 @@ JV_GPU_MAX_ROWS = 64
 #: (docs/benchmarks.md): on distinct float costs 1.2-6x ahead of the tree
 #: variant from 128 x 256^2 to 10000^2 (3.2x at 16 x 1024^2, 6x on
 #: Machol-Wien 1024^2), behind from about 13000 columns on U[0, 1) costs
-#: (16384^2: 7.1 s against 4.7 s) and on costs with many ties (integers: the
-#: tree variant stays their default).
+#: (16384^2: 7.1 s against 5.0 s, compilation included) and on costs with
+#: many ties (integers: the tree variant stays their default).
 JV_GPU_FLOAT_MIN_COLUMNS = 256
 #: See :data:`JV_GPU_FLOAT_MIN_COLUMNS`.
 JV_GPU_FLOAT_MAX_COLUMNS = 12288
