@@ -59,11 +59,11 @@ STEPPED_ITERATIONS_PER_CALL = 4
 #: (57 ms vs 154 ms stepped with command buffers), stepped wins at 2000^2
 #: (19-27 ms vs 41 ms).
 FUSED_MAX_COLUMNS = 1024
-#: On the GPU, ``method="auto"`` runs JV (a warp per problem) on problems with
-#: at most this many rows (the smaller side). Measured on an H100
-#: (docs/benchmarks.md): JV ahead of the fused tree variant up to 64 x 64
-#: (1024 x 32^2: 115 us against 224 us in the kernel), even at 128 x 128,
-#: behind from 100 x 100 distances and 256 x 256 on.
+#: On the GPU, ``method="auto"`` runs JV on problems with at most this many
+#: rows (the smaller side): a warp per problem, a block from 256 columns.
+#: Measured on an H100 (docs/benchmarks.md): a warp ahead of the fused tree
+#: variant up to 64 x 64 (1024 x 32^2: 115 us against 224 us in the
+#: kernel), even at 128 x 128, behind on 100 x 100 distances.
 JV_GPU_MAX_ROWS = 64
 #: On the GPU, ``method="auto"`` also runs JV (a thread block per problem) on
 #: float problems with :data:`JV_GPU_FLOAT_MIN_COLUMNS` to
