@@ -256,6 +256,14 @@ void SolveHost(int n, int m, int variant, const void* C, int* cfr, int* rfc,
 
 }  // namespace
 
+// The lanes of the CPU JV's relaxation passes on this machine (lap_jv.h):
+// kLapJvAvx2Lanes with AVX2, kLapJvBaselineLanes otherwise or with
+// JAXMATCH_CPU_LANES=baseline.
+extern "C" __attribute__((visibility("default"))) int jaxmatch_lap_jv_lanes() {
+  return jaxmatch::LapJvLanesUseAvx2() ? jaxmatch::kLapJvAvx2Lanes
+                                       : jaxmatch::kLapJvBaselineLanes;
+}
+
 extern "C" __attribute__((visibility("default"))) int jaxmatch_lap_solve_host(
     int dtype, int n, int m, int variant, const void* C, int* col_for_row,
     int* row_for_col, void* u, void* v, int* info) {

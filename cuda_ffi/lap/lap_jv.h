@@ -7,6 +7,11 @@
 // reduction) assigns most rows cheaply, and each remaining free row is then
 // augmented along a shortest path (Dijkstra over the columns, with a list of
 // the columns at the current least distance so that ties cost one pass).
+// Each relaxation pass runs over every column's contiguous arrays in vector
+// lanes, free of branches, the columns already reached masked by their key:
+// on Machol-Wien costs, where a search leaves two thirds of the columns
+// unreached on average, that is faster than a branching pass over those
+// alone.
 //
 // Costs are read as T and every dual and distance is kept in a wider type W
 // (double for float costs, int64 for int32 costs), so float32 duals lose no
@@ -27,6 +32,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <type_traits>
 #include <vector>
@@ -36,8 +43,46 @@
 
 namespace jaxmatch {
 
-// Row visits of the augmenting row reduction per free row it starts with.
-constexpr int64_t kLapJvReductionVisits = 2;
+// JM_LAP_JV_AVX2: JV's relaxation passes are also compiled for AVX2 and run
+// so where the CPU has it (LapJvLanesUseAvx2).
+#if defined(__x86_64__) && defined(__GNUC__)
+#define JM_LAP_JV_AVX2 1
+#else
+#define JM_LAP_JV_AVX2 0
+#endif
+
+// Whether the AVX2 build of the passes runs: where the CPU has AVX2, unless
+// the environment's JAXMATCH_CPU_LANES is "baseline" (read once; the tests
+// run the baseline build this way).
+inline bool LapJvLanesUseAvx2() {
+#if JM_LAP_JV_AVX2
+  static const bool use = [] {
+    const char* lanes = std::getenv("JAXMATCH_CPU_LANES");
+    if (lanes != nullptr && std::strcmp(lanes, "baseline") == 0) return false;
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2") != 0;
+  }();
+  return use;
+#else
+  return false;
+#endif
+}
+
+// A vector of kLanes lanes of X (GCC's vector extensions): JV's relaxation
+// passes run in lanes over contiguous arrays of 8-byte duals and distances.
+// Four lanes fill AVX2's registers; the baseline build runs two on AArch64
+// and one elsewhere (SSE2 has no 64-bit comparison, which GCC would emulate
+// lane by lane).
+template <class X, int kLanes>
+struct LapJvVec {
+  typedef X type __attribute__((vector_size(kLanes * sizeof(X))));
+};
+constexpr int kLapJvAvx2Lanes = 4;
+#if defined(__aarch64__)
+constexpr int kLapJvBaselineLanes = 2;  // NEON compares 64-bit lanes.
+#else
+constexpr int kLapJvBaselineLanes = 1;
+#endif
 
 template <class T>
 class LapJv {
@@ -199,9 +244,10 @@ class LapJv {
   // searches or on a cancellation.
   int AugmentFreeRows(const std::vector<int>& free_rows, int max_searches,
                       int* augmentations) {
-    pred_.assign(m_, 0);
-    cols_.resize(m_);
-    d_.resize(m_);
+    key_.resize(m_);
+    dist_.resize(m_);
+    pred_.resize(m_);
+    list_.reserve(m_);
     *augmentations = 0;
     for (int f : free_rows) {
       if ((max_searches > 0 && *augmentations >= max_searches) ||
@@ -230,10 +276,8 @@ class LapJv {
     std::vector<int> argbest(m_, 0);
     // Among tied rows, column j takes the first in the cyclic order that
     // starts at row j (the spread of lap_steps.h's greedy start): a matrix
-    // of equal costs is assigned here, without a search.
-    auto rank = [&](int i, int j) {
-      return i >= j % n_ ? i - j % n_ : i - j % n_ + n_;
-    };
+    // of equal costs is assigned here, without a search.  (Square: j < n.)
+    auto rank = [&](int i, int j) { return i >= j ? i - j : i - j + n_; };
     for (int i = 0; i < n_; ++i) {
       for (int j = 0; j < m_; ++j) {
         const W c = Cost(i, j);
@@ -355,78 +399,285 @@ class LapJv {
     rows.resize(kept);
   }
 
-  // The search's view of the columns for Relax: unaliased pointers, so that
-  // a store to one array does not make the compiler reload the others.
-  struct Columns {
-    int* __restrict cols;
-    int* __restrict pred;
-    W* __restrict dist;
-    const W* __restrict price;
-    const int* __restrict owner;
-    int m;
-  };
-  // Where a relaxation pass leaves the search: the list's end `hi`, the
-  // path's end (-1: none yet), and the least distance outside the list
-  // with the position of its first column and whether another ties with it.
-  struct Pass {
-    int hi;
-    int end;
-    W next;
-    int next_at;
-    bool next_tied;
+  // The vectors of a pass in kLanes lanes: distances and prices, costs,
+  // comparison masks (and column indices), predecessor rows.  One lane is
+  // plain scalars, which GCC compiles better than vectors of one.
+  template <int kLanes>
+  struct Lanes {
+    static constexpr bool kScalar = kLanes == 1;
+    template <class X>
+    using Of =
+        typename std::conditional<kScalar, X,
+                                  typename LapJvVec<X, kLanes>::type>::type;
+    using Vec = Of<W>;
+    using Costs = Of<T>;
+    using Mask = Of<int64_t>;
+    using Rows = Of<int32_t>;
+    template <class To, class From>
+    __attribute__((always_inline)) static To Convert(From x) {
+      if constexpr (kScalar)
+        return static_cast<To>(x);
+      else
+        return __builtin_convertvector(x, To);
+    }
+    template <class V>
+    __attribute__((always_inline)) static auto Get(const V& v, int l) {
+      if constexpr (kScalar)
+        return v;
+      else
+        return v[l];
+    }
+    __attribute__((always_inline)) static Mask Iota() {
+      Mask lane{};
+      if constexpr (!kScalar)
+        for (int l = 0; l < kLanes; ++l) lane[l] = l;
+      return lane;
+    }
   };
 
-  // One relaxation pass through row i over the columns cols[hi, m) outside
-  // the list (Augment), their distances lowered to `reduced` where that is
-  // less; a column brought to `least` joins the list, and a free one ends
-  // the path.  With kTrack the pass also finds the least distance left
-  // outside the list.  Kept out of line, its state in locals: within
-  // Augment's body the compiler spilled the loop's state to the stack.
-  template <bool kTrack>
-  __attribute__((noinline)) static void Relax(const T* __restrict row, W h,
-                                              W least, int i, const Columns& c,
-                                              Pass* pass) {
-    // Locals: a store through `cols` could otherwise alias c.m.
-    int* __restrict cols = c.cols;
-    int* __restrict pred = c.pred;
-    W* __restrict dist = c.dist;
-    const W* __restrict price = c.price;
-    const int* __restrict owner = c.owner;
-    const int m = c.m;
-    int hi = pass->hi, next_at = pass->next_at;
-    W next = Inf();
-    bool next_tied = true;
-    for (int k = hi; k < m; ++k) {
-      const int j = cols[k];
-      W d = dist[j];
-      // An infinite cost gives an infinite `reduced`, never below d.
-      const W reduced = static_cast<W>(row[j]) - price[j] - h;
-      if (reduced < d) {
-        d = reduced;
-        dist[j] = d;
-        pred[j] = i;
-        if (d == least) {
-          if (owner[j] < 0) {
-            pass->end = j;
-            break;
-          }
-          // Column j joins the list; the column at hi takes its place.
-          if (next_at == hi) next_at = k;
-          cols[k] = cols[hi];
-          cols[hi++] = j;
-          continue;
-        }
-      }
-      if (kTrack && d <= next) {
-        next_tied = d == next;
-        if (d < next) next_at = k;
-        next = d;
-      }
+  // The least distance seen by a pass, the least of the others (equal to it
+  // when tied), and the first column holding it.
+  struct Least {
+    W value;
+    W second;
+    int at;
+    void Add(W d, int j) {
+      second = std::min(second, std::max(d, value));
+      at = d < value || (d == value && j < at) ? j : at;
+      value = std::min(value, d);
     }
-    pass->hi = hi;
-    pass->next = next;
-    pass->next_at = next_at;
-    pass->next_tied = next_tied;
+    void Add(const Least& o) {
+      Add(o.second, o.at);
+      Add(o.value, o.at);
+    }
+  };
+
+  static W NegInf() {
+    return std::numeric_limits<W>::has_infinity
+               ? -std::numeric_limits<W>::infinity()
+               : std::numeric_limits<W>::min();
+  }
+
+  // A relaxation pass's arguments: row i's costs, the shift h of its
+  // reduced costs, the list's distance, the columns' prices, keys and
+  // predecessor rows [m] (8 bytes wide, as the lanes' masks).
+  struct PassArgs {
+    const T* row;
+    W h;
+    W least;
+    int i;
+    int m;
+    const W* price;
+    W* key;
+    int64_t* pred;
+  };
+
+  // One relaxation pass through row i over every column: a column's key is
+  // its distance while it is outside the search's list, and -inf (NegInf)
+  // once it joined; outside the list each key is lowered to the reduced
+  // cost row[j] - v[j] - h where that is less, and pred[j] set to i.
+  // Returns whether a key reached `least`: that column joins the list
+  // (JoinLeast).  With kTrack the pass also finds the least key outside the
+  // list.  Columns in the list are skipped by their key, not by a branch,
+  // so that the pass runs in lanes over contiguous arrays.
+  template <bool kTrack, int kLanes>
+  __attribute__((always_inline)) static inline bool RelaxLanes(
+      const PassArgs& a, Least* next) {
+    using L = Lanes<kLanes>;
+    using Vec = typename L::Vec;
+    using Costs = typename L::Costs;
+    using Mask = typename L::Mask;
+    const T* __restrict row = a.row;
+    const W* __restrict price = a.price;
+    W* __restrict key = a.key;
+    int64_t* __restrict pred = a.pred;
+    const W h = a.h, least = a.least;
+    const int i = a.i, m = a.m;
+    const Vec inf = Vec{} + Inf(), neg_inf = Vec{} + NegInf();
+    const Vec hv = Vec{} + h, least_v = Vec{} + least;
+    const Mask iv = Mask{} + int64_t{i};
+    // Two sets of lanes take alternate vectors, halving the chain of
+    // dependent comparisons that tracking the least builds; `index` holds
+    // the lanes' columns.
+    Vec best[2] = {inf, inf}, second[2] = {inf, inf};
+    Mask at[2] = {Mask{} + int64_t{m}, Mask{} + int64_t{m}};
+    Mask index = L::Iota(), hit = {};
+    auto step = [&](int j, int set) __attribute__((always_inline)) {
+      Costs c;
+      Vec p, d;
+      Mask r;
+      std::memcpy(&c, row + j, sizeof c);
+      std::memcpy(&p, price + j, sizeof p);
+      std::memcpy(&d, key + j, sizeof d);
+      std::memcpy(&r, pred + j, sizeof r);
+      const Vec reduced = L::template Convert<Vec>(c) - p - hv;
+      const Mask lower = reduced < d;
+      const Vec lowered = lower ? reduced : d;
+      r = lower ? iv : r;
+      std::memcpy(key + j, &lowered, sizeof lowered);
+      std::memcpy(pred + j, &r, sizeof r);
+      // Outside the list keys exceed `least`; in it they are -inf.
+      hit |= lowered == least_v;
+      if (kTrack) {
+        const Vec t = lowered == neg_inf ? inf : lowered;
+        const Vec above = t > best[set] ? t : best[set];
+        second[set] = above < second[set] ? above : second[set];
+        at[set] = t < best[set] ? index : at[set];
+        best[set] = t < best[set] ? t : best[set];
+      }
+      index += kLanes;
+    };
+    int j = 0;
+    for (; j + 2 * kLanes <= m; j += 2 * kLanes) {
+      step(j, 0);
+      step(j + kLanes, 1);
+    }
+    if (j + kLanes <= m) {
+      step(j, 0);
+      j += kLanes;
+    }
+    Least found{Inf(), Inf(), m};
+    bool any = false;
+    for (int l = 0; l < kLanes; ++l) {
+      any |= L::Get(hit, l) != 0;
+      for (int set = 0; set < 2 && kTrack; ++set)
+        found.Add(Least{L::Get(best[set], l), L::Get(second[set], l),
+                        static_cast<int>(L::Get(at[set], l))});
+    }
+    for (; j < m; ++j) {
+      const W reduced = static_cast<W>(row[j]) - price[j] - h;
+      if (reduced < key[j]) {
+        key[j] = reduced;
+        pred[j] = i;
+        any |= reduced == least;
+      }
+      if (kTrack && key[j] != NegInf()) found.Add(key[j], j);
+    }
+    if (kTrack) *next = found;
+    return any;
+  }
+
+  // The least key outside the list, the least of the others and the first
+  // column holding it (one pass in lanes).
+  template <int kLanes>
+  __attribute__((always_inline)) static inline Least LeastKeyLanes(
+      const W* __restrict key, int m) {
+    using L = Lanes<kLanes>;
+    using Vec = typename L::Vec;
+    using Mask = typename L::Mask;
+    const Vec inf = Vec{} + Inf(), neg_inf = Vec{} + NegInf();
+    Vec best = inf, second = inf;
+    Mask at = Mask{} + int64_t{m}, index = L::Iota();
+    int j = 0;
+    for (; j + kLanes <= m; j += kLanes, index += kLanes) {
+      Vec d;
+      std::memcpy(&d, key + j, sizeof d);
+      const Vec t = d == neg_inf ? inf : d;
+      const Vec above = t > best ? t : best;
+      second = above < second ? above : second;
+      at = t < best ? index : at;
+      best = t < best ? t : best;
+    }
+    Least found{Inf(), Inf(), m};
+    for (int l = 0; l < kLanes; ++l)
+      found.Add(Least{L::Get(best, l), L::Get(second, l),
+                      static_cast<int>(L::Get(at, l))});
+    for (; j < m; ++j)
+      if (key[j] != NegInf()) found.Add(key[j], j);
+    return found;
+  }
+
+  // The first column j >= from whose key is `value`, or m (in lanes).
+  template <int kLanes>
+  __attribute__((always_inline)) static inline int FindKeyLanes(
+      const W* __restrict key, int from, int m, W value) {
+    using L = Lanes<kLanes>;
+    using Vec = typename L::Vec;
+    const Vec v = Vec{} + value;
+    int j = from;
+    for (; j + kLanes <= m; j += kLanes) {
+      Vec d;
+      std::memcpy(&d, key + j, sizeof d);
+      const auto equal = d == v;
+      bool any = false;
+      for (int l = 0; l < kLanes; ++l) any |= L::Get(equal, l) != 0;
+      if (any) break;
+    }
+    for (; j < m; ++j)
+      if (key[j] == value) return j;
+    return m;
+  }
+
+  // The passes as built for AVX2 and for the baseline, and the choice.
+#if JM_LAP_JV_AVX2
+  template <bool kTrack>
+  __attribute__((noinline,
+                 target("avx2"))) static bool RelaxAvx2(const PassArgs& a,
+                                                        Least* next) {
+    return RelaxLanes<kTrack, kLapJvAvx2Lanes>(a, next);
+  }
+  __attribute__((noinline, target("avx2"))) static Least LeastKeyAvx2(
+      const W* key, int m) {
+    return LeastKeyLanes<kLapJvAvx2Lanes>(key, m);
+  }
+  __attribute__((noinline, target("avx2"))) static int FindKeyAvx2(const W* key,
+                                                                   int from,
+                                                                   int m,
+                                                                   W value) {
+    return FindKeyLanes<kLapJvAvx2Lanes>(key, from, m, value);
+  }
+#endif
+  template <bool kTrack>
+  __attribute__((noinline)) static bool RelaxBaseline(const PassArgs& a,
+                                                      Least* next) {
+    return RelaxLanes<kTrack, kLapJvBaselineLanes>(a, next);
+  }
+  __attribute__((noinline)) static Least LeastKeyBaseline(const W* key, int m) {
+    return LeastKeyLanes<kLapJvBaselineLanes>(key, m);
+  }
+  __attribute__((noinline)) static int FindKeyBaseline(const W* key, int from,
+                                                       int m, W value) {
+    return FindKeyLanes<kLapJvBaselineLanes>(key, from, m, value);
+  }
+  template <bool kTrack>
+  static bool Relax(const PassArgs& a, Least* next) {
+#if JM_LAP_JV_AVX2
+    if (LapJvLanesUseAvx2()) return RelaxAvx2<kTrack>(a, next);
+#endif
+    return RelaxBaseline<kTrack>(a, next);
+  }
+  static Least LeastKey(const W* key, int m) {
+#if JM_LAP_JV_AVX2
+    if (LapJvLanesUseAvx2()) return LeastKeyAvx2(key, m);
+#endif
+    return LeastKeyBaseline(key, m);
+  }
+  static int FindKey(const W* key, int from, int m, W value) {
+#if JM_LAP_JV_AVX2
+    if (LapJvLanesUseAvx2()) return FindKeyAvx2(key, from, m, value);
+#endif
+    return FindKeyBaseline(key, from, m, value);
+  }
+
+  // The columns whose key is `least` join the list, in column order, until
+  // one is free; returns it (the path's end), or -1.
+  int JoinLeast(W least) {
+    for (int j = FindKey(key_.data(), 0, m_, least); j < m_;
+         j = FindKey(key_.data(), j + 1, m_, least)) {
+      Join(j, least);
+      if (y_[j] < 0) return j;
+    }
+    return -1;
+  }
+
+  PassArgs Pass(const T* row, W h, W least, int i) {
+    return {row, h, least, i, m_, v_.data(), key_.data(), pred_.data()};
+  }
+
+  void Join(int j, W distance) {
+    dist_[j] = distance;
+    key_[j] = NegInf();
+    list_.push_back(j);
   }
 
   // Dijkstra from free row f over the columns; augments along the shortest
@@ -438,87 +689,57 @@ class LapJv {
   // A relaxation pass also finds the least distance among the columns it
   // leaves out of the list: when the list runs empty and that least is held
   // by one column alone, the column joins the list without another pass, so
-  // on distinct distances a scanned row costs one pass, not two (Machol-Wien
-  // costs 500^2: 92 -> 57 ms on one core).  After a pass that found ties the
-  // search is skipped until a pass finds a single least column again: on
-  // costs with many ties (integers in [0, n]) it rarely pays.
+  // on distinct distances a scanned row costs one pass, not two.  After a
+  // pass that found ties the search is skipped until a pass finds a single
+  // least column again: on costs with many ties (integers in [0, n]) it
+  // rarely pays.
   bool Augment(int f) {
-    const T* row_f = Row(f);
-    const Columns c{cols_.data(), pred_.data(), d_.data(),
-                    v_.data(),    y_.data(),    m_};
-    int* __restrict cols = c.cols;
-    Pass pass{0, -1, Inf(), -1, true};
-    for (int j = 0; j < c.m; ++j) {
-      cols[j] = j;
-      c.pred[j] = f;
-      const W d = static_cast<W>(row_f[j]) - c.price[j];
-      c.dist[j] = d;
-      if (d <= pass.next) {
-        pass.next_tied = d == pass.next;
-        if (d < pass.next) pass.next_at = j;
-        pass.next = d;
-      }
-    }
-    // cols[0, lo): scanned; [lo, hi): at the least distance, to scan;
-    // [hi, m): the rest.
-    int lo = 0, scanned = 0;
-    int& hi = pass.hi;
-    int& end = pass.end;
+    list_.clear();
+    std::fill(key_.begin(), key_.end(), Inf());
+    std::fill(pred_.begin(), pred_.end(), f);
+    Least next;
+    Relax<true>(Pass(Row(f), W(0), NegInf(), f), &next);
+    size_t scanned = 0;
+    int end = -1;
     W least = W(0);
     bool track = true;
     while (end < 0) {
-      if (lo == hi) {
-        scanned = lo;
-        if (!pass.next_tied) {
+      if (scanned == list_.size()) {
+        if (next.value != next.second) {
           // The last pass found the least distance held by one column.
-          if (!(pass.next < Inf())) return false;
-          least = pass.next;
-          const int j = cols[pass.next_at];
-          cols[pass.next_at] = cols[hi];
-          cols[hi++] = j;
-          if (c.owner[j] < 0) {
-            end = j;
+          if (!(next.value < Inf())) return false;
+          least = next.value;
+          Join(next.at, least);
+          if (y_[next.at] < 0) {
+            end = next.at;
             break;
           }
         } else {
-          // A pass over the rest for the least distance and its columns.
-          least = c.dist[cols[lo]];
-          hi = lo + 1;
-          for (int k = hi; k < c.m; ++k) {
-            const int j = cols[k];
-            if (c.dist[j] <= least) {
-              if (c.dist[j] < least) {
-                hi = lo;
-                least = c.dist[j];
-              }
-              cols[k] = cols[hi];
-              cols[hi++] = j;
-            }
-          }
+          // A pass over the keys for the least distance and its columns.
+          least = LeastKey(key_.data(), m_).value;
           if (!(least < Inf())) return false;
-          track = hi - lo == 1;
-          for (int k = lo; k < hi; ++k)
-            if (c.owner[cols[k]] < 0) {
-              end = cols[k];
-              break;
-            }
+          const size_t before = list_.size();
+          end = JoinLeast(least);
           if (end >= 0) break;
+          track = list_.size() - before == 1;
         }
       }
-      const int j1 = cols[lo++];
-      const int i = c.owner[j1];
+      const int j1 = list_[scanned++];
+      const int i = y_[j1];
       const T* row = Row(i);
-      const W h = static_cast<W>(row[j1]) - c.price[j1] - least;
+      const W h = static_cast<W>(row[j1]) - v_[j1] - least;
       // Only the pass that empties the list needs the least outside it.
-      if (track && lo == hi)
-        Relax<true>(row, h, least, i, c, &pass);
-      else
-        Relax<false>(row, h, least, i, c, &pass);
+      const bool last = track && scanned == list_.size();
+      const PassArgs pass = Pass(row, h, least, i);
+      if (!(last ? Relax<true>(pass, &next) : Relax<false>(pass, &next)))
+        continue;
+      end = JoinLeast(least);
+      // The least outside the list, now that columns left it.
+      if (end < 0 && last) next = LeastKey(key_.data(), m_);
     }
-    for (int k = 0; k < scanned; ++k) {
-      const int j = cols[k];
-      v_[j] += d_[j] - least;
-    }
+    // The columns scanned; those joined after are at `least`.
+    for (size_t k = 0; k < scanned; ++k)
+      v_[list_[k]] += dist_[list_[k]] - least;
     FlipAugmentingPath(end, f, pred_.data(), x_.data(), y_.data(), [](int) {});
     return true;
   }
@@ -527,8 +748,11 @@ class LapJv {
   const T* C_;
   std::vector<int> x_, y_;
   std::vector<W> v_;
-  std::vector<int> pred_, cols_;
-  std::vector<W> d_;
+  // The search's state by column: key (Relax), the distance at which a
+  // column joined the list, the predecessor row; and the list in order.
+  std::vector<W> key_, dist_;
+  std::vector<int64_t> pred_;
+  std::vector<int> list_;
   CancelToken cancel_;
 };
 

@@ -25,7 +25,6 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "lap/lap_jv.h"
 #include "lap/lap_state.h"
 
 namespace jaxmatch {

@@ -85,6 +85,10 @@ enum LapScalar : int32_t {
   kLapInfoLen = 20,
 };
 
+// Row visits of JV's augmenting row reduction (lap_jv.h, lap_jv_team.cuh)
+// per free row it starts with.
+constexpr int64_t kLapJvReductionVisits = 2;
+
 // The type of JV's duals and distances (lap_jv.h, lap_jv_team.cuh): double
 // for float costs, int64 for int32 costs.
 template <class T>
@@ -395,15 +399,16 @@ struct LapCsrProblem {
 
 // Flips the augmenting path that a shortest-path search from the free row
 // `root` found to the free column `end`: following the predecessor rows
-// `pred` (column -> row), each column of the path takes its predecessor and
-// each row the column it reached (`x`: row -> column, `y`: column -> row).
+// `pred` (column -> row, of any integer type), each column of the path takes
+// its predecessor and each row the column it reached (`x`: row -> column,
+// `y`: column -> row).
 // `on_column(j)` runs for each column of the path (the JV solvers, dense,
 // sparse and a warp's, end every search with this).
-template <typename OnColumn>
-JM_HD void FlipAugmentingPath(int end, int root, const int* pred, int* x,
+template <typename Pred, typename OnColumn>
+JM_HD void FlipAugmentingPath(int end, int root, const Pred* pred, int* x,
                               int* y, OnColumn on_column) {
   for (int j = end;;) {
-    const int i = pred[j];
+    const int i = static_cast<int>(pred[j]);
     y[j] = i;
     on_column(j);
     const int next = x[i];

@@ -6,6 +6,12 @@ from __future__ import annotations
 
 import functools
 import itertools
+import os
+import platform
+import re
+import subprocess
+import sys
+from pathlib import Path
 
 import jax
 import numpy as np
@@ -13,6 +19,7 @@ import pytest
 from lap_cases import DISTRIBUTIONS, check_against_scipy, make_costs, member
 
 import jaxmatch
+from jaxmatch import _ffi
 
 SHAPES = [(1, 1), (1, 5), (5, 1), (2, 2), (3, 3), (4, 7), (7, 4), (13, 13), (16, 31), (50, 50)]
 SHAPES += [(64, 100), (100, 64), (128, 128), (200, 200), (150, 300)]
@@ -124,6 +131,44 @@ def test_auto_on_the_cpu_runs_jv():
     jv = jaxmatch.solve_lap(C, method="jv")
     tree = jaxmatch.solve_lap(C, method="tree")
     assert int(auto.n_iters) == int(jv.n_iters) != int(tree.n_iters)
+
+
+def _cpu_has_avx2() -> bool:
+    if platform.machine() not in ("x86_64", "AMD64"):
+        return False
+    try:
+        cpuinfo = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return False
+    return re.search(r"^flags\s*:.*\bavx2\b", cpuinfo, re.MULTILINE) is not None
+
+
+def test_cpu_lanes_follow_the_machine_and_the_environment():
+    """The CPU JV's relaxation passes run in four lanes where the CPU has
+    AVX2, and in one lane otherwise or with JAXMATCH_CPU_LANES=baseline."""
+    baseline = os.environ.get("JAXMATCH_CPU_LANES") == "baseline"
+    expected = 4 if _cpu_has_avx2() and not baseline else 1
+    assert _ffi.cpu_library().jaxmatch_lap_jv_lanes() == expected
+
+
+def test_baseline_lanes_against_scipy():
+    """The passes' baseline build (one lane: CPUs without AVX2) on the CPU
+    sweep, the hard classes and the warm starts, in a process started with
+    JAXMATCH_CPU_LANES=baseline; the lanes test there proves the switch."""
+    here = Path(__file__).resolve().parent
+    selection = "(sweep and cpu-jv) or (hard_classes and cpu) or lanes_follow or warm"
+    env = dict(os.environ, JAXMATCH_CPU_LANES="baseline", JAX_PLATFORMS="cpu")
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-k", selection]
+        + [str(here / "test_lap_jv.py"), str(here / "test_lap_warm.py")],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=1200,
+    )
+    assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
+    passed = re.search(r"(\d+) passed", proc.stdout)
+    assert passed is not None and int(passed.group(1)) >= 40, proc.stdout[-2000:]
 
 
 @pytest.mark.gpu
