@@ -272,25 +272,16 @@ class LapJv {
   // one column takes it, and that column's price drops by the row's second
   // least reduced cost.  Every reduced cost stays >= 0.
   void ColumnReduction(std::vector<int>* free_rows) {
-    std::vector<W> best(m_, Inf());
-    std::vector<int> argbest(m_, 0);
     // Among tied rows, column j takes the first in the cyclic order that
     // starts at row j (the spread of lap_steps.h's greedy start): a matrix
-    // of equal costs is assigned here, without a search.  (Square: j < n.)
-    auto rank = [&](int i, int j) { return i >= j ? i - j : i - j + n_; };
-    for (int i = 0; i < n_; ++i) {
-      for (int j = 0; j < m_; ++j) {
-        const W c = Cost(i, j);
-        if (c < best[j] || (c == best[j] && rank(i, j) < rank(argbest[j], j))) {
-          best[j] = c;
-          argbest[j] = i;
-        }
-      }
-    }
+    // of equal costs is assigned here, without a search.
+    std::vector<W> best(m_, Inf());
+    std::vector<int64_t> argbest(m_, 0);
+    InLanes(ColumnMinima{C_, n_, best.data(), argbest.data()});
     std::vector<char> unique(n_, 1);
     for (int j = m_ - 1; j >= 0; --j) {
       v_[j] = best[j];
-      const int i = argbest[j];
+      const int i = static_cast<int>(argbest[j]);
       if (x_[i] < 0) {
         x_[i] = j;
         y_[j] = i;
@@ -303,10 +294,8 @@ class LapJv {
         free_rows->push_back(i);
       } else if (unique[i]) {
         const int j = x_[i];
-        W second = Inf();
-        for (int k = 0; k < m_; ++k)
-          if (k != j && Cost(i, k) - v_[k] < second)
-            second = Cost(i, k) - v_[k];
+        const W second =
+            InLanes(LeastOf{Row(i), v_.data(), nullptr, j, m_}).value;
         if (second < Inf()) v_[j] -= second;
       }
     }
@@ -458,10 +447,40 @@ class LapJv {
                : std::numeric_limits<W>::min();
   }
 
-  // A relaxation pass's arguments: row i's costs, the shift h of its
-  // reduced costs, the list's distance, the columns' prices, keys and
-  // predecessor rows [m] (8 bytes wide, as the lanes' masks).
-  struct PassArgs {
+  // Each pass below is a struct of its arguments whose Run<kLanes>() is its
+  // body.  InLanes runs it compiled for AVX2 where the CPU has it, else for
+  // the baseline: Run is always inlined, so it is built for the target of
+  // the function that calls it.
+#if JM_LAP_JV_AVX2
+  template <class Pass>
+  __attribute__((noinline,
+                 target("avx2"))) static auto InLanesAvx2(const Pass& pass) {
+    return pass.template Run<kLapJvAvx2Lanes>();
+  }
+#endif
+  template <class Pass>
+  __attribute__((noinline)) static auto InLanesBaseline(const Pass& pass) {
+    return pass.template Run<kLapJvBaselineLanes>();
+  }
+  template <class Pass>
+  static auto InLanes(const Pass& pass) {
+#if JM_LAP_JV_AVX2
+    if (LapJvLanesUseAvx2()) return InLanesAvx2(pass);
+#endif
+    return InLanesBaseline(pass);
+  }
+
+  // One relaxation pass through row i over every column: a column's key is
+  // its distance while it is outside the search's list, and -inf (NegInf)
+  // once it joined; outside the list each key is lowered to the reduced
+  // cost row[j] - price[j] - h where that is less, and pred[j] (8 bytes
+  // wide, as the lanes' masks) set to i.  Returns whether a key reached
+  // `least`: that column joins the list (JoinLeast).  With kTrack the pass
+  // also finds the least key outside the list (*next).  Columns in the list
+  // are skipped by their key, not by a branch, so that the pass runs in
+  // lanes over contiguous arrays.
+  template <bool kTrack>
+  struct Relax {
     const T* row;
     W h;
     W least;
@@ -470,208 +489,241 @@ class LapJv {
     const W* price;
     W* key;
     int64_t* pred;
+    Least* next;
+
+    template <int kLanes>
+    __attribute__((always_inline)) inline bool Run() const {
+      using L = Lanes<kLanes>;
+      using Vec = typename L::Vec;
+      using Costs = typename L::Costs;
+      using Mask = typename L::Mask;
+      const T* __restrict row = this->row;
+      const W* __restrict price = this->price;
+      W* __restrict key = this->key;
+      int64_t* __restrict pred = this->pred;
+      const Vec inf = Vec{} + Inf(), neg_inf = Vec{} + NegInf();
+      const Vec hv = Vec{} + h, least_v = Vec{} + least;
+      const Mask iv = Mask{} + int64_t{i};
+      // Two sets of lanes take alternate vectors, halving the chain of
+      // dependent comparisons that tracking the least builds; `index`
+      // holds the lanes' columns.
+      Vec best[2] = {inf, inf}, second[2] = {inf, inf};
+      Mask at[2] = {Mask{} + int64_t{m}, Mask{} + int64_t{m}};
+      Mask index = L::Iota(), hit = {};
+      auto step = [&](int j, int set) __attribute__((always_inline)) {
+        Costs c;
+        Vec p, d;
+        Mask r;
+        std::memcpy(&c, row + j, sizeof c);
+        std::memcpy(&p, price + j, sizeof p);
+        std::memcpy(&d, key + j, sizeof d);
+        std::memcpy(&r, pred + j, sizeof r);
+        const Vec reduced = L::template Convert<Vec>(c) - p - hv;
+        const Mask lower = reduced < d;
+        const Vec lowered = lower ? reduced : d;
+        r = lower ? iv : r;
+        std::memcpy(key + j, &lowered, sizeof lowered);
+        std::memcpy(pred + j, &r, sizeof r);
+        // Outside the list keys exceed `least`; in it they are -inf.
+        hit |= lowered == least_v;
+        if (kTrack) {
+          const Vec t = lowered == neg_inf ? inf : lowered;
+          const Vec above = t > best[set] ? t : best[set];
+          second[set] = above < second[set] ? above : second[set];
+          at[set] = t < best[set] ? index : at[set];
+          best[set] = t < best[set] ? t : best[set];
+        }
+        index += kLanes;
+      };
+      int j = 0;
+      for (; j + 2 * kLanes <= m; j += 2 * kLanes) {
+        step(j, 0);
+        step(j + kLanes, 1);
+      }
+      if (j + kLanes <= m) {
+        step(j, 0);
+        j += kLanes;
+      }
+      Least found{Inf(), Inf(), m};
+      bool any = false;
+      for (int l = 0; l < kLanes; ++l) {
+        any |= L::Get(hit, l) != 0;
+        for (int set = 0; set < 2 && kTrack; ++set)
+          found.Add(Least{L::Get(best[set], l), L::Get(second[set], l),
+                          static_cast<int>(L::Get(at[set], l))});
+      }
+      for (; j < m; ++j) {
+        const W reduced = static_cast<W>(row[j]) - price[j] - h;
+        if (reduced < key[j]) {
+          key[j] = reduced;
+          pred[j] = i;
+          any |= reduced == least;
+        }
+        if (kTrack && key[j] != NegInf()) found.Add(key[j], j);
+      }
+      if (kTrack) *next = found;
+      return any;
+    }
   };
 
-  // One relaxation pass through row i over every column: a column's key is
-  // its distance while it is outside the search's list, and -inf (NegInf)
-  // once it joined; outside the list each key is lowered to the reduced
-  // cost row[j] - v[j] - h where that is less, and pred[j] set to i.
-  // Returns whether a key reached `least`: that column joins the list
-  // (JoinLeast).  With kTrack the pass also finds the least key outside the
-  // list.  Columns in the list are skipped by their key, not by a branch,
-  // so that the pass runs in lanes over contiguous arrays.
-  template <bool kTrack, int kLanes>
-  __attribute__((always_inline)) static inline bool RelaxLanes(
-      const PassArgs& a, Least* next) {
-    using L = Lanes<kLanes>;
-    using Vec = typename L::Vec;
-    using Costs = typename L::Costs;
-    using Mask = typename L::Mask;
-    const T* __restrict row = a.row;
-    const W* __restrict price = a.price;
-    W* __restrict key = a.key;
-    int64_t* __restrict pred = a.pred;
-    const W h = a.h, least = a.least;
-    const int i = a.i, m = a.m;
-    const Vec inf = Vec{} + Inf(), neg_inf = Vec{} + NegInf();
-    const Vec hv = Vec{} + h, least_v = Vec{} + least;
-    const Mask iv = Mask{} + int64_t{i};
-    // Two sets of lanes take alternate vectors, halving the chain of
-    // dependent comparisons that tracking the least builds; `index` holds
-    // the lanes' columns.
-    Vec best[2] = {inf, inf}, second[2] = {inf, inf};
-    Mask at[2] = {Mask{} + int64_t{m}, Mask{} + int64_t{m}};
-    Mask index = L::Iota(), hit = {};
-    auto step = [&](int j, int set) __attribute__((always_inline)) {
-      Costs c;
-      Vec p, d;
-      Mask r;
-      std::memcpy(&c, row + j, sizeof c);
-      std::memcpy(&p, price + j, sizeof p);
-      std::memcpy(&d, key + j, sizeof d);
-      std::memcpy(&r, pred + j, sizeof r);
-      const Vec reduced = L::template Convert<Vec>(c) - p - hv;
-      const Mask lower = reduced < d;
-      const Vec lowered = lower ? reduced : d;
-      r = lower ? iv : r;
-      std::memcpy(key + j, &lowered, sizeof lowered);
-      std::memcpy(pred + j, &r, sizeof r);
-      // Outside the list keys exceed `least`; in it they are -inf.
-      hit |= lowered == least_v;
-      if (kTrack) {
-        const Vec t = lowered == neg_inf ? inf : lowered;
-        const Vec above = t > best[set] ? t : best[set];
-        second[set] = above < second[set] ? above : second[set];
-        at[set] = t < best[set] ? index : at[set];
-        best[set] = t < best[set] ? t : best[set];
-      }
-      index += kLanes;
-    };
-    int j = 0;
-    for (; j + 2 * kLanes <= m; j += 2 * kLanes) {
-      step(j, 0);
-      step(j + kLanes, 1);
-    }
-    if (j + kLanes <= m) {
-      step(j, 0);
-      j += kLanes;
-    }
-    Least found{Inf(), Inf(), m};
-    bool any = false;
-    for (int l = 0; l < kLanes; ++l) {
-      any |= L::Get(hit, l) != 0;
-      for (int set = 0; set < 2 && kTrack; ++set)
-        found.Add(Least{L::Get(best[set], l), L::Get(second[set], l),
-                        static_cast<int>(L::Get(at[set], l))});
-    }
-    for (; j < m; ++j) {
-      const W reduced = static_cast<W>(row[j]) - price[j] - h;
-      if (reduced < key[j]) {
-        key[j] = reduced;
-        pred[j] = i;
-        any |= reduced == least;
-      }
-      if (kTrack && key[j] != NegInf()) found.Add(key[j], j);
-    }
-    if (kTrack) *next = found;
-    return any;
-  }
+  // The least of the values row[j] - price[j] (row null: key[j]) over the
+  // columns j != skip whose key is not -inf (key null: all), the least of
+  // the others and the first column holding it; one pass in lanes.
+  struct LeastOf {
+    const T* row;
+    const W* price;
+    const W* key;
+    int skip;
+    int m;
 
-  // The least key outside the list, the least of the others and the first
-  // column holding it (one pass in lanes).
-  template <int kLanes>
-  __attribute__((always_inline)) static inline Least LeastKeyLanes(
-      const W* __restrict key, int m) {
-    using L = Lanes<kLanes>;
-    using Vec = typename L::Vec;
-    using Mask = typename L::Mask;
-    const Vec inf = Vec{} + Inf(), neg_inf = Vec{} + NegInf();
-    Vec best = inf, second = inf;
-    Mask at = Mask{} + int64_t{m}, index = L::Iota();
-    int j = 0;
-    for (; j + kLanes <= m; j += kLanes, index += kLanes) {
-      Vec d;
-      std::memcpy(&d, key + j, sizeof d);
-      const Vec t = d == neg_inf ? inf : d;
-      const Vec above = t > best ? t : best;
-      second = above < second ? above : second;
-      at = t < best ? index : at;
-      best = t < best ? t : best;
+    template <int kLanes>
+    __attribute__((always_inline)) inline Least Run() const {
+      using L = Lanes<kLanes>;
+      using Vec = typename L::Vec;
+      using Costs = typename L::Costs;
+      using Mask = typename L::Mask;
+      const Vec inf = Vec{} + Inf(), neg_inf = Vec{} + NegInf();
+      const Mask skip_v = Mask{} + int64_t{skip};
+      Vec best = inf, second = inf;
+      Mask at = Mask{} + int64_t{m}, index = L::Iota();
+      auto value = [&](int j) __attribute__((always_inline)) {
+        Vec t{};
+        if (row != nullptr) {
+          Costs c;
+          Vec p;
+          std::memcpy(&c, row + j, sizeof c);
+          std::memcpy(&p, price + j, sizeof p);
+          t = L::template Convert<Vec>(c) - p;
+        }
+        if (key != nullptr) {
+          Vec d;
+          std::memcpy(&d, key + j, sizeof d);
+          t = d == neg_inf ? inf : (row != nullptr ? t : d);
+        }
+        return t;
+      };
+      int j = 0;
+      for (; j + kLanes <= m; j += kLanes, index += kLanes) {
+        Vec t = value(j);
+        t = index == skip_v ? inf : t;
+        const Vec above = t > best ? t : best;
+        second = above < second ? above : second;
+        at = t < best ? index : at;
+        best = t < best ? t : best;
+      }
+      Least found{Inf(), Inf(), m};
+      for (int l = 0; l < kLanes; ++l)
+        found.Add(Least{L::Get(best, l), L::Get(second, l),
+                        static_cast<int>(L::Get(at, l))});
+      for (; j < m; ++j) {
+        if (j == skip || (key != nullptr && key[j] == NegInf())) continue;
+        found.Add(row != nullptr ? static_cast<W>(row[j]) - price[j] : key[j],
+                  j);
+      }
+      return found;
     }
-    Least found{Inf(), Inf(), m};
-    for (int l = 0; l < kLanes; ++l)
-      found.Add(Least{L::Get(best, l), L::Get(second, l),
-                      static_cast<int>(L::Get(at, l))});
-    for (; j < m; ++j)
-      if (key[j] != NegInf()) found.Add(key[j], j);
-    return found;
-  }
+  };
 
   // The first column j >= from whose key is `value`, or m (in lanes).
-  template <int kLanes>
-  __attribute__((always_inline)) static inline int FindKeyLanes(
-      const W* __restrict key, int from, int m, W value) {
-    using L = Lanes<kLanes>;
-    using Vec = typename L::Vec;
-    const Vec v = Vec{} + value;
-    int j = from;
-    for (; j + kLanes <= m; j += kLanes) {
-      Vec d;
-      std::memcpy(&d, key + j, sizeof d);
-      const auto equal = d == v;
-      bool any = false;
-      for (int l = 0; l < kLanes; ++l) any |= L::Get(equal, l) != 0;
-      if (any) break;
-    }
-    for (; j < m; ++j)
-      if (key[j] == value) return j;
-    return m;
-  }
+  struct FindKey {
+    const W* key;
+    int from;
+    int m;
+    W value;
 
-  // The passes as built for AVX2 and for the baseline, and the choice.
-#if JM_LAP_JV_AVX2
-  template <bool kTrack>
-  __attribute__((noinline,
-                 target("avx2"))) static bool RelaxAvx2(const PassArgs& a,
-                                                        Least* next) {
-    return RelaxLanes<kTrack, kLapJvAvx2Lanes>(a, next);
-  }
-  __attribute__((noinline, target("avx2"))) static Least LeastKeyAvx2(
-      const W* key, int m) {
-    return LeastKeyLanes<kLapJvAvx2Lanes>(key, m);
-  }
-  __attribute__((noinline, target("avx2"))) static int FindKeyAvx2(const W* key,
-                                                                   int from,
-                                                                   int m,
-                                                                   W value) {
-    return FindKeyLanes<kLapJvAvx2Lanes>(key, from, m, value);
-  }
-#endif
-  template <bool kTrack>
-  __attribute__((noinline)) static bool RelaxBaseline(const PassArgs& a,
-                                                      Least* next) {
-    return RelaxLanes<kTrack, kLapJvBaselineLanes>(a, next);
-  }
-  __attribute__((noinline)) static Least LeastKeyBaseline(const W* key, int m) {
-    return LeastKeyLanes<kLapJvBaselineLanes>(key, m);
-  }
-  __attribute__((noinline)) static int FindKeyBaseline(const W* key, int from,
-                                                       int m, W value) {
-    return FindKeyLanes<kLapJvBaselineLanes>(key, from, m, value);
-  }
-  template <bool kTrack>
-  static bool Relax(const PassArgs& a, Least* next) {
-#if JM_LAP_JV_AVX2
-    if (LapJvLanesUseAvx2()) return RelaxAvx2<kTrack>(a, next);
-#endif
-    return RelaxBaseline<kTrack>(a, next);
-  }
-  static Least LeastKey(const W* key, int m) {
-#if JM_LAP_JV_AVX2
-    if (LapJvLanesUseAvx2()) return LeastKeyAvx2(key, m);
-#endif
-    return LeastKeyBaseline(key, m);
-  }
-  static int FindKey(const W* key, int from, int m, W value) {
-#if JM_LAP_JV_AVX2
-    if (LapJvLanesUseAvx2()) return FindKeyAvx2(key, from, m, value);
-#endif
-    return FindKeyBaseline(key, from, m, value);
-  }
+    template <int kLanes>
+    __attribute__((always_inline)) inline int Run() const {
+      using L = Lanes<kLanes>;
+      using Vec = typename L::Vec;
+      const Vec v = Vec{} + value;
+      int j = from;
+      for (; j + kLanes <= m; j += kLanes) {
+        Vec d;
+        std::memcpy(&d, key + j, sizeof d);
+        const auto equal = d == v;
+        bool any = false;
+        for (int l = 0; l < kLanes; ++l) any |= L::Get(equal, l) != 0;
+        if (any) break;
+      }
+      for (; j < m; ++j)
+        if (key[j] == value) return j;
+      return m;
+    }
+  };
+
+  // Column reduction's minima (square problems, n = m): for every column j
+  // the least cost best[j] and its row argbest[j], ties going to the first
+  // row in the cyclic order that starts at row j; row by row, in lanes.
+  struct ColumnMinima {
+    const T* C;
+    int n;
+    W* best;
+    int64_t* argbest;
+
+    template <int kLanes>
+    __attribute__((always_inline)) inline void Run() const {
+      using L = Lanes<kLanes>;
+      using Vec = typename L::Vec;
+      using Costs = typename L::Costs;
+      using Mask = typename L::Mask;
+      W* __restrict best = this->best;
+      int64_t* __restrict argbest = this->argbest;
+      const Mask zero{}, n_v = Mask{} + int64_t{n};
+      for (int i = 0; i < n; ++i) {
+        const T* __restrict row = C + static_cast<int64_t>(i) * n;
+        const Mask i_v = Mask{} + int64_t{i};
+        Mask j_v = L::Iota();
+        int j = 0;
+        for (; j + kLanes <= n; j += kLanes, j_v += kLanes) {
+          Costs c;
+          Vec b;
+          Mask a;
+          std::memcpy(&c, row + j, sizeof c);
+          std::memcpy(&b, best + j, sizeof b);
+          std::memcpy(&a, argbest + j, sizeof a);
+          const Vec cost = L::template Convert<Vec>(c);
+          // The rows' places in column j's cyclic order.
+          Mask rank_i = i_v - j_v, rank_a = a - j_v;
+          rank_i = rank_i < zero ? rank_i + n_v : rank_i;
+          rank_a = rank_a < zero ? rank_a + n_v : rank_a;
+          const Mask take = (cost < b) | ((cost == b) & (rank_i < rank_a));
+          b = take ? cost : b;
+          a = take ? i_v : a;
+          std::memcpy(best + j, &b, sizeof b);
+          std::memcpy(argbest + j, &a, sizeof a);
+        }
+        for (; j < n; ++j) {
+          const W cost = static_cast<W>(row[j]);
+          auto rank = [&](int64_t r) { return r >= j ? r - j : r - j + n; };
+          if (cost < best[j] ||
+              (cost == best[j] && rank(i) < rank(argbest[j]))) {
+            best[j] = cost;
+            argbest[j] = i;
+          }
+        }
+      }
+    }
+  };
 
   // The columns whose key is `least` join the list, in column order, until
   // one is free; returns it (the path's end), or -1.
   int JoinLeast(W least) {
-    for (int j = FindKey(key_.data(), 0, m_, least); j < m_;
-         j = FindKey(key_.data(), j + 1, m_, least)) {
+    for (int j = InLanes(FindKey{key_.data(), 0, m_, least}); j < m_;
+         j = InLanes(FindKey{key_.data(), j + 1, m_, least})) {
       Join(j, least);
       if (y_[j] < 0) return j;
     }
     return -1;
   }
 
-  PassArgs Pass(const T* row, W h, W least, int i) {
-    return {row, h, least, i, m_, v_.data(), key_.data(), pred_.data()};
+  template <bool kTrack>
+  bool RelaxRow(const T* row, W h, W least, int i, Least* next) {
+    return InLanes(Relax<kTrack>{row, h, least, i, m_, v_.data(), key_.data(),
+                                 pred_.data(), next});
+  }
+  // The least key outside the list.
+  Least LeastKey() const {
+    return InLanes(LeastOf{nullptr, nullptr, key_.data(), -1, m_});
   }
 
   void Join(int j, W distance) {
@@ -698,7 +750,7 @@ class LapJv {
     std::fill(key_.begin(), key_.end(), Inf());
     std::fill(pred_.begin(), pred_.end(), f);
     Least next;
-    Relax<true>(Pass(Row(f), W(0), NegInf(), f), &next);
+    RelaxRow<true>(Row(f), W(0), NegInf(), f, &next);
     size_t scanned = 0;
     int end = -1;
     W least = W(0);
@@ -716,7 +768,7 @@ class LapJv {
           }
         } else {
           // A pass over the keys for the least distance and its columns.
-          least = LeastKey(key_.data(), m_).value;
+          least = LeastKey().value;
           if (!(least < Inf())) return false;
           const size_t before = list_.size();
           end = JoinLeast(least);
@@ -730,12 +782,12 @@ class LapJv {
       const W h = static_cast<W>(row[j1]) - v_[j1] - least;
       // Only the pass that empties the list needs the least outside it.
       const bool last = track && scanned == list_.size();
-      const PassArgs pass = Pass(row, h, least, i);
-      if (!(last ? Relax<true>(pass, &next) : Relax<false>(pass, &next)))
+      if (!(last ? RelaxRow<true>(row, h, least, i, &next)
+                 : RelaxRow<false>(row, h, least, i, &next)))
         continue;
       end = JoinLeast(least);
       // The least outside the list, now that columns left it.
-      if (end < 0 && last) next = LeastKey(key_.data(), m_);
+      if (end < 0 && last) next = LeastKey();
     }
     // The columns scanned; those joined after are at `least`.
     for (size_t k = 0; k < scanned; ++k)

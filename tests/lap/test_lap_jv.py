@@ -153,14 +153,16 @@ def test_cpu_lanes_follow_the_machine_and_the_environment():
 
 def test_baseline_lanes_against_scipy():
     """The passes' baseline build (one lane: CPUs without AVX2) on the CPU
-    sweep, the hard classes and the warm starts, in a process started with
+    sweep, the hard classes, the warm starts and equal costs (column
+    reduction's tie order), in a process started with
     JAXMATCH_CPU_LANES=baseline; the lanes test there proves the switch."""
     here = Path(__file__).resolve().parent
     selection = "(sweep and cpu-jv) or (hard_classes and cpu) or lanes_follow or warm"
+    selection += " or (equal_costs and cpu-jv)"
     env = dict(os.environ, JAXMATCH_CPU_LANES="baseline", JAX_PLATFORMS="cpu")
     proc = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-k", selection]
-        + [str(here / "test_lap_jv.py"), str(here / "test_lap_warm.py")],
+        + [str(here / name) for name in ("test_lap_jv.py", "test_lap_warm.py", "test_lap_ties.py")],
         capture_output=True,
         text=True,
         env=env,
