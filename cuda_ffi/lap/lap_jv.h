@@ -43,8 +43,9 @@
 
 namespace jaxmatch {
 
-// JM_LAP_JV_AVX2: JV's relaxation passes are also compiled for AVX2 and run
-// so where the CPU has it (LapJvLanesUseAvx2).
+// JM_LAP_JV_AVX2: JV's passes in lanes (column reduction, relaxation,
+// minima) are also compiled for AVX2 and run so where the CPU has it
+// (LapJvLanesUseAvx2).
 #if defined(__x86_64__) && defined(__GNUC__)
 #define JM_LAP_JV_AVX2 1
 #else
@@ -68,8 +69,8 @@ inline bool LapJvLanesUseAvx2() {
 #endif
 }
 
-// A vector of kLanes lanes of X (GCC's vector extensions): JV's relaxation
-// passes run in lanes over contiguous arrays of 8-byte duals and distances.
+// A vector of kLanes lanes of X (GCC's vector extensions): JV's passes run
+// in lanes over contiguous arrays of 8-byte duals and distances.
 // Four lanes fill AVX2's registers; the baseline build runs two on AArch64
 // and one elsewhere (SSE2 has no 64-bit comparison, which GCC would emulate
 // lane by lane).
@@ -388,9 +389,9 @@ class LapJv {
     rows.resize(kept);
   }
 
-  // The vectors of a pass in kLanes lanes: distances and prices, costs,
-  // comparison masks (and column indices), predecessor rows.  One lane is
-  // plain scalars, which GCC compiles better than vectors of one.
+  // The vectors of a pass in kLanes lanes: distances and prices, costs, and
+  // comparison masks (also column indices and predecessor rows).  One lane
+  // is plain scalars, which GCC compiles better than vectors of one.
   template <int kLanes>
   struct Lanes {
     static constexpr bool kScalar = kLanes == 1;
@@ -401,7 +402,6 @@ class LapJv {
     using Vec = Of<W>;
     using Costs = Of<T>;
     using Mask = Of<int64_t>;
-    using Rows = Of<int32_t>;
     template <class To, class From>
     __attribute__((always_inline)) static To Convert(From x) {
       if constexpr (kScalar)
