@@ -422,6 +422,16 @@ class LapJv {
         for (int l = 0; l < kLanes; ++l) lane[l] = l;
       return lane;
     }
+    // Per lane, the least value seen, the least of the others and the
+    // column of the least: adds the values t of the columns `index`.
+    __attribute__((always_inline)) static void Track(Vec t, Mask index,
+                                                     Vec& best, Vec& second,
+                                                     Mask& at) {
+      const Vec above = t > best ? t : best;
+      second = above < second ? above : second;
+      at = t < best ? index : at;
+      best = t < best ? t : best;
+    }
   };
 
   // The least distance seen by a pass, the least of the others (equal to it
@@ -526,13 +536,9 @@ class LapJv {
         std::memcpy(pred + j, &r, sizeof r);
         // Outside the list keys exceed `least`; in it they are -inf.
         hit |= lowered == least_v;
-        if (kTrack) {
-          const Vec t = lowered == neg_inf ? inf : lowered;
-          const Vec above = t > best[set] ? t : best[set];
-          second[set] = above < second[set] ? above : second[set];
-          at[set] = t < best[set] ? index : at[set];
-          best[set] = t < best[set] ? t : best[set];
-        }
+        if (kTrack)
+          L::Track(lowered == neg_inf ? inf : lowered, index, best[set],
+                   second[set], at[set]);
         index += kLanes;
       };
       int j = 0;
@@ -604,12 +610,8 @@ class LapJv {
       };
       int j = 0;
       for (; j + kLanes <= m; j += kLanes, index += kLanes) {
-        Vec t = value(j);
-        t = index == skip_v ? inf : t;
-        const Vec above = t > best ? t : best;
-        second = above < second ? above : second;
-        at = t < best ? index : at;
-        best = t < best ? t : best;
+        const Vec t = value(j);
+        L::Track(index == skip_v ? inf : t, index, best, second, at);
       }
       Least found{Inf(), Inf(), m};
       for (int l = 0; l < kLanes; ++l)
