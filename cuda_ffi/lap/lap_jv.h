@@ -782,8 +782,10 @@ class LapJv {
       const int i = y_[j1];
       const T* row = Row(i);
       const W h = static_cast<W>(row[j1]) - v_[j1] - least;
-      // Only the pass that empties the list needs the least outside it.
+      // Only the pass that empties the list needs the least outside it;
+      // after any other `next` reads as tied, which asks for a full pass.
       const bool last = track && scanned == list_.size();
+      next = {Inf(), Inf(), m_};
       if (!(last ? RelaxRow<true>(row, h, least, i, &next)
                  : RelaxRow<false>(row, h, least, i, &next)))
         continue;
