@@ -8,10 +8,10 @@
 // augmented along a shortest path (Dijkstra over the columns, with a list of
 // the columns at the current least distance so that ties cost one pass).
 // Each relaxation pass runs over every column's contiguous arrays in vector
-// lanes, free of branches, the columns already reached masked by their key:
-// on Machol-Wien costs, where a search leaves two thirds of the columns
-// unreached on average, that is faster than a branching pass over those
-// alone.
+// lanes, free of branches, the columns already in the list masked by their
+// key: on Machol-Wien costs, where a pass finds two thirds of the columns
+// outside the list on average, that is faster (with AVX2) than a branching
+// pass over those alone.
 //
 // Costs are read as T and every dual and distance is kept in a wider type W
 // (double for float costs, int64 for int32 costs), so float32 duals lose no
