@@ -144,10 +144,12 @@ def _cpu_has_avx2() -> bool:
 
 
 def test_cpu_lanes_follow_the_machine_and_the_environment():
-    """The CPU JV's relaxation passes run in four lanes where the CPU has
-    AVX2, and in one lane otherwise or with JAXMATCH_CPU_LANES=baseline."""
+    """The CPU JV's passes run in four lanes where the CPU has AVX2, and in
+    the baseline's lanes otherwise or with JAXMATCH_CPU_LANES=baseline: two
+    on AArch64 (NEON), one elsewhere."""
     baseline = os.environ.get("JAXMATCH_CPU_LANES") == "baseline"
-    expected = 4 if _cpu_has_avx2() and not baseline else 1
+    baseline_lanes = 2 if platform.machine() in ("aarch64", "arm64") else 1
+    expected = 4 if _cpu_has_avx2() and not baseline else baseline_lanes
     assert _ffi.cpu_library().jaxmatch_lap_jv_lanes() == expected
 
 
