@@ -749,8 +749,9 @@ class LapJv {
   // rarely pays.
   bool Augment(int f) {
     list_.clear();
+    // Every column a path can reach has its key lowered from +inf by this
+    // search, which sets its pred; pred needs no reset.
     std::fill(key_.begin(), key_.end(), Inf());
-    std::fill(pred_.begin(), pred_.end(), f);
     Least next;
     RelaxRow<true>(Row(f), W(0), NegInf(), f, &next);
     size_t scanned = 0;
