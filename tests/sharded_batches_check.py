@@ -42,14 +42,44 @@ def stack(items):
     return jax.tree_util.tree_map(lambda *xs: np.stack([np.asarray(x) for x in xs]), *items)
 
 
-def check(name, f, sharded, plain, batch_spec=("d",)):
-    """f on the sharded input equals f on the plain one, keeps the batch
-    sharding, and its program gathers nothing."""
-    got = jax.tree_util.tree_leaves(jax.device_get(f(sharded)))
-    want = jax.tree_util.tree_leaves(jax.device_get(f(plain)))
-    assert len(got) == len(want)
-    for k, (a, b) in enumerate(zip(got, want)):
-        np.testing.assert_array_equal(a, b, err_msg=f"{name}: leaf {k}")
+#: Fields that are float sums over a problem. XLA may order such a sum
+#: differently for different batch shapes (seen on H200s), so they agree to
+#: float rounding; every other field, the assignments and duals included,
+#: must be equal.
+TOTALS = ("cost", "weight")
+#: Fields that depend on the order in which GPU threads win their races: a
+#: maximum matching's mates and pass counts, the Suitor rounds. On a GPU
+#: they are not compared; the matchings are certified instead.
+RACY = ("row_match", "col_match", "n_phases", "n_levels", "n_rounds")
+ON_GPU = jax.default_backend() == "gpu"
+
+
+def same(name, got, want):
+    """Two answers of one batch agree: totals to rounding, the racy fields
+    not at all on a GPU, the rest exactly."""
+    if hasattr(got, "_asdict"):
+        pairs = [(k, got._asdict()[k], want._asdict()[k]) for k in got._fields]
+    else:
+        leaves = zip(jax.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(want))
+        pairs = [(f"leaf {k}", a, b) for k, (a, b) in enumerate(leaves)]
+    for field, a, b in pairs:
+        a, b = np.asarray(a), np.asarray(b)
+        if ON_GPU and field in RACY:
+            continue
+        if field in TOTALS and np.issubdtype(a.dtype, np.floating):
+            np.testing.assert_allclose(a, b, rtol=1e-6, err_msg=f"{name}: {field}")
+        else:
+            np.testing.assert_array_equal(a, b, err_msg=f"{name}: {field}")
+
+
+def check(name, f, sharded, plain, batch_spec=("d",), certify=None):
+    """f on the sharded input equals f on the plain one (and passes
+    ``certify``, given the answer on the host), keeps the batch sharding,
+    and its program gathers nothing."""
+    got = jax.device_get(f(sharded))
+    same(name, got, jax.device_get(f(plain)))
+    if certify is not None:
+        certify(got)
     out = f(sharded)
     leaf = jax.tree_util.tree_leaves(out)[0]
     spec = tuple(leaf.sharding.spec)[: len(batch_spec)]
@@ -86,11 +116,10 @@ def lap_checks(rng):
     if MODE == "auto":  # (Explicit axes refuse an uneven slice)
         # a batch sliced inside jit to a size that does not divide over the
         # devices: solved replicated
-        f = jax.jit(lambda c: jaxmatch.solve_lap(c[: DEVICES + 1]).cost)
-        np.testing.assert_array_equal(jax.device_get(f(shard(C))), jax.device_get(f(C)))
+        f = jax.jit(lambda c: jaxmatch.solve_lap(c[: DEVICES + 1]))
+        same("solve_lap uneven", jax.device_get(f(shard(C))), jax.device_get(f(C)))
     g = jax.jit(jaxmatch.solve_lap)
-    got = jax.device_get(g(shard(C, P()))).cost
-    np.testing.assert_array_equal(got, jax.device_get(g(C)).cost)
+    same("solve_lap replicated", jax.device_get(g(shard(C, P()))), jax.device_get(g(C)))
     print("solve_lap uneven and replicated batches: same results", flush=True)
 
 
@@ -100,14 +129,22 @@ def matching_checks(rng):
         u, v = rng.integers(0, 20, 50), rng.integers(0, 16, 50)
         graphs.append(jaxmatch.BipartiteGraph.from_edges(u, v, 20, 16).pad_to(64))
     G = stack(graphs)
+
+    def certify(res):
+        for k, graph in enumerate(graphs):
+            member = jax.tree_util.tree_map(lambda x, k=k: x[k], res)
+            cert = jaxmatch.verify_matching(graph, member)
+            assert cert.valid and cert.maximum, cert.reason
+
     for execution in ("fused", "stepped"):
         for init in ("cheap", "karp-sipser"):
             f = jax.jit(
                 functools.partial(jaxmatch.max_cardinality_matching, execution=execution, init=init)
             )
-            check(f"max_cardinality_matching {execution}/{init}", f, shard(G), G)
+            name = f"max_cardinality_matching {execution}/{init}"
+            check(name, f, shard(G), G, certify=certify)
     f = jax.jit(functools.partial(jaxmatch.max_cardinality_matching, method="pr"))
-    check("max_cardinality_matching pr", f, shard(G), G)
+    check("max_cardinality_matching pr", f, shard(G), G, certify=certify)
 
 
 def weighted_checks(rng):
