@@ -2,7 +2,8 @@
 
 Cases are ``CLASS:N`` (``N x N``, generated on the devices, already
 sharded by rows): ``int`` (integers in [0, N], the seed paper's class),
-``int10`` (integers in [0, N/10]), ``f32`` (U[0, 1) float32) and
+``int10`` (integers in [0, N/10]), ``int10n`` (integers in [0, 10 N], the
+seed paper's scaling class), ``f32`` (U[0, 1) float32) and
 ``sqdist`` (squared distances between two sets of N random points of the
 unit square, float32). For each case and each device count in
 ``--devices``: the first call (compilation included) and the median of
@@ -34,7 +35,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
-CLASSES = ("int", "int10", "f32", "sqdist")
+CLASSES = ("int", "int10", "int10n", "f32", "sqdist")
 
 
 def costs(kind: str, n: int, mesh: Mesh) -> jax.Array:
@@ -50,6 +51,8 @@ def costs(kind: str, n: int, mesh: Mesh) -> jax.Array:
             c = jax.random.randint(key, (n, n), 0, n + 1, jnp.int32)
         elif kind == "int10":
             c = jax.random.randint(key, (n, n), 0, n // 10 + 1, jnp.int32)
+        elif kind == "int10n":
+            c = jax.random.randint(key, (n, n), 0, 10 * n + 1, jnp.int32)
         elif kind == "f32":
             c = jax.random.uniform(key, (n, n), jnp.float32)
         else:

@@ -14,7 +14,7 @@ batch of padded bipartite graphs (maximum cardinality matching) and of
 general graphs (approximate weighted matching). Run:
 
     python -m benchmarks.sharded [--repeats 10] [--devices 1 2] [--scale 1.0]
-        [--json out.json]
+        [--only solve_lap max_cardinality_matching ...] [--json out.json]
 
 On a machine without several accelerators, ``XLA_FLAGS=
 --xla_force_host_platform_device_count=4 JAX_PLATFORMS=cpu`` runs it on
@@ -154,6 +154,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--repeats", type=int, default=10)
     p.add_argument("--devices", type=int, nargs="+", help="device counts (default 1, 2, 4, ...)")
     p.add_argument("--scale", type=float, default=1.0, help="multiplies every batch size")
+    p.add_argument("--only", nargs="+", help="run the cases whose name starts with one of these")
     p.add_argument("--json")
     args = p.parse_args(argv)
 
@@ -167,6 +168,8 @@ def main(argv: list[str] | None = None) -> int:
     print("|---|---:|---:|---:|---:|---|")
     rows = []
     for name, batch, make, solve in cases(args.scale):
+        if args.only and not name.startswith(tuple(args.only)):
+            continue
         x = make()
         base_s, base = None, None
         for k in ks:
