@@ -41,24 +41,26 @@ __device__ __forceinline__ W WideInf() {
     return LLONG_MAX;
 }
 
-template <class W>
-__device__ __forceinline__ W WarpMin(W x) {
+// x reduced over the warp by `better(y, x)` (y replaces x when better), to
+// every lane.
+template <class W, class Better>
+__device__ __forceinline__ W WarpReduce(W x, Better better) {
 #pragma unroll
   for (int s = 16; s > 0; s /= 2) {
     const W y = __shfl_xor_sync(kFullMask, x, s);
-    x = y < x ? y : x;
+    x = better(y, x) ? y : x;
   }
   return x;
 }
 
 template <class W>
+__device__ __forceinline__ W WarpMin(W x) {
+  return WarpReduce(x, [](W y, W z) { return y < z; });
+}
+
+template <class W>
 __device__ __forceinline__ W WarpMax(W x) {
-#pragma unroll
-  for (int s = 16; s > 0; s /= 2) {
-    const W y = __shfl_xor_sync(kFullMask, x, s);
-    x = y > x ? y : x;
-  }
-  return x;
+  return WarpReduce(x, [](W y, W z) { return y > z; });
 }
 
 // A column key ordered by value, then by index.
