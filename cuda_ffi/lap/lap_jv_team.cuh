@@ -676,17 +676,25 @@ class TeamJv {
       const W h = Cost(i, j1) - v_[j1] - least;
       if (j1 % kSize == me_) scanned |= uint64_t{1} << (j1 / kSize);
       best = Key{jv_warp::WideInf<W>(), INT_MAX};
-      for (int j = me_, k = 0; j < m_; j += kSize, ++k) {
-        if ((scanned >> k) & 1) continue;
+      // Without branches: a lane's few columns are independent, so their
+      // loads overlap, and the masks shift down a bit per column.
+      uint64_t open_bits = ~scanned, free_bits = free_cols;
+      for (int j = me_; j < m_; j += kSize, open_bits >>= 1, free_bits >>= 1) {
+        const bool unscanned = open_bits & 1;
         const W reduced = Cost(i, j) - v_[j] - h;
-        W dj = d_[j];
-        if (reduced < dj) {
-          dj = reduced;
-          d_[j] = dj;
+        const W old = d_[j];
+        const bool lowers = unscanned & (reduced < old);
+        if (lowers) {
+          d_[j] = reduced;
           pred_[j] = i;
         }
-        const Key key{dj, ((free_cols >> k) & 1) ? j : j + m_};
-        if (key < best) best = key;
+        const W dj = lowers ? reduced : old;
+        const int index = (free_bits & 1) ? j : j + m_;
+        const bool better =
+            unscanned &
+            ((dj < best.value) | ((dj == best.value) & (index < best.index)));
+        best.value = better ? dj : best.value;
+        best.index = better ? index : best.index;
       }
     }
     for (int j = me_, k = 0; j < m_; j += kSize, ++k)
