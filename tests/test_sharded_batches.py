@@ -1,6 +1,6 @@
 """Batches sharded over devices: ``sharded_batches_check.py`` in a fresh
-process with forced CPU devices (JAX reads the device count once, at
-start), for meshes of Auto and of Explicit axes."""
+process (JAX reads the device count once, at start) with forced CPU
+devices, for meshes of Auto and of Explicit axes, and over the GPUs."""
 
 from __future__ import annotations
 
@@ -14,14 +14,15 @@ import pytest
 SCRIPT = Path(__file__).with_name("sharded_batches_check.py")
 
 
-@pytest.mark.parametrize("mode", ["auto", "explicit"])
-def test_sharded_batches_on_forced_cpu_devices(mode):
-    env = dict(os.environ, JAX_PLATFORMS="cpu")
+def run_check(mode: str, devices: int, platform: str) -> None:
+    """Runs the check script in a fresh process on ``devices`` devices of
+    ``platform`` (forced CPU devices, or the GPUs) and asserts it passed."""
+    env = dict(os.environ, JAX_PLATFORMS=platform)
     env.pop("XLA_FLAGS", None)
     root = str(SCRIPT.parent.parent)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
     proc = subprocess.run(
-        [sys.executable, str(SCRIPT), mode, "4"],
+        [sys.executable, str(SCRIPT), mode, str(devices)],
         capture_output=True,
         text=True,
         env=env,
@@ -29,6 +30,11 @@ def test_sharded_batches_on_forced_cpu_devices(mode):
     )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-5000:]
     assert "sharded batches: OK" in proc.stdout
+
+
+@pytest.mark.parametrize("mode", ["auto", "explicit"])
+def test_sharded_batches_on_forced_cpu_devices(mode):
+    run_check(mode, 4, "cpu")
 
 
 def test_sharded_throughput_benchmark_runs():
@@ -53,17 +59,4 @@ def test_sharded_batches_on_the_gpus():
     of a GPU matching certified instead), sharding kept, no gather."""
     import jax
 
-    count = len(jax.devices("gpu"))
-    env = dict(os.environ, JAX_PLATFORMS="cuda")
-    env.pop("XLA_FLAGS", None)
-    root = str(SCRIPT.parent.parent)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
-    proc = subprocess.run(
-        [sys.executable, str(SCRIPT), "auto", str(count)],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=900,
-    )
-    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-5000:]
-    assert "sharded batches: OK" in proc.stdout
+    run_check("auto", len(jax.devices("gpu")), "cuda")
