@@ -45,9 +45,11 @@ def lap_workload() -> tuple[int, int]:
     ]
     every = [(m, e) for m in ("tree", "classical") for e in ("fused", "stepped")]
     every.append(("jv", "fused"))
-    # JV on a GPU: a warp, its costs staged beyond the default 48 KiB and not
-    # staged; a block per problem (from 256 columns), every dtype.
+    # JV on a GPU: a warp (each lane holding 1, 2, 4 or 8 columns), its costs
+    # staged beyond the default 48 KiB and not staged; a block per problem
+    # (from 256 columns), every dtype.
     jv_only = [((2, 128, 128), np.float32), ((1, 170, 170), np.float32)]
+    jv_only += [((2, 70, 100), np.int32), ((2, 50, 50), np.float64)]
     jv_only += [((2, 260, 260), np.float32), ((2, 100, 300), np.float64)]
     jv_only += [((1, 300, 280), np.int32), ((1, 600, 600), np.float32)]
     jv_only += [((1, 1700, 1700), np.float32), ((2, 1030, 1030), np.int32)]

@@ -20,11 +20,11 @@ __device__ void WriteJvInfo(int* info, int status, int searches, int n) {
 }
 
 // Problem b solved by the calling team from its cost matrix C and state;
-// kWarm: from s.x0, s.v0.
-template <class T, class Team, bool kWarm>
+// kWarm: from s.x0, s.v0; kHeld: TeamJv's.
+template <class T, class Team, bool kWarm, int kHeld = 0>
 __device__ void SolveMember(const LapProblem<T>& s, int64_t b, const T* C,
                             const JvState<LapJvWide<T>>& state) {
-  TeamJv<T, Team> jv(s.n, s.m, C, state);
+  TeamJv<T, Team, kHeld> jv(s.n, s.m, C, state);
   int searches = 0;
   int status;
   if constexpr (kWarm)
@@ -39,8 +39,10 @@ __device__ void SolveMember(const LapProblem<T>& s, int64_t b, const T* C,
   WriteJvInfo(out.info, status, searches, s.n);
 }
 
-// kStaged: the cost matrix is copied into shared memory first.
-template <class T, bool kStaged, bool kWarm>
+// kStaged: the cost matrix is copied into shared memory first.  kHeld: each
+// lane holds up to kHeld columns in registers during a search (m <= 32
+// kHeld).
+template <class T, bool kStaged, bool kWarm, int kHeld>
 __global__ void __launch_bounds__(32) lap_jv_warp_kernel(LapProblem<T> s) {
   using W = LapJvWide<T>;
   extern __shared__ __align__(16) unsigned char smem[];
@@ -60,7 +62,7 @@ __global__ void __launch_bounds__(32) lap_jv_warp_kernel(LapProblem<T> s) {
       __syncwarp();
       C = staged;
     }
-    SolveMember<T, JvWarp, kWarm>(s, b, C, state);
+    SolveMember<T, JvWarp, kWarm, kHeld>(s, b, C, state);
     __syncwarp();
   }
 }
@@ -83,7 +85,7 @@ size_t JvBlockSharedBytes(int shared, int m) {
   return shared == kJvSharedPrices ? prices : prices + sizeof(int) * m;
 }
 
-template <class T, bool kWarm, int kThreads, int kShared>
+template <class T, bool kWarm, int kThreads, int kShared, int kHeld>
 __global__ void __launch_bounds__(kThreads)
     lap_jv_block_kernel(LapProblem<T> s) {
   using W = LapJvWide<T>;
@@ -99,7 +101,7 @@ __global__ void __launch_bounds__(kThreads)
                       : out.work + L.jv_y;
     const JvState<W> state{wide,   wide + s.m,        out.work + L.jv_pred,
                            owners, out.work + L.jv_x, out.work + L.jv_rows};
-    SolveMember<T, JvBlock<kThreads>, kWarm>(
+    SolveMember<T, JvBlock<kThreads>, kWarm, kHeld>(
         s, b, s.C + static_cast<size_t>(b) * size, state);
     __syncthreads();
   }
@@ -138,57 +140,75 @@ cudaError_t TryLaunchJvBlock(void (*kernel)(LapProblem<T>), int threads,
 // A block per problem, about a column per thread: on an H100 256 threads
 // solve 128 problems of 256 x 256 in 2.45 ms (1024 threads: 3.21 ms), 512
 // threads 64 of 512 x 512 in 7.3 ms (8.5 ms); from 1024 columns 1024
-// threads.  As much of the state as fits in shared memory.
+// threads.  As much of the state as fits in shared memory.  Below 1024
+// columns a search holds a thread's columns in registers (TeamJv's kHeld:
+// 128 x 256^2 3.5 -> 3.2 ms on an H200); 1024 threads have too few
+// registers for it (16 x 1024^2 29 -> 32 ms, 2048^2 rank one 3.97 -> 4.15
+// s).
 template <bool kWarm, class T>
 cudaError_t LaunchJvBlock(cudaStream_t stream, const LapProblem<T>& s,
                           int blocks) {
   bool launched = false;
   cudaError_t e;
+  constexpr int kT = kLapJvBlockThreads;
+  const size_t owners = JvBlockSharedBytes<T>(kJvSharedOwners, s.m);
   if (s.m < 512) {
-    e = TryLaunchJvBlock<T>(lap_jv_block_kernel<T, kWarm, 256, kJvSharedOwners>,
-                            256, JvBlockSharedBytes<T>(kJvSharedOwners, s.m),
-                            stream, s, blocks, &launched);
+    e = TryLaunchJvBlock<T>(
+        lap_jv_block_kernel<T, kWarm, 256, kJvSharedOwners, 2>, 256, owners,
+        stream, s, blocks, &launched);
   } else if (s.m < 1024) {
-    e = TryLaunchJvBlock<T>(lap_jv_block_kernel<T, kWarm, 512, kJvSharedOwners>,
-                            512, JvBlockSharedBytes<T>(kJvSharedOwners, s.m),
-                            stream, s, blocks, &launched);
+    e = TryLaunchJvBlock<T>(
+        lap_jv_block_kernel<T, kWarm, 512, kJvSharedOwners, 2>, 512, owners,
+        stream, s, blocks, &launched);
   } else {
-    constexpr int kT = kLapJvBlockThreads;
-    e = TryLaunchJvBlock<T>(lap_jv_block_kernel<T, kWarm, kT, kJvSharedOwners>,
-                            kT, JvBlockSharedBytes<T>(kJvSharedOwners, s.m),
-                            stream, s, blocks, &launched);
+    e = TryLaunchJvBlock<T>(
+        lap_jv_block_kernel<T, kWarm, kT, kJvSharedOwners, 0>, kT, owners,
+        stream, s, blocks, &launched);
     if (e == cudaSuccess && !launched)
       e = TryLaunchJvBlock<T>(
-          lap_jv_block_kernel<T, kWarm, kT, kJvSharedPrices>, kT,
+          lap_jv_block_kernel<T, kWarm, kT, kJvSharedPrices, 0>, kT,
           JvBlockSharedBytes<T>(kJvSharedPrices, s.m), stream, s, blocks,
           &launched);
     if (e == cudaSuccess && !launched)
-      e = TryLaunchJvBlock<T>(lap_jv_block_kernel<T, kWarm, kT, kJvSharedNone>,
-                              kT, 0, stream, s, blocks, &launched);
+      e = TryLaunchJvBlock<T>(
+          lap_jv_block_kernel<T, kWarm, kT, kJvSharedNone, 0>, kT, 0, stream, s,
+          blocks, &launched);
   }
   if (e == cudaSuccess && !launched) return cudaErrorInvalidConfiguration;
   return e;
 }
 
-template <bool kWarm, class T>
-cudaError_t LaunchJv(cudaStream_t stream, const LapProblem<T>& s) {
+// A warp per problem (m < kLapJvBlockMinColumns = 8 * 32), each lane
+// holding kHeld columns in registers during a search.
+template <bool kWarm, int kHeld, class T>
+cudaError_t LaunchJvWarp(cudaStream_t stream, const LapProblem<T>& s,
+                         int blocks) {
+  static_assert(kLapJvBlockMinColumns <= 8 * 32, "a warp holds its columns");
   const LapJvWarpLayout L = LapJvWarpLayout::Of<T>(s.n, s.m);
-  const BlockPerProblem g(s.n, s.m, s.batch, 32);
-  if (LapJvInBlock(s.n, s.m)) return LaunchJvBlock<kWarm>(stream, s, g.blocks);
   if (L.staged_bytes <= kLapJvWarpStagedBytes) {
-    auto* kernel = lap_jv_warp_kernel<T, true, kWarm>;
+    auto* kernel = lap_jv_warp_kernel<T, true, kWarm, kHeld>;
     if (L.staged_bytes > kLapJvWarpSharedBytes) {
       const cudaError_t e = cudaFuncSetAttribute(
           kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
           static_cast<int>(kLapJvWarpStagedBytes));
       if (e != cudaSuccess) return e;
     }
-    kernel<<<g.blocks, 32, L.staged_bytes, stream>>>(s);
+    kernel<<<blocks, 32, L.staged_bytes, stream>>>(s);
   } else {
-    lap_jv_warp_kernel<T, false, kWarm>
-        <<<g.blocks, 32, L.state_bytes, stream>>>(s);
+    lap_jv_warp_kernel<T, false, kWarm, kHeld>
+        <<<blocks, 32, L.state_bytes, stream>>>(s);
   }
   return cudaGetLastError();
+}
+
+template <bool kWarm, class T>
+cudaError_t LaunchJv(cudaStream_t stream, const LapProblem<T>& s) {
+  const BlockPerProblem g(s.n, s.m, s.batch, 32);
+  if (LapJvInBlock(s.n, s.m)) return LaunchJvBlock<kWarm>(stream, s, g.blocks);
+  if (s.m <= 32) return LaunchJvWarp<kWarm, 1>(stream, s, g.blocks);
+  if (s.m <= 64) return LaunchJvWarp<kWarm, 2>(stream, s, g.blocks);
+  if (s.m <= 128) return LaunchJvWarp<kWarm, 4>(stream, s, g.blocks);
+  return LaunchJvWarp<kWarm, 8>(stream, s, g.blocks);
 }
 
 }  // namespace

@@ -95,22 +95,57 @@ __device__ __forceinline__ unsigned OrderedKey(W x) {
   return u ^ ((u >> 31) ? 0xffffffffu : 0x80000000u);
 }
 
-// WarpArgMin, cheaper when one lane holds the least value alone (distinct
-// distances, the common case in a search): one integer reduction of the
-// rounded keys, then the lane holding the least key broadcasts its key.
-// Lanes whose rounded keys tie take WarpArgMin's exact path.
+// The lane holding the least key over the warp (any one of equal keys),
+// cheaper than WarpArgMin in a search: one integer reduction of the
+// distances rounded down to float, exact when one lane holds the least
+// rounded key (distinct distances).  When several do, their distances are
+// mostly equal outright (the augmenting row reduction leaves a row's two
+// least columns tied): one broadcast tells, and the least index among them
+// wins; else WarpArgMin decides among those lanes.
 template <class W>
-__device__ __forceinline__ Key<W> WarpArgMinFast(Key<W> k) {
+__device__ __forceinline__ int WarpArgMinLane(Key<W> k) {
   const unsigned mine = OrderedKey(k.value);
   const unsigned least = __reduce_min_sync(kFullMask, mine);
-  const unsigned holders = __ballot_sync(kFullMask, mine == least);
-  if ((holders & (holders - 1)) == 0) {
-    const int src = __ffs(holders) - 1;
-    return Key<W>{__shfl_sync(kFullMask, k.value, src),
-                  __shfl_sync(kFullMask, k.index, src)};
+  const bool holds = mine == least;
+  const unsigned holders = __ballot_sync(kFullMask, holds);
+  const int first = __ffs(holders) - 1;
+  if ((holders & (holders - 1)) == 0) return first;
+  const W value = __shfl_sync(kFullMask, k.value, first);
+  Key<W> best;
+  if (__all_sync(kFullMask, !holds || k.value == value)) {
+    best =
+        Key<W>{value, __reduce_min_sync(kFullMask, holds ? k.index : INT_MAX)};
+  } else {
+    best = WarpArgMin(holds ? k : Key<W>{WideInf<W>(), INT_MAX});
   }
-  if (mine != least) k = Key<W>{WideInf<W>(), INT_MAX};
-  return WarpArgMin(k);
+  return __ffs(__ballot_sync(kFullMask, holds && k.index == best.index)) - 1;
+}
+
+// The least key over the warp, to every lane (WarpArgMinLane's).
+template <class W>
+__device__ __forceinline__ Key<W> WarpArgMinFast(Key<W> k) {
+  const int src = WarpArgMinLane(k);
+  return Key<W>{__shfl_sync(kFullMask, k.value, src),
+                __shfl_sync(kFullMask, k.index, src)};
+}
+
+// A search's candidate column: its key, the row that owns it (-1: none)
+// and that row's reduced cost there, c_ij - v_j.
+template <class W>
+struct Lead {
+  Key<W> key;
+  int row;
+  W tight;
+};
+
+// The lead of the least key over the warp, to every lane.
+template <class W>
+__device__ __forceinline__ Lead<W> WarpLeast(const Lead<W>& l) {
+  const int src = WarpArgMinLane(l.key);
+  return Lead<W>{Key<W>{__shfl_sync(kFullMask, l.key.value, src),
+                        __shfl_sync(kFullMask, l.key.index, src)},
+                 __shfl_sync(kFullMask, l.row, src),
+                 __shfl_sync(kFullMask, l.tight, src)};
 }
 
 // The two least keys over the warp (first < second), to every lane.
@@ -146,6 +181,10 @@ struct JvWarp {
   template <class W>
   __device__ jv_warp::Key<W> ArgMinFast(jv_warp::Key<W> k) const {
     return jv_warp::WarpArgMinFast(k);
+  }
+  template <class W>
+  __device__ jv_warp::Lead<W> Least(const jv_warp::Lead<W>& l) const {
+    return jv_warp::WarpLeast(l);
   }
   template <class W>
   __device__ void TwoLeast(jv_warp::Key<W>* first,
@@ -191,14 +230,19 @@ struct JvBlock {
   }
   template <class W>
   __device__ jv_warp::Key<W> ArgMin(jv_warp::Key<W> k) {
-    return Combine(jv_warp::WarpArgMin(k),
+    return Combine(jv_warp::WarpArgMin(k), NoKey<W>(),
                    [](jv_warp::Key<W> x) { return jv_warp::WarpArgMin(x); });
   }
   template <class W>
   __device__ jv_warp::Key<W> ArgMinFast(jv_warp::Key<W> k) {
-    return Combine(jv_warp::WarpArgMinFast(k), [](jv_warp::Key<W> x) {
-      return jv_warp::WarpArgMinFast(x);
-    });
+    return Combine(
+        jv_warp::WarpArgMinFast(k), NoKey<W>(),
+        [](jv_warp::Key<W> x) { return jv_warp::WarpArgMinFast(x); });
+  }
+  template <class W>
+  __device__ jv_warp::Lead<W> Least(const jv_warp::Lead<W>& l) {
+    return Combine(jv_warp::WarpLeast(l), jv_warp::Lead<W>{NoKey<W>(), -1, 0},
+                   [](jv_warp::Lead<W> x) { return jv_warp::WarpLeast(x); });
   }
   template <class W>
   __device__ void TwoLeast(jv_warp::Key<W>* first, jv_warp::Key<W>* second) {
@@ -228,9 +272,10 @@ struct JvBlock {
   template <class W>
   __device__ W Min(W x) {
     const jv_warp::Key<W> k =
-        Combine(jv_warp::Key<W>{jv_warp::WarpMin(x), 0}, [](jv_warp::Key<W> y) {
-          return jv_warp::Key<W>{jv_warp::WarpMin(y.value), 0};
-        });
+        Combine(jv_warp::Key<W>{jv_warp::WarpMin(x), 0}, NoKey<W>(),
+                [](jv_warp::Key<W> y) {
+                  return jv_warp::Key<W>{jv_warp::WarpMin(y.value), 0};
+                });
     return k.value;
   }
   template <class W>
@@ -264,22 +309,21 @@ struct JvBlock {
   __device__ static int Lane() { return static_cast<int>(threadIdx.x & 31); }
   __device__ static int Warp() { return static_cast<int>(threadIdx.x >> 5); }
 
-  // The warps' results `k` (each the same on every lane of its warp)
-  // reduced by `warp_reduce`, to every thread.
-  template <class W, class WarpReduce>
-  __device__ jv_warp::Key<W> Combine(jv_warp::Key<W> k,
-                                     WarpReduce warp_reduce) {
-    __shared__ W s_value[2][kWarps];
-    __shared__ int s_index[2][kWarps];
+  template <class W>
+  __device__ static jv_warp::Key<W> NoKey() {
+    return jv_warp::Key<W>{jv_warp::WideInf<W>(), INT_MAX};
+  }
+
+  // The warps' results `k` (a Key or a Lead, each the same on every lane of
+  // its warp) reduced by `warp_reduce`, to every thread; `none` loses to
+  // every result.
+  template <class X, class WarpReduce>
+  __device__ X Combine(X k, X none, WarpReduce warp_reduce) {
+    __shared__ X s[2][kWarps];
     const int lane = Lane(), warp = Warp();
-    if (lane == 0) {
-      s_value[parity][warp] = k.value;
-      s_index[parity][warp] = k.index;
-    }
+    if (lane == 0) s[parity][warp] = k;
     __syncthreads();
-    k = lane < kWarps
-            ? jv_warp::Key<W>{s_value[parity][lane], s_index[parity][lane]}
-            : jv_warp::Key<W>{jv_warp::WideInf<W>(), INT_MAX};
+    k = lane < kWarps ? s[parity][lane] : none;
     parity ^= 1;
     return warp_reduce(k);
   }
@@ -297,7 +341,10 @@ struct JvState {
 // One problem (n <= m, m <= 64 * Team::kSize) solved by the calling team
 // (JvWarp or JvBlock); every thread of the team calls every member
 // function.  `C` is the [n, m] cost matrix (global or shared memory).
-template <class T, class Team>
+// kHeld > 0: a search holds each thread's columns in registers
+// (AugmentHeld; needs m <= kHeld * kSize and a team with Least), else in
+// memory (Augment).
+template <class T, class Team, int kHeld = 0>
 class TeamJv {
  public:
   using W = LapJvWide<T>;
@@ -638,9 +685,94 @@ class TeamJv {
       if (max_searches > 0 && *augmentations >= max_searches)
         return kLapIterationLimit;
       ++*augmentations;
-      if (!Augment(rows_[k])) return kLapInfeasible;
+      if (!AugmentRow(rows_[k])) return kLapInfeasible;
     }
     return kLapOptimal;
+  }
+
+  // lap_jv.h's Augment from free row f.
+  __device__ bool AugmentRow(int f) {
+    if constexpr (kHeld > 0)
+      return AugmentHeld(f);
+    else
+      return Augment(f);
+  }
+
+  // Augment with each thread's kHeld columns (m <= kHeld kSize) held in
+  // registers: their distances, prices, owners and the owners'
+  // reduced costs c_ij - v_j.  The team's reduction carries the
+  // winning column's owner and reduced cost along (Team::Least), so a step
+  // starts on the next row's costs at once; only the predecessors (for the
+  // path) go to memory.  The same arithmetic as Augment, so the same
+  // results.
+  __device__ bool AugmentHeld(int f) {
+    using Lead = jv_warp::Lead<W>;
+    static_assert(kHeld <= 32, "the scanned columns are a 32-bit mask");
+    const W inf = jv_warp::WideInf<W>();
+    const Lead none{Key{inf, INT_MAX}, -1, W(0)};
+    W d[kHeld], v[kHeld], tight[kHeld];
+    int owner[kHeld];
+    uint32_t scanned = 0;  // bit k: column k is scanned, or past m
+    Lead best = none;
+#pragma unroll
+    for (int k = 0; k < kHeld; ++k) {
+      const int j = me_ + k * kSize;
+      const bool valid = j < m_;
+      v[k] = valid ? v_[j] : W(0);
+      owner[k] = valid ? y_[j] : -1;
+      d[k] = valid ? Cost(f, j) - v[k] : inf;
+      tight[k] = owner[k] >= 0 ? Cost(owner[k], j) - v[k] : W(0);
+      const Key key{d[k], owner[k] < 0 ? j : j + m_};
+      scanned |= static_cast<uint32_t>(!valid) << k;
+      if (valid) pred_[j] = f;
+      if (valid && key < best.key) best = Lead{key, owner[k], tight[k]};
+    }
+    W least;
+    int end;
+    for (;;) {
+      best = team_.Least(best);
+      least = best.key.value;
+      if (!(least < inf)) return false;
+      if (best.key.index < m_) {
+        end = best.key.index;
+        break;
+      }
+      const int j1 = best.key.index - m_;
+      const int i = best.row;
+      const W h = best.tight - least;
+      if (j1 % kSize == me_) scanned |= uint32_t{1} << (j1 / kSize);
+      const T* row = C_ + static_cast<size_t>(i) * m_;
+      best = none;
+#pragma unroll
+      for (int k = 0; k < kHeld; ++k) {
+        const int j = me_ + k * kSize;
+        const int column = j < m_ ? j : 0;  // past m: any column to load
+        const bool unscanned = !((scanned >> k) & 1);
+        const W reduced = static_cast<W>(row[column]) - v[k] - h;
+        const bool lowers = unscanned & (reduced < d[k]);
+        if (lowers) pred_[column] = i;
+        d[k] = lowers ? reduced : d[k];
+        const int index = owner[k] < 0 ? j : j + m_;
+        const bool better =
+            unscanned & ((d[k] < best.key.value) |
+                         ((d[k] == best.key.value) & (index < best.key.index)));
+        best.key.value = better ? d[k] : best.key.value;
+        best.key.index = better ? index : best.key.index;
+        best.row = better ? owner[k] : best.row;
+        best.tight = better ? tight[k] : best.tight;
+      }
+    }
+#pragma unroll
+    for (int k = 0; k < kHeld; ++k) {
+      const int j = me_ + k * kSize;
+      if (j < m_ && ((scanned >> k) & 1)) v_[j] = v[k] + (d[k] - least);
+    }
+    team_.sync();
+    if (me_ == 0) {
+      FlipAugmentingPath(end, f, pred_, x_, y_, [](int) {});
+    }
+    team_.sync();
+    return true;
   }
 
   // lap_jv.h's Augment: Dijkstra from free row f, one column scanned per
