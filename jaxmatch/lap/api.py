@@ -60,20 +60,23 @@ STEPPED_ITERATIONS_PER_CALL = 4
 #: (19-27 ms vs 41 ms).
 FUSED_MAX_COLUMNS = 1024
 #: On the GPU, ``method="auto"`` runs JV on problems with at most this many
-#: rows (the smaller side): a warp per problem, a block from 256 columns.
+#: rows (the smaller side), of any dtype: a warp per problem, a block from
+#: 256 columns.
 #: Measured on an H100 (docs/benchmarks.md): a warp ahead of the fused tree
 #: variant up to 64 x 64 (1024 x 32^2: 115 us against 224 us in the
 #: kernel), even at 128 x 128, behind on 100 x 100 distances.
 JV_GPU_MAX_ROWS = 64
-#: On the GPU, ``method="auto"`` also runs JV (a thread block per problem) on
-#: float problems with :data:`JV_GPU_FLOAT_MIN_COLUMNS` to
-#: :data:`JV_GPU_FLOAT_MAX_COLUMNS` columns. Measured on an H100
-#: (docs/benchmarks.md): on distinct float costs 1.2-6x ahead of the tree
-#: variant from 128 x 256^2 to 10000^2 (3.2x at 16 x 1024^2, 6x on
-#: Machol-Wien 1024^2), behind from about 13000 columns on U[0, 1) costs
-#: (16384^2: 7.1 s against 5.0 s, compilation included) and on costs with
-#: many ties (integers: the tree variant stays their default).
-JV_GPU_FLOAT_MIN_COLUMNS = 256
+#: On the GPU, ``method="auto"`` also runs JV (a warp, or from 256 columns a
+#: thread block, per problem) on float problems with
+#: :data:`JV_GPU_FLOAT_MIN_COLUMNS` to :data:`JV_GPU_FLOAT_MAX_COLUMNS`
+#: columns. Measured on an H100 (docs/benchmarks.md): on distinct float costs
+#: 1.4-1.8x ahead of the tree variant at 256 x 100^2 to 256 x 128^2 (a warp),
+#: 1.2-6x from 128 x 256^2 to 10000^2 (3.2x at 16 x 1024^2, 6x on
+#: Machol-Wien 1024^2), even at 64 x 200^2 (2.07 ms against 1.95 ms), behind
+#: from about 13000 columns on U[0, 1) costs (16384^2: 7.1 s against 5.0 s,
+#: compilation included) and on costs with many ties (integers: the tree
+#: variant stays their default).
+JV_GPU_FLOAT_MIN_COLUMNS = 1
 #: See :data:`JV_GPU_FLOAT_MIN_COLUMNS`.
 JV_GPU_FLOAT_MAX_COLUMNS = 12288
 #: The widest problem the GPU's JV takes: a warp's state fits its 48 KiB of

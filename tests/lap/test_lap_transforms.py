@@ -219,10 +219,11 @@ def test_tuning_constants_set_on_the_package_take_effect(monkeypatch):
     assert api.STEPPED_ITERATIONS_PER_CALL == 7 and api.FUSED_MAX_COLUMNS == 5
     assert iterations(execution="stepped") == [7]
     assert iterations() == []  # still JV: 6 rows
+    assert jaxmatch.lap.JV_GPU_FLOAT_MIN_COLUMNS == api.JV_GPU_FLOAT_MIN_COLUMNS == 1
     monkeypatch.setattr(jaxmatch.lap, "JV_GPU_MAX_ROWS", 5)
-    assert api.JV_GPU_MAX_ROWS == 5
+    monkeypatch.setattr(jaxmatch.lap, "JV_GPU_FLOAT_MIN_COLUMNS", 7)
+    assert api.JV_GPU_MAX_ROWS == 5 and api.JV_GPU_FLOAT_MIN_COLUMNS == 7
     assert iterations() == [7]  # auto: the GPU branch is now the stepped tree
-    assert jaxmatch.lap.JV_GPU_FLOAT_MIN_COLUMNS == api.JV_GPU_FLOAT_MIN_COLUMNS == 256
     monkeypatch.setattr(jaxmatch.lap, "JV_GPU_FLOAT_MIN_COLUMNS", 6)
     assert api.JV_GPU_FLOAT_MIN_COLUMNS == 6
     assert iterations() == []  # auto: JV again, on 6 float columns
@@ -230,7 +231,6 @@ def test_tuning_constants_set_on_the_package_take_effect(monkeypatch):
     monkeypatch.setattr(jaxmatch.lap, "JV_GPU_FLOAT_MAX_COLUMNS", 5)
     assert api.JV_GPU_FLOAT_MAX_COLUMNS == 5
     assert iterations() == [7]  # 6 columns: above JV's float range again
-    monkeypatch.setattr(jaxmatch.lap, "JV_GPU_FLOAT_MIN_COLUMNS", 256)
     check_against_scipy(C, jax.device_get(jaxmatch.solve_lap(C, execution="stepped")), False)
     api.FUSED_MAX_COLUMNS = 6  # the api's name and the package's are one
     assert jaxmatch.lap.FUSED_MAX_COLUMNS == 6
