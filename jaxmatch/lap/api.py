@@ -18,9 +18,10 @@ And for one core, or one warp, per problem:
 
 ``"auto"`` runs ``"jv"`` on the CPU, and on a GPU ``"jv"`` for problems of
 at most :data:`JV_GPU_MAX_ROWS` rows (the smaller side) and for float
-problems of :data:`JV_GPU_FLOAT_MIN_COLUMNS` to
-:data:`JV_GPU_FLOAT_MAX_COLUMNS` columns, ``"tree"`` for the others (chosen
-when the computation is lowered); with ``execution="stepped"`` it runs
+problems of at most :data:`JV_GPU_FLOAT_WARP_MAX_COLUMNS` columns or of
+:data:`JV_GPU_FLOAT_MIN_COLUMNS` to :data:`JV_GPU_FLOAT_MAX_COLUMNS`
+columns, ``"tree"`` for the others (chosen when the computation is
+lowered); with ``execution="stepped"`` it runs
 ``"tree"``.
 
 Two execution shapes:
@@ -66,17 +67,24 @@ FUSED_MAX_COLUMNS = 1024
 #: variant up to 64 x 64 (1024 x 32^2: 115 us against 224 us in the
 #: kernel), even at 128 x 128, behind on 100 x 100 distances.
 JV_GPU_MAX_ROWS = 64
-#: On the GPU, ``method="auto"`` also runs JV (a warp, or from 256 columns a
-#: thread block, per problem) on float problems with
-#: :data:`JV_GPU_FLOAT_MIN_COLUMNS` to :data:`JV_GPU_FLOAT_MAX_COLUMNS`
-#: columns. Measured on an H100 (docs/benchmarks.md): on distinct float costs
-#: 1.4-1.8x ahead of the tree variant at 256 x 100^2 to 256 x 128^2 (a warp),
-#: 1.2-6x from 128 x 256^2 to 10000^2 (3.2x at 16 x 1024^2, 6x on
-#: Machol-Wien 1024^2), even at 64 x 200^2 (2.07 ms against 1.95 ms), behind
-#: from about 13000 columns on U[0, 1) costs (16384^2: 7.1 s against 5.0 s,
-#: compilation included) and on costs with many ties (integers: the tree
-#: variant stays their default).
-JV_GPU_FLOAT_MIN_COLUMNS = 1
+#: On the GPU, ``method="auto"`` also runs JV (a warp per problem) on float
+#: problems of at most this many columns, whatever their rows. Measured on an
+#: H100 (docs/benchmarks.md): on distinct float costs ahead of the tree
+#: variant at 256 x 100^2 Euclidean distances (1.07 against 1.93 ms) and
+#: 256 x 128^2 (0.93 against 1.35 ms), still at 256 x 150^2 (1.27 against
+#: 1.55 ms), behind at 64 x 200^2 (2.07 against 1.96 ms); behind on costs
+#: with many ties (float copies of integers: 1.3-3.8x), which keep the tree
+#: variant as int32.
+JV_GPU_FLOAT_WARP_MAX_COLUMNS = 128
+#: On the GPU, ``method="auto"`` also runs JV (a thread block per problem) on
+#: float problems with :data:`JV_GPU_FLOAT_MIN_COLUMNS` to
+#: :data:`JV_GPU_FLOAT_MAX_COLUMNS` columns. Measured on an H100
+#: (docs/benchmarks.md): on distinct float costs 1.2-6x ahead of the tree
+#: variant from 128 x 256^2 to 10000^2 (3.2x at 16 x 1024^2, 6x on
+#: Machol-Wien 1024^2), behind from about 13000 columns on U[0, 1) costs
+#: (16384^2: 7.1 s against 5.0 s, compilation included) and on costs with
+#: many ties (integers: the tree variant stays their default).
+JV_GPU_FLOAT_MIN_COLUMNS = 256
 #: See :data:`JV_GPU_FLOAT_MIN_COLUMNS`.
 JV_GPU_FLOAT_MAX_COLUMNS = 12288
 #: The widest problem the GPU's JV takes: a warp's state fits its 48 KiB of
@@ -324,9 +332,10 @@ def _run_solver(
     """Runs the chosen method and execution shape; ``"auto"`` is chosen per
     platform when the computation is lowered. Method: JV on the CPU; on a
     GPU JV up to :data:`JV_GPU_MAX_ROWS` rows (and 1536 columns) and on
-    float costs of :data:`JV_GPU_FLOAT_MIN_COLUMNS` to
-    :data:`JV_GPU_FLOAT_MAX_COLUMNS` columns, the tree variant for the others (and
-    in every stepped solve). Execution: fused on the CPU, on a GPU fused up to
+    float costs of up to :data:`JV_GPU_FLOAT_WARP_MAX_COLUMNS` or of
+    :data:`JV_GPU_FLOAT_MIN_COLUMNS` to :data:`JV_GPU_FLOAT_MAX_COLUMNS`
+    columns, the tree variant for the others (and in every stepped solve).
+    Execution: fused on the CPU, on a GPU fused up to
     :data:`FUSED_MAX_COLUMNS` columns and stepped above. ``warm`` (the
     internal ``x0``, ``v0``) goes to every method."""
     jv = functools.partial(
@@ -343,10 +352,10 @@ def _run_solver(
     n, m = Ck.shape[-2:]
     few_rows = n <= JV_GPU_MAX_ROWS and m <= _JV_WARP_MAX_COLUMNS
     jv_float_max = min(JV_GPU_FLOAT_MAX_COLUMNS, JV_GPU_MAX_COLUMNS)
-    wide_float = (
-        jnp.issubdtype(Ck.dtype, jnp.floating) and JV_GPU_FLOAT_MIN_COLUMNS <= m <= jv_float_max
+    jv_float = jnp.issubdtype(Ck.dtype, jnp.floating) and (
+        1 <= m <= JV_GPU_FLOAT_WARP_MAX_COLUMNS or JV_GPU_FLOAT_MIN_COLUMNS <= m <= jv_float_max
     )
-    if method == "auto" and (few_rows or wide_float):
+    if method == "auto" and (few_rows or jv_float):
         gpu = jv
     elif execution == "fused" or m <= FUSED_MAX_COLUMNS:
         gpu = fused
@@ -507,7 +516,8 @@ def solve_lap(
         (Munkres), ``"jv"`` (Jonker-Volgenant, fused only; on a GPU up to
         :data:`JV_GPU_MAX_COLUMNS` columns), or ``"auto"`` (JV on the CPU;
         on a GPU JV up to :data:`JV_GPU_MAX_ROWS` rows and on float costs
-        of :data:`JV_GPU_FLOAT_MIN_COLUMNS` to
+        of up to :data:`JV_GPU_FLOAT_WARP_MAX_COLUMNS` or of
+        :data:`JV_GPU_FLOAT_MIN_COLUMNS` to
         :data:`JV_GPU_FLOAT_MAX_COLUMNS` columns, the tree variant for
         the others; the tree variant in stepped solves).
       execution: static. ``"fused"`` (the whole solve in one kernel),

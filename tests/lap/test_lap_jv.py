@@ -261,18 +261,19 @@ def test_gpu_jv_cost_matrix_in_global_memory():
 
 @pytest.mark.gpu
 def test_auto_on_a_gpu_runs_jv_up_to_its_row_limit():
-    """Up to JV_GPU_MAX_ROWS rows, and on float costs of
-    JV_GPU_FLOAT_MIN_COLUMNS (1) to JV_GPU_FLOAT_MAX_COLUMNS columns. n_iters
-    tells the solvers apart: JV's searches against the tree variant's
-    main-loop iterations."""
+    """Up to JV_GPU_MAX_ROWS rows, and on float costs of up to
+    JV_GPU_FLOAT_WARP_MAX_COLUMNS columns or from JV_GPU_FLOAT_MIN_COLUMNS.
+    n_iters tells the solvers apart: JV's searches against the tree
+    variant's main-loop iterations."""
     gpu = jax.devices("gpu")[0]
     rng = np.random.default_rng(10)
     cases = (
         ((6, 64, 90), np.float32, "jv"),
         ((6, 64, 90), np.int32, "jv"),
-        ((2, 65, 65), np.float32, "jv"),  # float costs: a warp
         ((2, 65, 65), np.int32, "tree"),
-        ((2, 300, 300), np.float32, "jv"),  # float costs: a block
+        ((2, 128, 128), np.float32, "jv"),  # float costs: a warp up to 128 columns
+        ((2, 129, 129), np.float32, "tree"),
+        ((2, 300, 300), np.float32, "jv"),  # float costs from 256 columns
         ((2, 300, 300), np.int32, "tree"),
     )
     for shape, dtype, expected in cases:

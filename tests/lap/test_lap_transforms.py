@@ -198,8 +198,8 @@ def test_grad_with_traced_maximize(device):
 
 def test_tuning_constants_set_on_the_package_take_effect(monkeypatch):
     """jaxmatch.lap.FUSED_MAX_COLUMNS / JV_GPU_MAX_ROWS /
-    JV_GPU_FLOAT_MIN_COLUMNS / JV_GPU_FLOAT_MAX_COLUMNS /
-    STEPPED_ITERATIONS_PER_CALL are read when a
+    JV_GPU_FLOAT_WARP_MAX_COLUMNS / JV_GPU_FLOAT_MIN_COLUMNS /
+    JV_GPU_FLOAT_MAX_COLUMNS / STEPPED_ITERATIONS_PER_CALL are read when a
     call is traced; setting them on the package sets the api's."""
     from jaxmatch.lap import api
 
@@ -219,11 +219,15 @@ def test_tuning_constants_set_on_the_package_take_effect(monkeypatch):
     assert api.STEPPED_ITERATIONS_PER_CALL == 7 and api.FUSED_MAX_COLUMNS == 5
     assert iterations(execution="stepped") == [7]
     assert iterations() == []  # still JV: 6 rows
-    assert jaxmatch.lap.JV_GPU_FLOAT_MIN_COLUMNS == api.JV_GPU_FLOAT_MIN_COLUMNS == 1
     monkeypatch.setattr(jaxmatch.lap, "JV_GPU_MAX_ROWS", 5)
-    monkeypatch.setattr(jaxmatch.lap, "JV_GPU_FLOAT_MIN_COLUMNS", 7)
-    assert api.JV_GPU_MAX_ROWS == 5 and api.JV_GPU_FLOAT_MIN_COLUMNS == 7
+    assert api.JV_GPU_MAX_ROWS == 5
+    assert jaxmatch.lap.JV_GPU_FLOAT_WARP_MAX_COLUMNS == api.JV_GPU_FLOAT_WARP_MAX_COLUMNS == 128
+    assert iterations() == []  # still JV: 6 float columns, a warp
+    assert iterations(C=C.astype(jnp.int32)) == [7]  # integers: the stepped tree
+    monkeypatch.setattr(jaxmatch.lap, "JV_GPU_FLOAT_WARP_MAX_COLUMNS", 5)
+    assert api.JV_GPU_FLOAT_WARP_MAX_COLUMNS == 5
     assert iterations() == [7]  # auto: the GPU branch is now the stepped tree
+    assert jaxmatch.lap.JV_GPU_FLOAT_MIN_COLUMNS == api.JV_GPU_FLOAT_MIN_COLUMNS == 256
     monkeypatch.setattr(jaxmatch.lap, "JV_GPU_FLOAT_MIN_COLUMNS", 6)
     assert api.JV_GPU_FLOAT_MIN_COLUMNS == 6
     assert iterations() == []  # auto: JV again, on 6 float columns
@@ -231,6 +235,7 @@ def test_tuning_constants_set_on_the_package_take_effect(monkeypatch):
     monkeypatch.setattr(jaxmatch.lap, "JV_GPU_FLOAT_MAX_COLUMNS", 5)
     assert api.JV_GPU_FLOAT_MAX_COLUMNS == 5
     assert iterations() == [7]  # 6 columns: above JV's float range again
+    monkeypatch.setattr(jaxmatch.lap, "JV_GPU_FLOAT_MIN_COLUMNS", 256)
     check_against_scipy(C, jax.device_get(jaxmatch.solve_lap(C, execution="stepped")), False)
     api.FUSED_MAX_COLUMNS = 6  # the api's name and the package's are one
     assert jaxmatch.lap.FUSED_MAX_COLUMNS == 6
