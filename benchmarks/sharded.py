@@ -4,17 +4,21 @@ For each case, the same batch is solved under ``jax.jit`` on the first device
 alone and sharded over the first ``k`` devices (``PartitionSpec("batch")``
 on the leading dimension, a mesh of Auto axes), for every ``k`` in
 ``--devices`` (default: 1, 2, 4, ... up to the device count). Reports the
-median time of ``--repeats`` calls after a warm-up, problems per second, and
-the speed-up over one device (the goal of issue 15: at least 1.9x on two
-GPUs). Every sharded answer is compared with the one-device answer where the
-solver is deterministic (see ``same``).
+median time of ``--repeats`` calls after a warm-up, each waited for (the
+latency of a call), and the median time per call of ``--pipeline`` calls
+dispatched back to back and waited for once (the throughput of a stream of
+calls, where the host's dispatch overlaps the devices' work); problems per
+second and the speed-up over one device of both (the goal of issue 15: at
+least 1.9x throughput on two GPUs). Every sharded answer is compared with
+the one-device answer where the solver is deterministic (see ``same``).
 
 Cases: batched LAPs (uniform float32 costs and DETR-like distances) and a
 batch of padded bipartite graphs (maximum cardinality matching) and of
 general graphs (approximate weighted matching). Run:
 
     python -m benchmarks.sharded [--repeats 10] [--devices 1 2] [--scale 1.0]
-        [--only solve_lap max_cardinality_matching ...] [--json out.json]
+        [--pipeline 4] [--only solve_lap max_cardinality_matching ...]
+        [--json out.json]
 
 On a machine without several accelerators, ``XLA_FLAGS=
 --xla_force_host_platform_device_count=4 JAX_PLATFORMS=cpu`` runs it on
@@ -109,9 +113,12 @@ def cases(scale: float) -> list[tuple[str, int, Callable[[], Any], Callable[[Any
     return out
 
 
-def time_sharded(solve: Callable[[Any], Any], x: Any, k: int, repeats: int) -> tuple[float, Any]:
+def time_sharded(
+    solve: Callable[[Any], Any], x: Any, k: int, repeats: int, pipeline: int
+) -> tuple[float, float, Any]:
     """Median seconds of ``jit(solve)`` on ``x`` sharded over the first k
-    devices, and its answer (on the host)."""
+    devices, per call waited for and per call of ``pipeline`` calls
+    dispatched back to back, and its answer (on the host)."""
     import jax
     from jax.sharding import AxisType, Mesh, NamedSharding, PartitionSpec
 
@@ -119,12 +126,16 @@ def time_sharded(solve: Callable[[Any], Any], x: Any, k: int, repeats: int) -> t
     xs = jax.device_put(x, NamedSharding(mesh, PartitionSpec("batch")))
     f = jax.jit(solve)
     answer = jax.block_until_ready(f(xs))
-    times = []
+    times, streamed = [], []
     for _ in range(repeats):
         t0 = time.perf_counter()
         jax.block_until_ready(f(xs))
         times.append(time.perf_counter() - t0)
-    return float(np.median(times)), jax.device_get(answer)
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        jax.block_until_ready([f(xs) for _ in range(pipeline)])
+        streamed.append((time.perf_counter() - t0) / pipeline)
+    return float(np.median(times)), float(np.median(streamed)), jax.device_get(answer)
 
 
 def same(a: Any, b: Any) -> bool:
@@ -154,6 +165,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--repeats", type=int, default=10)
     p.add_argument("--devices", type=int, nargs="+", help="device counts (default 1, 2, 4, ...)")
     p.add_argument("--scale", type=float, default=1.0, help="multiplies every batch size")
+    p.add_argument("--pipeline", type=int, default=4, help="calls dispatched back to back")
     p.add_argument("--only", nargs="+", help="run the cases whose name starts with one of these")
     p.add_argument("--json")
     args = p.parse_args(argv)
@@ -164,28 +176,33 @@ def main(argv: list[str] | None = None) -> int:
     ks = args.devices or [1 << i for i in range(count.bit_length()) if 1 << i <= count]
     ks = [k for k in ks if k <= count]
     print(f"devices: {count} x {jax.devices()[0].device_kind}; jax {jax.__version__}")
-    print("| case | devices | ms | problems/s | speed-up | same answer |")
-    print("|---|---:|---:|---:|---:|---|")
+    print(
+        "| case | devices | ms | speed-up | ms, pipelined | problems/s, pipelined "
+        "| speed-up, pipelined | same answer |"
+    )
+    print("|---|---:|---:|---:|---:|---:|---:|---|")
     rows = []
     for name, batch, make, solve in cases(args.scale):
         if args.only and not name.startswith(tuple(args.only)):
             continue
         x = make()
-        base_s, base = None, None
+        base_s = base_p = base = None
         for k in ks:
             if batch % k:
                 continue
-            seconds, answer = time_sharded(solve, x, k, args.repeats)
-            if base_s is None:
-                base_s, base = seconds, answer
+            seconds, pipelined, answer = time_sharded(solve, x, k, args.repeats, args.pipeline)
+            if base is None:
+                base_s, base_p, base = seconds, pipelined, answer
             row = dict(
-                case=name, devices=k, seconds=seconds, per_s=batch / seconds,
-                speedup=base_s / seconds, same=same(answer, base),
+                case=name, devices=k, seconds=seconds, speedup=base_s / seconds,
+                pipelined=pipelined, per_s=batch / pipelined,
+                speedup_pipelined=base_p / pipelined, same=same(answer, base),
             )  # fmt: skip
             rows.append(row)
             print(
-                f"| {name} | {k} | {seconds * 1e3:.2f} | {row['per_s']:.0f} | "
-                f"{row['speedup']:.2f} | {'yes' if row['same'] else '**no**'} |",
+                f"| {name} | {k} | {seconds * 1e3:.2f} | {row['speedup']:.2f} | "
+                f"{pipelined * 1e3:.2f} | {row['per_s']:.0f} | {row['speedup_pipelined']:.2f} | "
+                f"{'yes' if row['same'] else '**no**'} |",
                 flush=True,
             )
     if args.json:
