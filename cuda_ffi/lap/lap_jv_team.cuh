@@ -13,12 +13,15 @@
 // Duals and distances are kept in the wider type W (double for float costs,
 // int64 for int32), as on the CPU.
 //
-// A warp keeps everything in shared memory (LapJvWarpLayout), the cost
-// matrix too when it fits beside the state, so a search step costs a few
-// shared-memory loads and one reduction: the path of one problem is
-// latency, and a batch runs a problem per warp on every SM.  A block keeps
-// its state in the solve's global workspace (LapWorkLayout), which stays in
-// L2, and spreads each step's row over its threads.
+// A warp keeps its state in shared memory (LapJvWarpLayout), the cost
+// matrix too when it fits beside the state, and during a search each lane
+// holds its columns' distances, prices and owners in registers
+// (AugmentHeld), so a search step costs the next row's cost loads and one
+// reduction: the path of one problem is latency, and a batch runs a problem
+// per warp on every SM.  A block keeps as much of its state as fits in
+// shared memory, the rest in the solve's global workspace (LapWorkLayout),
+// which stays in L2, and spreads each step's row over its threads (held in
+// registers too below 1024 columns).
 #pragma once
 
 #include <climits>
