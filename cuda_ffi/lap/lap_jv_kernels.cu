@@ -1,11 +1,32 @@
 // The GPU's Jonker-Volgenant solver (lap_jv_team.cuh): one warp, alone in
 // its block, per problem of a batch of small problems (LapJvInBlock false),
 // else one block per problem, of up to kLapJvBlockThreads threads.
+#include <cuda_pipeline_primitives.h>
+
+#include <cstdint>
+
 #include "lap/lap_jv_team.cuh"
 #include "lap/lap_kernels.h"
 
 namespace jaxmatch {
 namespace {
+
+// The warp copies `count` entries from C to `staged` (shared memory, 16-byte
+// aligned): asynchronous 16-byte copies (cp.async), all in flight at once,
+// when C is aligned too, else one entry per lane at a time.
+template <class T>
+__device__ void StageCosts(T* staged, const T* C, size_t count) {
+  const bool aligned = reinterpret_cast<uintptr_t>(C) % 16 == 0;
+  const size_t vectors = aligned ? count * sizeof(T) / 16 : 0;
+  for (size_t k = threadIdx.x; k < vectors; k += 32)
+    __pipeline_memcpy_async(reinterpret_cast<int4*>(staged) + k,
+                            reinterpret_cast<const int4*>(C) + k, 16);
+  __pipeline_commit();
+  for (size_t k = vectors * 16 / sizeof(T) + threadIdx.x; k < count; k += 32)
+    staged[k] = C[k];
+  __pipeline_wait_prior(0);
+  __syncwarp();
+}
 
 // Problem b's info: the status and the number of searches, as lap_jv.h's
 // lap_jv_solve writes them.
@@ -58,8 +79,7 @@ __global__ void __launch_bounds__(32) lap_jv_warp_kernel(LapProblem<T> s) {
     const T* C = s.C + static_cast<size_t>(b) * size;
     if constexpr (kStaged) {
       T* staged = reinterpret_cast<T*>(smem + L.cost);
-      for (size_t k = threadIdx.x; k < size; k += 32) staged[k] = C[k];
-      __syncwarp();
+      StageCosts(staged, C, size);
       C = staged;
     }
     SolveMember<T, JvWarp, kWarm, kHeld>(s, b, C, state);

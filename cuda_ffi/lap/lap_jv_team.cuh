@@ -71,8 +71,9 @@ template <class W>
 struct Key {
   W value;
   int index;
+  // Without branches: both comparisons are cheap.
   __device__ bool operator<(const Key& o) const {
-    return value < o.value || (value == o.value && index < o.index);
+    return (value < o.value) | ((value == o.value) & (index < o.index));
   }
 };
 
@@ -85,17 +86,21 @@ __device__ __forceinline__ Key<W> WarpArgMin(Key<W> k) {
   return Key<W>{least, index};
 }
 
-// An unsigned key ordered as the float rounded down from x: monotone in x,
-// so the least key is that of the least x (ties of the key aside).
+// An unsigned key monotone in x (x <= y gives key(x) <= key(y)), so the
+// least key is that of the least x, ties of the key aside; equal x give
+// equal keys.  A double's key is its high word (sign, exponent and 20
+// fraction bits) in two's complement order, negated when negative so that
+// -0 and +0 share a key: integer operations only.  An integer's is the
+// float rounded down from it.
 template <class W>
 __device__ __forceinline__ unsigned OrderedKey(W x) {
-  float f;
-  if constexpr (std::is_floating_point<W>::value)
-    f = __double2float_rd(x);
-  else
-    f = __ll2float_rd(x);
-  const unsigned u = __float_as_uint(f + 0.0f);  // -0 -> +0
-  return u ^ ((u >> 31) ? 0xffffffffu : 0x80000000u);
+  if constexpr (std::is_floating_point<W>::value) {
+    const unsigned hi = static_cast<unsigned>(__double2hiint(x));
+    return (hi >> 31) ? 0u - hi : hi | 0x80000000u;
+  } else {
+    const unsigned u = __float_as_uint(__ll2float_rd(x));
+    return u ^ ((u >> 31) ? 0xffffffffu : 0x80000000u);
+  }
 }
 
 // The lane holding the least key over the warp (any one of equal keys),
@@ -145,28 +150,25 @@ struct Lead {
 template <class W>
 __device__ __forceinline__ Lead<W> WarpLeast(const Lead<W>& l) {
   const int src = WarpArgMinLane(l.key);
-  return Lead<W>{Key<W>{__shfl_sync(kFullMask, l.key.value, src),
-                        __shfl_sync(kFullMask, l.key.index, src)},
-                 __shfl_sync(kFullMask, l.row, src),
-                 __shfl_sync(kFullMask, l.tight, src)};
+  // The row and the index first: the next step's loads wait on them.
+  const int row = __shfl_sync(kFullMask, l.row, src);
+  const int index = __shfl_sync(kFullMask, l.key.index, src);
+  const W value = __shfl_sync(kFullMask, l.key.value, src);
+  const W tight = __shfl_sync(kFullMask, l.tight, src);
+  return Lead<W>{Key<W>{value, index}, row, tight};
 }
 
-// The two least keys over the warp (first < second), to every lane.
+// The two least keys over the warp (first < second), to every lane, from
+// each lane's two least: the least of the lanes' firsts, then the least of
+// the others' firsts and the winner's second.
 template <class W>
 __device__ __forceinline__ void WarpTwoLeast(Key<W>* first, Key<W>* second) {
-#pragma unroll
-  for (int s = 16; s > 0; s /= 2) {
-    const Key<W> o1{__shfl_xor_sync(kFullMask, first->value, s),
-                    __shfl_xor_sync(kFullMask, first->index, s)};
-    const Key<W> o2{__shfl_xor_sync(kFullMask, second->value, s),
-                    __shfl_xor_sync(kFullMask, second->index, s)};
-    if (o1 < *first) {
-      *second = *first < o2 ? *first : o2;
-      *first = o1;
-    } else {
-      *second = o1 < *second ? o1 : *second;
-    }
-  }
+  const int lane = static_cast<int>(threadIdx.x & 31);
+  const int src = WarpArgMinLane(*first);
+  const Key<W> rest = lane == src ? *second : *first;
+  *first = Key<W>{__shfl_sync(kFullMask, first->value, src),
+                  __shfl_sync(kFullMask, first->index, src)};
+  *second = WarpArgMinFast(rest);
 }
 
 }  // namespace jv_warp
@@ -481,9 +483,9 @@ class TeamJv {
     Key best{jv_warp::WideInf<W>(), INT_MAX};
     for (int j = me_; j < m_; j += kSize) {
       const Key k{Cost(i, j) - v_[j], j};
-      if (j != skip && k < best) best = k;
+      best = (j != skip) & (k < best) ? k : best;
     }
-    return team_.ArgMin(best);
+    return team_.ArgMinFast(best);
   }
 
   // lap_jv.h's ColumnReduction; returns the number of free rows, listed in
@@ -579,12 +581,9 @@ class TeamJv {
       Key first{jv_warp::WideInf<W>(), INT_MAX}, second = first;
       for (int j = me_; j < m_; j += kSize) {
         const Key k{Cost(i, j) - v_[j], j};
-        if (k < first) {
-          second = first;
-          first = k;
-        } else if (k < second) {
-          second = k;
-        }
+        const bool below_first = k < first, below_second = k < second;
+        second = below_first ? first : (below_second ? k : second);
+        first = below_first ? k : first;
       }
       team_.TwoLeast(&first, &second);
       int j1 = first.index;
@@ -745,25 +744,37 @@ class TeamJv {
       const W h = best.tight - least;
       if (j1 % kSize == me_) scanned |= uint32_t{1} << (j1 / kSize);
       const T* row = C_ + static_cast<size_t>(i) * m_;
-      best = none;
+      // Every load before the first store to pred_ (which may alias C_):
+      // the loads overlap.
+      W c[kHeld];
 #pragma unroll
       for (int k = 0; k < kHeld; ++k) {
         const int j = me_ + k * kSize;
-        const int column = j < m_ ? j : 0;  // past m: any column to load
+        c[k] = static_cast<W>(row[j < m_ ? j : 0]);  // past m: any column
+      }
+      Lead lead[kHeld];
+#pragma unroll
+      for (int k = 0; k < kHeld; ++k) {
+        const int j = me_ + k * kSize;
+        const int column = j < m_ ? j : 0;
         const bool unscanned = !((scanned >> k) & 1);
-        const W reduced = static_cast<W>(row[column]) - v[k] - h;
+        const W reduced = c[k] - v[k] - h;
         const bool lowers = unscanned & (reduced < d[k]);
         if (lowers) pred_[column] = i;
         d[k] = lowers ? reduced : d[k];
-        const int index = owner[k] < 0 ? j : j + m_;
-        const bool better =
-            unscanned & ((d[k] < best.key.value) |
-                         ((d[k] == best.key.value) & (index < best.key.index)));
-        best.key.value = better ? d[k] : best.key.value;
-        best.key.index = better ? index : best.key.index;
-        best.row = better ? owner[k] : best.row;
-        best.tight = better ? tight[k] : best.tight;
+        const Lead mine{Key{d[k], owner[k] < 0 ? j : j + m_}, owner[k],
+                        tight[k]};
+        lead[k] = unscanned ? mine : none;
       }
+      // The least of the thread's leads, pairwise: a shorter chain than a
+      // running minimum.
+#pragma unroll
+      for (int s = 1; s < kHeld; s *= 2) {
+#pragma unroll
+        for (int k = 0; k + s < kHeld; k += 2 * s)
+          lead[k] = lead[k + s].key < lead[k].key ? lead[k + s] : lead[k];
+      }
+      best = lead[0];
     }
 #pragma unroll
     for (int k = 0; k < kHeld; ++k) {
