@@ -68,14 +68,15 @@ FUSED_MAX_COLUMNS = 1024
 #: kernel), even at 128 x 128, behind on 100 x 100 distances.
 JV_GPU_MAX_ROWS = 64
 #: On the GPU, ``method="auto"`` also runs JV (a warp per problem) on float
-#: problems of at most this many columns, whatever their rows. Measured on an
-#: H100 (docs/benchmarks.md): on distinct float costs ahead of the tree
-#: variant at 256 x 100^2 Euclidean distances (1.07 against 1.93 ms) and
-#: 256 x 128^2 (0.93 against 1.35 ms), still at 256 x 150^2 (1.27 against
-#: 1.55 ms), behind at 64 x 200^2 (2.07 against 1.96 ms); behind on costs
-#: with many ties (float copies of integers: 1.3-3.8x), which keep the tree
-#: variant as int32.
-JV_GPU_FLOAT_WARP_MAX_COLUMNS = 128
+#: problems of at most this many columns, whatever their rows: with
+#: :data:`JV_GPU_FLOAT_MIN_COLUMNS` (a block), every float width up to
+#: :data:`JV_GPU_FLOAT_MAX_COLUMNS`. Measured on an H100 (docs/benchmarks.md):
+#: on distinct float costs ahead of the tree variant at 256 x 150^2 (0.76
+#: against 1.41 ms) and 64 x 200^2 (1.30 against 1.77 ms), as at 256 x
+#: 100^2 Euclidean distances and 256 x 128^2; behind on costs with many ties
+#: (float copies of integers, zeros: 1.2-3.4x), which keep the tree variant
+#: as int32 or with ``method="tree"``.
+JV_GPU_FLOAT_WARP_MAX_COLUMNS = 255
 #: On the GPU, ``method="auto"`` also runs JV (a thread block per problem) on
 #: float problems with :data:`JV_GPU_FLOAT_MIN_COLUMNS` to
 #: :data:`JV_GPU_FLOAT_MAX_COLUMNS` columns. Measured on an H100

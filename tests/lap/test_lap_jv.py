@@ -271,8 +271,8 @@ def test_auto_on_a_gpu_runs_jv_up_to_its_row_limit():
         ((6, 64, 90), np.float32, "jv"),
         ((6, 64, 90), np.int32, "jv"),
         ((2, 65, 65), np.int32, "tree"),
-        ((2, 128, 128), np.float32, "jv"),  # float costs: a warp up to 128 columns
-        ((2, 129, 129), np.float32, "tree"),
+        ((2, 200, 200), np.float32, "jv"),  # float costs: a warp up to 255 columns
+        ((2, 200, 200), np.int32, "tree"),
         ((2, 300, 300), np.float32, "jv"),  # float costs from 256 columns
         ((2, 300, 300), np.int32, "tree"),
     )

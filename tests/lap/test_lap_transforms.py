@@ -221,7 +221,7 @@ def test_tuning_constants_set_on_the_package_take_effect(monkeypatch):
     assert iterations() == []  # still JV: 6 rows
     monkeypatch.setattr(jaxmatch.lap, "JV_GPU_MAX_ROWS", 5)
     assert api.JV_GPU_MAX_ROWS == 5
-    assert jaxmatch.lap.JV_GPU_FLOAT_WARP_MAX_COLUMNS == api.JV_GPU_FLOAT_WARP_MAX_COLUMNS == 128
+    assert jaxmatch.lap.JV_GPU_FLOAT_WARP_MAX_COLUMNS == api.JV_GPU_FLOAT_WARP_MAX_COLUMNS == 255
     assert iterations() == []  # still JV: 6 float columns, a warp
     assert iterations(C=C.astype(jnp.int32)) == [7]  # integers: the stepped tree
     monkeypatch.setattr(jaxmatch.lap, "JV_GPU_FLOAT_WARP_MAX_COLUMNS", 5)
