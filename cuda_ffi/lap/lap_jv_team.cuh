@@ -103,30 +103,27 @@ __device__ __forceinline__ unsigned OrderedKey(W x) {
   }
 }
 
-// The lane holding the least key over the warp (any one of equal keys),
-// cheaper than WarpArgMin in a search: one integer reduction of the
-// distances rounded down to float, exact when one lane holds the least
-// rounded key (distinct distances).  When several do, their distances are
+// The lane holding the least key over the warp, cheaper than WarpArgMin in
+// a search: one integer reduction of OrderedKey, exact when one lane holds
+// the least (distinct distances).  When several do, their distances are
 // mostly equal outright (the augmenting row reduction leaves a row's two
-// least columns tied): one broadcast tells, and the least index among them
-// wins; else WarpArgMin decides among those lanes.
+// least columns tied): the least index among them is reduced while one
+// broadcast tells whether they are equal; else WarpArgMin decides among
+// those lanes.
 template <class W>
 __device__ __forceinline__ int WarpArgMinLane(Key<W> k) {
   const unsigned mine = OrderedKey(k.value);
   const unsigned least = __reduce_min_sync(kFullMask, mine);
   const bool holds = mine == least;
   const unsigned holders = __ballot_sync(kFullMask, holds);
-  const int first = __ffs(holders) - 1;
-  if ((holders & (holders - 1)) == 0) return first;
-  const W value = __shfl_sync(kFullMask, k.value, first);
-  Key<W> best;
-  if (__all_sync(kFullMask, !holds || k.value == value)) {
-    best =
-        Key<W>{value, __reduce_min_sync(kFullMask, holds ? k.index : INT_MAX)};
-  } else {
+  const int holder = 31 - __clz(holders);  // the highest one
+  if ((holders & (holders - 1)) == 0) return holder;
+  const int index = __reduce_min_sync(kFullMask, holds ? k.index : INT_MAX);
+  const W value = __shfl_sync(kFullMask, k.value, holder);
+  Key<W> best{value, index};
+  if (!__all_sync(kFullMask, !holds || k.value == value))
     best = WarpArgMin(holds ? k : Key<W>{WideInf<W>(), INT_MAX});
-  }
-  return __ffs(__ballot_sync(kFullMask, holds && k.index == best.index)) - 1;
+  return 31 - __clz(__ballot_sync(kFullMask, holds && k.index == best.index));
 }
 
 // The least key over the warp, to every lane (WarpArgMinLane's).
