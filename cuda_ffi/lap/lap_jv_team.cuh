@@ -89,9 +89,9 @@ __device__ __forceinline__ Key<W> WarpArgMin(Key<W> k) {
 // An unsigned key monotone in x (x <= y gives key(x) <= key(y)), so the
 // least key is that of the least x, ties of the key aside; equal x give
 // equal keys.  A double's key is its high word (sign, exponent and 20
-// fraction bits) in two's complement order, negated when negative so that
-// -0 and +0 share a key: integer operations only.  An integer's is the
-// float rounded down from it.
+// fraction bits) put in unsigned order, the sign bit set when x >= 0 and
+// the word negated when x < 0 (so -0 and +0 share a key): integer
+// operations only.  An integer's key is the float rounded down from it.
 template <class W>
 __device__ __forceinline__ unsigned OrderedKey(W x) {
   if constexpr (std::is_floating_point<W>::value) {
