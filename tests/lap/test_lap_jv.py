@@ -231,6 +231,44 @@ def test_gpu_block_jv_hard_classes():
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("n", [20, 64, 100, 200])
+def test_gpu_warp_jv_hard_float_classes(n):
+    """A warp per problem (1, 2, 4 and 8 columns a lane) on float costs
+    whose reduction keys tie or order unusually: zeros, two values,
+    negative, -0 beside +0, magnitudes from 1e-30 to 1e30 of either sign,
+    float64 subnormals, +inf entries: certified, the CPU's optimum."""
+    gpu = jax.devices("gpu")[0]
+    rng = np.random.default_rng(13 + n)
+    shape = (6, n, n)
+    magnitudes = 10.0 ** rng.uniform(-30, 30, shape) * rng.choice([-1.0, 1.0], shape)
+    forbidden = rng.random(shape)
+    forbidden[rng.random(shape) < 0.3] = np.inf
+    cases = [
+        np.zeros(shape, np.float32),
+        rng.integers(0, 2, shape).astype(np.float32),
+        (rng.random(shape) - 0.5).astype(np.float32),
+        np.where(rng.random(shape) < 0.5, -0.0, 0.0).astype(np.float32),
+        magnitudes.astype(np.float32),
+        magnitudes,
+        rng.integers(-3, 3, shape) * 1e-310,  # float64 subnormals and zeros
+        forbidden.astype(np.float32),
+    ]
+    for C in cases:
+        on_gpu = jax.device_get(jaxmatch.solve_lap(jax.device_put(C, gpu), method="jv"))
+        on_cpu = jax.device_get(jaxmatch.solve_lap(C, method="jv"))
+        np.testing.assert_array_equal(on_gpu.status, jaxmatch.LAPStatus.OPTIMAL)
+        # atol: XLA on the CPU flushes subnormals to zero, a GPU keeps them.
+        np.testing.assert_allclose(
+            np.asarray(on_gpu.cost, np.float64),
+            np.asarray(on_cpu.cost, np.float64),
+            rtol=1e-6,
+            atol=1e-300,
+        )
+        for cert in jaxmatch.verify_lap(C, on_gpu):
+            assert cert.optimal, (C.dtype, n, cert.reason)
+
+
+@pytest.mark.gpu
 @pytest.mark.parametrize("shape", [(300, 300), (200, 450)])
 def test_gpu_block_jv_warm_start(shape):
     """A block's JV from the previous solve's duals and pairs (square, and
