@@ -71,8 +71,8 @@ JV_GPU_MAX_ROWS = 64
 #: problems of at most this many columns, whatever their rows: with
 #: :data:`JV_GPU_FLOAT_MIN_COLUMNS` (a block), every float width up to
 #: :data:`JV_GPU_FLOAT_MAX_COLUMNS`. Measured on an H100 (docs/benchmarks.md):
-#: on distinct float costs ahead of the tree variant at 256 x 150^2 (0.76
-#: against 1.41 ms) and 64 x 200^2 (1.30 against 1.77 ms), as at 256 x
+#: on distinct float costs ahead of the tree variant at 256 x 150^2 (0.80
+#: against 1.42 ms) and 64 x 200^2 (1.37 against 1.76 ms), as at 256 x
 #: 100^2 Euclidean distances and 256 x 128^2; behind on costs with many ties
 #: (float copies of integers, zeros: 1.2-3.4x), which keep the tree variant
 #: as int32 or with ``method="tree"``.
