@@ -53,6 +53,9 @@ def lap_workload() -> tuple[int, int]:
     jv_only += [((2, 260, 260), np.float32), ((2, 100, 300), np.float64)]
     jv_only += [((1, 300, 280), np.int32), ((1, 600, 600), np.float32)]
     jv_only += [((1, 1700, 1700), np.float32), ((2, 1030, 1030), np.int32)]
+    # a cluster per problem (from 1024 rows on sm_90): 1, 2 and 4 columns a thread
+    jv_only += [((2, 2048, 2048), np.float32), ((1, 2048, 5000), np.float32)]
+    jv_only += [((1, 2048, 9000), np.float64)]
     for shape, dtype in shapes + jv_only:
         combos = every if (shape, dtype) in shapes else [("jv", "fused")]
         C = (rng.integers(0, 6, shape) if dtype == np.int32 else rng.random(shape)).astype(dtype)

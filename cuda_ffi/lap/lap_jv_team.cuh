@@ -21,7 +21,10 @@
 // per warp on every SM.  A block keeps as much of its state as fits in
 // shared memory, the rest in the solve's global workspace (LapWorkLayout),
 // which stays in L2, and spreads each step's row over its threads (held in
-// registers too below 1024 columns).
+// registers too below 1024 columns).  From 1024 rows on GPUs with
+// thread-block clusters (sm_90), a cluster of blocks (JvCluster) shares a
+// problem: each step's row spreads over 16 SMs, and the reductions go
+// through the blocks' shared memory.
 #pragma once
 
 #include <climits>
@@ -330,6 +333,244 @@ struct JvBlock {
     return warp_reduce(k);
   }
 };
+
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
+namespace jv_cluster {
+
+__device__ __forceinline__ uint32_t SharedAddress(const void* p) {
+  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
+// The address of the same shared variable in block `rank` of the cluster.
+__device__ __forceinline__ uint32_t MapShared(uint32_t address, int rank) {
+  uint32_t remote;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;"
+               : "=r"(remote)
+               : "r"(address), "r"(rank));
+  return remote;
+}
+__device__ __forceinline__ void MbarrierInit(uint64_t* bar) {
+  asm volatile(
+      "mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(SharedAddress(bar))
+      : "memory");
+}
+// The barrier's one arrival of its phase, expecting `bytes` of st.async.
+__device__ __forceinline__ void MbarrierExpect(uint64_t* bar, int bytes) {
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(
+                   SharedAddress(bar)),
+               "r"(bytes)
+               : "memory");
+}
+__device__ __forceinline__ void MbarrierWait(uint64_t* bar, unsigned phase) {
+  asm volatile(
+      "{\n"
+      ".reg .pred done;\n"
+      "wait:\n"
+      "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+      "@!done bra wait;\n"
+      "}\n" ::"r"(SharedAddress(bar)),
+      "r"(phase)
+      : "memory");
+}
+// 16 bytes to another block's shared memory, counted by its mbarrier.
+__device__ __forceinline__ void StoreAsync(uint32_t remote, uint64_t lo,
+                                           uint64_t hi, uint32_t remote_bar) {
+  asm volatile(
+      "st.async.shared::cluster.mbarrier::complete_tx::bytes.v2.b64 [%0], "
+      "{%1, %2}, [%3];" ::"r"(remote),
+      "l"(lo), "l"(hi), "r"(remote_bar)
+      : "memory");
+}
+
+}  // namespace jv_cluster
+
+// The kBlocks blocks of a thread-block cluster (sm_90), kThreads threads
+// each, solve one problem (a large one: in a single block a search step is
+// bound by its SM's instruction issue, thousands of columns a step).  Rank
+// b * kThreads + t is block b's thread t.  A reduction is JvBlock's within
+// each block, then each block sends its result to every block's shared
+// memory (st.async, counted by the receiver's mbarrier: no fence), and
+// every warp reduces the blocks' results.  The solve's state lives in
+// global memory (L2), ordered by sync()'s cluster barrier (release, then
+// acquire).  Scratch and mbarriers alternate between two halves
+// (`parity`): a block sends reduction r + 1 only after all its threads have
+// read reduction r's results (JvBlock's barrier comes first), and sends
+// r + 2 only after it has received every block's r + 1, so no half is
+// written again before its readers are done.  Init() starts the problem.
+template <int kThreads, int kBlocks>
+struct JvCluster {
+  static_assert(kThreads % 32 == 0 && kThreads <= 1024, "whole warps");
+  static_assert(kBlocks <= 32, "a lane per block");
+  static constexpr int kSize = kThreads * kBlocks;
+  static constexpr int kWarps = kThreads / 32;
+  int parity = 0;
+  unsigned phases = 0;  // bit p: the phase of mbarrier p to wait for
+
+  __device__ static int rank() {
+    return static_cast<int>(__clusterRelativeBlockRank()) * kThreads +
+           static_cast<int>(threadIdx.x);
+  }
+  __device__ void sync() const {
+    __syncwarp();
+    Barrier();
+  }
+  // Every thread of the cluster arrives, and waits for the others; their
+  // earlier writes (global and shared memory) are visible after it.
+  __device__ static void Barrier() {
+    __cluster_barrier_arrive();
+    __cluster_barrier_wait();
+  }
+  // Before the problem: initialises the exchange's barriers, then a cluster
+  // barrier (no block sends to one not yet initialised).
+  __device__ static void Init() {
+    Exchange& x = Shared();
+    if (threadIdx.x == 0) {
+      for (int p = 0; p < 2; ++p) jv_cluster::MbarrierInit(&x.bar[p]);
+      asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    }
+    Barrier();
+  }
+
+  template <class W>
+  __device__ jv_warp::Key<W> ArgMin(jv_warp::Key<W> k) {
+    return Combine(jv_warp::WarpArgMin(k), NoKey<W>(),
+                   [](jv_warp::Key<W> x) { return jv_warp::WarpArgMin(x); });
+  }
+  template <class W>
+  __device__ jv_warp::Key<W> ArgMinFast(jv_warp::Key<W> k) {
+    return Combine(
+        jv_warp::WarpArgMinFast(k), NoKey<W>(),
+        [](jv_warp::Key<W> x) { return jv_warp::WarpArgMinFast(x); });
+  }
+  template <class W>
+  __device__ jv_warp::Lead<W> Least(const jv_warp::Lead<W>& l) {
+    return Combine(jv_warp::WarpLeast(l), jv_warp::Lead<W>{NoKey<W>(), -1, 0},
+                   [](jv_warp::Lead<W> x) { return jv_warp::WarpLeast(x); });
+  }
+  template <class W>
+  __device__ void TwoLeast(jv_warp::Key<W>* first, jv_warp::Key<W>* second) {
+    using Key = jv_warp::Key<W>;
+    struct Pair {
+      Key first, second;
+    };
+    __shared__ Pair s[2][kWarps];
+    __syncwarp();
+    jv_warp::WarpTwoLeast(first, second);
+    if (Lane() == 0) s[parity][Warp()] = Pair{*first, *second};
+    __syncthreads();
+    const Pair none{NoKey<W>(), NoKey<W>()};
+    Pair mine = Lane() < kWarps ? s[parity][Lane()] : none;
+    jv_warp::WarpTwoLeast(&mine.first, &mine.second);
+    mine = Gather(mine, none);
+    jv_warp::WarpTwoLeast(&mine.first, &mine.second);
+    parity ^= 1;
+    *first = mine.first;
+    *second = mine.second;
+  }
+  template <class W>
+  __device__ W Min(W x) {
+    const jv_warp::Key<W> k =
+        Combine(jv_warp::Key<W>{jv_warp::WarpMin(x), 0}, NoKey<W>(),
+                [](jv_warp::Key<W> y) {
+                  return jv_warp::Key<W>{jv_warp::WarpMin(y.value), 0};
+                });
+    return k.value;
+  }
+  template <class W>
+  __device__ W Max(W x) {
+    return -Min<W>(-x);
+  }
+  __device__ bool All(bool p) {
+    __syncwarp();
+    const int block_all = __syncthreads_and(p) != 0;
+    const int all = Gather(block_all, 1);
+    parity ^= 1;
+    return __all_sync(jv_warp::kFullMask, all != 0);
+  }
+  // How many threads below this one have `flag` set; *total: how many have.
+  __device__ int Enumerate(bool flag, int* total) {
+    __shared__ int s_count[2][kWarps];
+    __syncwarp();
+    const unsigned ballot = __ballot_sync(jv_warp::kFullMask, flag);
+    if (Lane() == 0) s_count[parity][Warp()] = __popc(ballot);
+    __syncthreads();
+    int before = __popc(ballot & ((1u << Lane()) - 1)), sum = 0;
+    for (int w = 0; w < kWarps; ++w) {
+      const int c = s_count[parity][w];
+      if (w < Warp()) before += c;
+      sum += c;
+    }
+    const int count = Gather(sum, 0);
+    const int block = static_cast<int>(__clusterRelativeBlockRank());
+    parity ^= 1;
+    *total = static_cast<int>(__reduce_add_sync(jv_warp::kFullMask, count));
+    return before + static_cast<int>(__reduce_add_sync(
+                        jv_warp::kFullMask, Lane() < block ? count : 0));
+  }
+
+ private:
+  static constexpr int kSlotBytes = 32;
+  struct Exchange {
+    alignas(16) unsigned char slot[2][kBlocks][kSlotBytes];
+    uint64_t bar[2];
+  };
+  __device__ static Exchange& Shared() {
+    __shared__ Exchange x;
+    return x;
+  }
+  __device__ static int Lane() { return static_cast<int>(threadIdx.x & 31); }
+  __device__ static int Warp() { return static_cast<int>(threadIdx.x >> 5); }
+
+  template <class W>
+  __device__ static jv_warp::Key<W> NoKey() {
+    return jv_warp::Key<W>{jv_warp::WideInf<W>(), INT_MAX};
+  }
+
+  // Every block's `mine` (the same on each of its threads), block b's to
+  // lane b of every warp, `none` to the lanes past kBlocks.
+  template <class X>
+  __device__ X Gather(const X& mine, const X& none) {
+    static_assert(sizeof(X) <= kSlotBytes, "a slot holds a result");
+    constexpr int kBytes = (static_cast<int>(sizeof(X)) + 15) / 16 * 16;
+    Exchange& x = Shared();
+    const int p = parity;
+    if (threadIdx.x == 0)
+      jv_cluster::MbarrierExpect(&x.bar[p], kBlocks * kBytes);
+    if (threadIdx.x < kBlocks) {
+      uint64_t words[kBytes / 8] = {};
+      memcpy(words, &mine, sizeof(X));
+      const int block = static_cast<int>(__clusterRelativeBlockRank());
+      const int to = static_cast<int>(threadIdx.x);
+      const uint32_t slot = jv_cluster::MapShared(
+          jv_cluster::SharedAddress(&x.slot[p][block][0]), to);
+      const uint32_t bar =
+          jv_cluster::MapShared(jv_cluster::SharedAddress(&x.bar[p]), to);
+#pragma unroll
+      for (int q = 0; q < kBytes / 16; ++q)
+        jv_cluster::StoreAsync(slot + 16 * q, words[2 * q], words[2 * q + 1],
+                               bar);
+    }
+    jv_cluster::MbarrierWait(&x.bar[p], (phases >> p) & 1u);
+    phases ^= 1u << p;
+    X got = none;
+    if (Lane() < kBlocks) memcpy(&got, &x.slot[p][Lane()][0], sizeof(X));
+    return got;
+  }
+
+  // The warps' results `k` (a Key or a Lead, each the same on every lane of
+  // its warp) reduced by `warp_reduce`, to every thread; `none` loses to
+  // every result.
+  template <class X, class WarpReduce>
+  __device__ X Combine(X k, X none, WarpReduce warp_reduce) {
+    __shared__ X s[2][kWarps];
+    if (Lane() == 0) s[parity][Warp()] = k;
+    __syncthreads();
+    k = warp_reduce(Lane() < kWarps ? s[parity][Lane()] : none);
+    k = warp_reduce(Gather(k, none));
+    parity ^= 1;
+    return k;
+  }
+};
+#endif
 
 // The state of one JV solve (shared or global memory): the prices v and the
 // distances d (W [m]), the predecessors pred and owners y (int [m]), the

@@ -77,17 +77,17 @@ JV_GPU_MAX_ROWS = 64
 #: (float copies of integers, zeros: 1.2-3.4x), which keep the tree variant
 #: as int32 or with ``method="tree"``.
 JV_GPU_FLOAT_WARP_MAX_COLUMNS = 255
-#: On the GPU, ``method="auto"`` also runs JV (a thread block per problem) on
-#: float problems with :data:`JV_GPU_FLOAT_MIN_COLUMNS` to
-#: :data:`JV_GPU_FLOAT_MAX_COLUMNS` columns. Measured on an H100
-#: (docs/benchmarks.md): on distinct float costs 1.2-6x ahead of the tree
-#: variant from 128 x 256^2 to 10000^2 (3.2x at 16 x 1024^2, 6x on
-#: Machol-Wien 1024^2), behind from about 13000 columns on U[0, 1) costs
-#: (16384^2: 7.1 s against 5.0 s, compilation included) and on costs with
-#: many ties (integers: the tree variant stays their default).
+#: On the GPU, ``method="auto"`` also runs JV (a thread block per problem, a
+#: cluster of blocks from 2048 rows on GPUs with clusters) on float problems
+#: with :data:`JV_GPU_FLOAT_MIN_COLUMNS` to :data:`JV_GPU_FLOAT_MAX_COLUMNS`
+#: columns. Measured on an H100 (docs/benchmarks.md): on distinct float
+#: costs 1.2-6.6x ahead of the tree variant from 128 x 256^2 to 16384^2
+#: (3.2x at 16 x 1024^2, 6x on Machol-Wien 1024^2, 6.6x on U[0, 1) 16384^2
+#: in a cluster: 1.07 against 7.09 s), behind on costs with many ties
+#: (integers: the tree variant stays their default).
 JV_GPU_FLOAT_MIN_COLUMNS = 256
 #: See :data:`JV_GPU_FLOAT_MIN_COLUMNS`.
-JV_GPU_FLOAT_MAX_COLUMNS = 12288
+JV_GPU_FLOAT_MAX_COLUMNS = 16384
 #: The widest problem the GPU's JV takes: a warp's state fits its 48 KiB of
 #: shared memory up to 1536 columns (square; 2048 with fewer rows), a block
 #: of 1024 threads owns up to 64 columns per thread.

@@ -231,6 +231,60 @@ def test_gpu_block_jv_hard_classes():
 
 
 @pytest.mark.gpu
+@pytest.mark.parametrize("shape", [(1024, 1024), (2048, 5000), (2100, 9000), (2048, 20000)])
+def test_gpu_cluster_jv_hard_classes(shape):
+    """A cluster of blocks per problem (from 1024 rows, on GPUs with
+    clusters; 1, 2, 4 and 8 columns a thread): tied, negative, -0 beside
+    +0, forbidden (+inf) and infeasible costs, int32 and float64, single,
+    a pair, and transposed: certified, the CPU's optimum. A member solved
+    in a batch wider than the clusters that run at once (a block per
+    problem) has the same assignment, duals and search count as alone."""
+    gpu = jax.devices("gpu")[0]
+    rng = np.random.default_rng(21 + shape[1])
+    n, m = shape
+    forbidden = rng.random(shape).astype(np.float32)
+    forbidden[rng.random(shape) < 0.3] = np.inf
+    infeasible = forbidden.copy()
+    infeasible[n // 2] = np.inf
+    cases = [
+        rng.random(shape).astype(np.float32),
+        np.zeros(shape, np.float32),
+        rng.integers(0, 2, shape).astype(np.float32),
+        (rng.random(shape) - 0.5).astype(np.float32),
+        np.where(rng.random(shape) < 0.5, -0.0, 0.0).astype(np.float32),
+        forbidden,
+        infeasible,
+        rng.integers(-(10**6), 10**6, shape).astype(np.int32),
+        rng.random((2, *shape)).astype(np.float32),
+    ]
+    if n == m:
+        cases.append(np.ascontiguousarray(rng.random((m + 300, n)).astype(np.float32)))
+    if jax.config.read("jax_enable_x64"):
+        cases.append(rng.random(shape))
+    for C in cases:
+        on_gpu = jax.device_get(jaxmatch.solve_lap(jax.device_put(C, gpu), method="jv"))
+        on_cpu = jax.device_get(jaxmatch.solve_lap(C, method="jv"))
+        np.testing.assert_array_equal(on_gpu.status, on_cpu.status)
+        if C is infeasible:
+            assert int(on_gpu.status) == jaxmatch.LAPStatus.INFEASIBLE
+            continue
+        np.testing.assert_array_equal(on_gpu.status, jaxmatch.LAPStatus.OPTIMAL)
+        np.testing.assert_allclose(
+            np.asarray(on_gpu.cost, np.float64), np.asarray(on_cpu.cost, np.float64), rtol=1e-6
+        )
+        certs = jaxmatch.verify_lap(C, on_gpu)
+        for cert in certs if C.ndim == 3 else [certs]:
+            assert cert.optimal, (C.dtype, C.shape, cert.reason)
+    if shape == (1024, 1024):
+        C = cases[0]
+        alone = jax.device_get(jaxmatch.solve_lap(jax.device_put(C, gpu), method="jv"))
+        batch = np.stack([C] + [rng.random(shape).astype(np.float32) for _ in range(23)])
+        in_batch = jax.device_get(jaxmatch.solve_lap(jax.device_put(batch, gpu), method="jv"))
+        for field in ("col_for_row", "row_for_col", "u", "v", "n_iters", "status"):
+            np.testing.assert_array_equal(getattr(in_batch, field)[0], getattr(alone, field))
+
+
+@pytest.mark.gpu
 @pytest.mark.parametrize("n", [20, 64, 100, 200])
 def test_gpu_warp_jv_hard_float_classes(n):
     """A warp per problem (1, 2, 4 and 8 columns a lane) on float costs
