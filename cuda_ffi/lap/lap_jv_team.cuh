@@ -384,8 +384,8 @@ __device__ __forceinline__ void StoreAsync(uint32_t remote, uint64_t lo,
 }  // namespace jv_cluster
 
 // The kBlocks blocks of a thread-block cluster (sm_90), kThreads threads
-// each, solve one problem (a large one: in a single block a search step is
-// bound by its SM's instruction issue, thousands of columns a step).  Rank
+// each, solve one problem (a large one, whose search steps of thousands of
+// columns are too much work for one SM).  Rank
 // b * kThreads + t is block b's thread t.  A reduction is JvBlock's within
 // each block, then each block sends its result to every block's shared
 // memory (st.async, counted by the receiver's mbarrier: no fence), and
