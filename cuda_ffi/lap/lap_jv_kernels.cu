@@ -303,9 +303,9 @@ cudaError_t LaunchJvWarp(cudaStream_t stream, const LapProblem<T>& s,
 }
 
 // A cluster of kBlocks blocks of kThreads threads per problem, each thread
-// holding 1, 2, 4 or 8 columns (the fewest that cover m); not launched
-// above 8 columns a thread.
-template <class T, int kThreads, int kBlocks>
+// holding 1, 2, 4 or 8 columns (the fewest that cover m, at most
+// kMaxHeld); not launched above kMaxHeld columns a thread.
+template <class T, int kThreads, int kBlocks, int kMaxHeld>
 cudaError_t TryJvClusterShape(cudaStream_t stream, const LapProblem<T>& s,
                               bool* launched) {
   constexpr int kSize = kThreads * kBlocks;
@@ -314,28 +314,33 @@ cudaError_t TryJvClusterShape(cudaStream_t stream, const LapProblem<T>& s,
     return TryLaunchJvCluster<T, kThreads, kBlocks, 1>(stream, s, launched);
   if (s.m <= 2 * kSize)
     return TryLaunchJvCluster<T, kThreads, kBlocks, 2>(stream, s, launched);
-  if (s.m <= 4 * kSize)
-    return TryLaunchJvCluster<T, kThreads, kBlocks, 4>(stream, s, launched);
-  if (s.m <= 8 * kSize)
-    return TryLaunchJvCluster<T, kThreads, kBlocks, 8>(stream, s, launched);
+  if constexpr (kMaxHeld >= 8) {
+    if (s.m <= 4 * kSize)
+      return TryLaunchJvCluster<T, kThreads, kBlocks, 4>(stream, s, launched);
+    if (s.m <= 8 * kSize)
+      return TryLaunchJvCluster<T, kThreads, kBlocks, 8>(stream, s, launched);
+  }
   return cudaSuccess;
 }
 
 // A cluster per problem from kLapJvClusterMinRows rows, when every problem
 // of the batch gets a cluster at once (else a block per problem keeps more
-// of them running): 16 blocks of 256 threads, or 8 where 16 do not fit.
-// On an H100 (docs/benchmarks.md) 16 blocks solve U[0, 1) 10000^2 3.6x
-// faster than one block (0.52 against 1.87 s), 5000^2 and squared
-// distances of 4096 points 2x; 8 blocks reach 2.6x, 1.9x and 2x; 256
-// threads a block were ahead of 128 and 512.
+// of them running): 8 blocks of 128 threads up to 2048 columns; above, 16
+// blocks of 256 threads, or 8 where 16 do not fit.  On an H100
+// (docs/benchmarks.md), against one block: Machol-Wien 1024^2 544 against
+// 694 ms, U[0, 1) 2048^2 42 against 55 ms (16 x 256: 610 and 45 ms); U[0,
+// 1) 10000^2 0.52 against 1.87 s, 5000^2 and squared distances of 4096
+// points 2x faster (16 x 128 and 16 x 512 slower, 8 x 256 2.6x, 1.9x and
+// 2x).
 template <class T>
 cudaError_t TryJvCluster(cudaStream_t stream, const LapProblem<T>& s,
                          bool* launched) {
   *launched = false;
   if (s.n < kLapJvClusterMinRows) return cudaSuccess;
-  const cudaError_t e = TryJvClusterShape<T, 256, 16>(stream, s, launched);
+  if (s.m <= 2048) return TryJvClusterShape<T, 128, 8, 2>(stream, s, launched);
+  const cudaError_t e = TryJvClusterShape<T, 256, 16, 8>(stream, s, launched);
   if (e != cudaSuccess || *launched) return e;
-  return TryJvClusterShape<T, 256, 8>(stream, s, launched);
+  return TryJvClusterShape<T, 256, 8, 8>(stream, s, launched);
 }
 
 template <bool kWarm, class T>

@@ -141,10 +141,10 @@ constexpr int kLapJvBlockMinColumns = 256;
 // From this many rows (n <= m) the GPU's JV solves a problem with a
 // cluster of blocks, on devices that have clusters (sm_90), when the batch
 // has no more problems than clusters run at once (lap_jv_kernels.cu).  On
-// an H100, against a block: Machol-Wien 1024^2 612 against 696 ms, rank
-// one 1024^2 581 against 652 ms, squared distances 1500^2 57 against 69
-// ms, U[0, 1) 1900^2 35 against 41 ms; U[0, 1) 1024^2 13.9 against 12.7
-// ms.  Below 1024 rows a block was ahead (1000 x 3000: 2.7 against 3.8 ms).
+// an H100, against a block: Machol-Wien 1024^2 544 against 694 ms, rank
+// one 1024^2 471 against 651 ms, U[0, 1) 1024^2 12.4 against 13.4 ms,
+// squared distances 1500^2 52 against 69 ms.  Below 1024 rows a block was
+// ahead (1000 x 3000: 2.7 against 3.8 ms in a cluster of 8 x 512).
 constexpr int kLapJvClusterMinRows = 1024;
 
 // Whether the GPU's JV solves an n x m problem (n <= m) in a block.

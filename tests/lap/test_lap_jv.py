@@ -231,7 +231,9 @@ def test_gpu_block_jv_hard_classes():
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("shape", [(1024, 1024), (2048, 5000), (2100, 9000), (2048, 20000)])
+@pytest.mark.parametrize(
+    "shape", [(1024, 1024), (1100, 1800), (2048, 5000), (2100, 9000), (2048, 20000)]
+)
 def test_gpu_cluster_jv_hard_classes(shape):
     """A cluster of blocks per problem (from 1024 rows, on GPUs with
     clusters; 1, 2, 4 and 8 columns a thread): tied, negative, -0 beside
