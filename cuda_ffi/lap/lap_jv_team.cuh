@@ -171,7 +171,53 @@ __device__ __forceinline__ void WarpTwoLeast(Key<W>* first, Key<W>* second) {
   *second = WarpArgMinFast(rest);
 }
 
+// The key that loses to every column's.
+template <class W>
+__device__ __forceinline__ Key<W> NoKey() {
+  return Key<W>{WideInf<W>(), INT_MAX};
+}
+
 }  // namespace jv_warp
+
+// The reductions that JvBlock and JvCluster share: a warp reduction, then
+// the warps' results through the team's Combine(x, none, warp_reduce).
+template <class Team>
+struct JvCombiningTeam {
+  template <class W>
+  __device__ jv_warp::Key<W> ArgMin(jv_warp::Key<W> k) {
+    return self().Combine(
+        jv_warp::WarpArgMin(k), jv_warp::NoKey<W>(),
+        [](jv_warp::Key<W> x) { return jv_warp::WarpArgMin(x); });
+  }
+  template <class W>
+  __device__ jv_warp::Key<W> ArgMinFast(jv_warp::Key<W> k) {
+    return self().Combine(
+        jv_warp::WarpArgMinFast(k), jv_warp::NoKey<W>(),
+        [](jv_warp::Key<W> x) { return jv_warp::WarpArgMinFast(x); });
+  }
+  template <class W>
+  __device__ jv_warp::Lead<W> Least(const jv_warp::Lead<W>& l) {
+    return self().Combine(
+        jv_warp::WarpLeast(l), jv_warp::Lead<W>{jv_warp::NoKey<W>(), -1, 0},
+        [](jv_warp::Lead<W> x) { return jv_warp::WarpLeast(x); });
+  }
+  template <class W>
+  __device__ W Min(W x) {
+    const jv_warp::Key<W> k =
+        self().Combine(jv_warp::Key<W>{jv_warp::WarpMin(x), 0},
+                       jv_warp::NoKey<W>(), [](jv_warp::Key<W> y) {
+                         return jv_warp::Key<W>{jv_warp::WarpMin(y.value), 0};
+                       });
+    return k.value;
+  }
+  template <class W>
+  __device__ W Max(W x) {
+    return -Min<W>(-x);
+  }
+
+ private:
+  __device__ Team& self() { return *static_cast<Team*>(this); }
+};
 
 // The 32 lanes of a warp solve one problem (small problems, a batch
 // spread over the SMs): every reduction is a few shuffles.
@@ -222,7 +268,7 @@ struct JvWarp {
 // reduction r + 1's barrier has finished reading reduction r's half, so
 // r + 2 may overwrite it without a second barrier.
 template <int kThreads>
-struct JvBlock {
+struct JvBlock : JvCombiningTeam<JvBlock<kThreads>> {
   static_assert(kThreads % 32 == 0 && kThreads <= 1024, "whole warps");
   static constexpr int kSize = kThreads;
   static constexpr int kWarps = kThreads / 32;
@@ -232,22 +278,6 @@ struct JvBlock {
   __device__ void sync() const {
     __syncwarp();
     __syncthreads();
-  }
-  template <class W>
-  __device__ jv_warp::Key<W> ArgMin(jv_warp::Key<W> k) {
-    return Combine(jv_warp::WarpArgMin(k), NoKey<W>(),
-                   [](jv_warp::Key<W> x) { return jv_warp::WarpArgMin(x); });
-  }
-  template <class W>
-  __device__ jv_warp::Key<W> ArgMinFast(jv_warp::Key<W> k) {
-    return Combine(
-        jv_warp::WarpArgMinFast(k), NoKey<W>(),
-        [](jv_warp::Key<W> x) { return jv_warp::WarpArgMinFast(x); });
-  }
-  template <class W>
-  __device__ jv_warp::Lead<W> Least(const jv_warp::Lead<W>& l) {
-    return Combine(jv_warp::WarpLeast(l), jv_warp::Lead<W>{NoKey<W>(), -1, 0},
-                   [](jv_warp::Lead<W> x) { return jv_warp::WarpLeast(x); });
   }
   template <class W>
   __device__ void TwoLeast(jv_warp::Key<W>* first, jv_warp::Key<W>* second) {
@@ -274,19 +304,6 @@ struct JvBlock {
     parity ^= 1;
     jv_warp::WarpTwoLeast(first, second);
   }
-  template <class W>
-  __device__ W Min(W x) {
-    const jv_warp::Key<W> k =
-        Combine(jv_warp::Key<W>{jv_warp::WarpMin(x), 0}, NoKey<W>(),
-                [](jv_warp::Key<W> y) {
-                  return jv_warp::Key<W>{jv_warp::WarpMin(y.value), 0};
-                });
-    return k.value;
-  }
-  template <class W>
-  __device__ W Max(W x) {
-    return -Min<W>(-x);
-  }
   __device__ bool All(bool p) const {
     __syncwarp();
     return __syncthreads_and(p) != 0;
@@ -311,13 +328,9 @@ struct JvBlock {
   }
 
  private:
+  friend struct JvCombiningTeam<JvBlock>;
   __device__ static int Lane() { return static_cast<int>(threadIdx.x & 31); }
   __device__ static int Warp() { return static_cast<int>(threadIdx.x >> 5); }
-
-  template <class W>
-  __device__ static jv_warp::Key<W> NoKey() {
-    return jv_warp::Key<W>{jv_warp::WideInf<W>(), INT_MAX};
-  }
 
   // The warps' results `k` (a Key or a Lead, each the same on every lane of
   // its warp) reduced by `warp_reduce`, to every thread; `none` loses to
@@ -397,7 +410,7 @@ __device__ __forceinline__ void StoreAsync(uint32_t remote, uint64_t lo,
 // r + 2 only after it has received every block's r + 1, so no half is
 // written again before its readers are done.  Init() starts the problem.
 template <int kThreads, int kBlocks>
-struct JvCluster {
+struct JvCluster : JvCombiningTeam<JvCluster<kThreads, kBlocks>> {
   static_assert(kThreads % 32 == 0 && kThreads <= 1024, "whole warps");
   static_assert(kBlocks <= 32, "a lane per block");
   static constexpr int kSize = kThreads * kBlocks;
@@ -431,22 +444,6 @@ struct JvCluster {
   }
 
   template <class W>
-  __device__ jv_warp::Key<W> ArgMin(jv_warp::Key<W> k) {
-    return Combine(jv_warp::WarpArgMin(k), NoKey<W>(),
-                   [](jv_warp::Key<W> x) { return jv_warp::WarpArgMin(x); });
-  }
-  template <class W>
-  __device__ jv_warp::Key<W> ArgMinFast(jv_warp::Key<W> k) {
-    return Combine(
-        jv_warp::WarpArgMinFast(k), NoKey<W>(),
-        [](jv_warp::Key<W> x) { return jv_warp::WarpArgMinFast(x); });
-  }
-  template <class W>
-  __device__ jv_warp::Lead<W> Least(const jv_warp::Lead<W>& l) {
-    return Combine(jv_warp::WarpLeast(l), jv_warp::Lead<W>{NoKey<W>(), -1, 0},
-                   [](jv_warp::Lead<W> x) { return jv_warp::WarpLeast(x); });
-  }
-  template <class W>
   __device__ void TwoLeast(jv_warp::Key<W>* first, jv_warp::Key<W>* second) {
     using Key = jv_warp::Key<W>;
     struct Pair {
@@ -457,7 +454,7 @@ struct JvCluster {
     jv_warp::WarpTwoLeast(first, second);
     if (Lane() == 0) s[parity][Warp()] = Pair{*first, *second};
     __syncthreads();
-    const Pair none{NoKey<W>(), NoKey<W>()};
+    const Pair none{jv_warp::NoKey<W>(), jv_warp::NoKey<W>()};
     Pair mine = Lane() < kWarps ? s[parity][Lane()] : none;
     jv_warp::WarpTwoLeast(&mine.first, &mine.second);
     mine = Gather(mine, none);
@@ -465,19 +462,6 @@ struct JvCluster {
     parity ^= 1;
     *first = mine.first;
     *second = mine.second;
-  }
-  template <class W>
-  __device__ W Min(W x) {
-    const jv_warp::Key<W> k =
-        Combine(jv_warp::Key<W>{jv_warp::WarpMin(x), 0}, NoKey<W>(),
-                [](jv_warp::Key<W> y) {
-                  return jv_warp::Key<W>{jv_warp::WarpMin(y.value), 0};
-                });
-    return k.value;
-  }
-  template <class W>
-  __device__ W Max(W x) {
-    return -Min<W>(-x);
   }
   __device__ bool All(bool p) {
     __syncwarp();
@@ -508,6 +492,7 @@ struct JvCluster {
   }
 
  private:
+  friend struct JvCombiningTeam<JvCluster>;
   static constexpr int kSlotBytes = 32;
   struct Exchange {
     alignas(16) unsigned char slot[2][kBlocks][kSlotBytes];
@@ -519,11 +504,6 @@ struct JvCluster {
   }
   __device__ static int Lane() { return static_cast<int>(threadIdx.x & 31); }
   __device__ static int Warp() { return static_cast<int>(threadIdx.x >> 5); }
-
-  template <class W>
-  __device__ static jv_warp::Key<W> NoKey() {
-    return jv_warp::Key<W>{jv_warp::WideInf<W>(), INT_MAX};
-  }
 
   // Every block's `mine` (the same on each of its threads), block b's to
   // lane b of every warp, `none` to the lanes past kBlocks.
