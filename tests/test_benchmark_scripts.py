@@ -258,3 +258,30 @@ def test_float32_lap_classes_run_and_certify(capsys):
     assert all(r["certified"] and r["ms"] is not None for r in rows), rows
     with pytest.raises(ValueError, match="unknown class"):
         lap_float32.costs("normal", 3, np.random.default_rng(0))
+
+
+def test_step_model_counts_both_strategies_and_reaches_the_optimum(capsys):
+    from benchmarks import lap_step_model
+
+    cases = ["f32:40", "sqdist:40", "machol:25", "few:30"]
+    assert lap_step_model.main([*cases, "--final-rounds", "5"]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [r["case"] for r in rows] == cases
+    for r in rows:
+        assert r["jv_optimal"] and r["auction_optimal"], r
+        assert r["jv_steps"] >= r["jv_searches"] > 0
+        assert r["auction_rounds"] >= r["auction_phases"] > 0
+        assert r["finish_steps"] >= r["finish_searches"] >= 0
+
+
+def test_step_model_jv_counts_one_step_per_scanned_column():
+    from benchmarks import lap_step_model
+
+    # Both columns choose row 0 in the column reduction (column 0 keeps it).
+    # Row 1's search scans column 0, whose row 0 moves to column 1, free:
+    # two steps, one search.
+    C = np.array([[0.0, 0.0], [1.0, 5.0]])
+    v, x = lap_step_model.column_reduction(C)
+    assert x.tolist() == [0, -1] and v.tolist() == [0.0, 0.0]
+    x, steps, searches = lap_step_model.jv_searches(C, v, x)
+    assert x.tolist() == [1, 0] and (steps, searches) == (2, 1)
