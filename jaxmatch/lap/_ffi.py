@@ -63,6 +63,11 @@ def info_field(info: jax.Array, name: str) -> jax.Array:
     return info[..., _ffi.constant(f"LAP_INFO_{name}")]
 
 
+def info_field_added(info: jax.Array, name: str, amount: jax.Array) -> jax.Array:
+    """``info`` with ``amount`` (int32 ``[...]``) added to its field ``name``."""
+    return info.at[..., _ffi.constant(f"LAP_INFO_{name}")].add(amount)
+
+
 def _state_shapes(C: jax.Array, variant: int) -> Callable[[tuple[int, ...]], LapState]:
     """The state's shapes for leading dimensions ``lead`` (C's problem shape
     and dtype)."""

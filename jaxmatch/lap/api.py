@@ -21,7 +21,9 @@ at most :data:`JV_GPU_MAX_ROWS` rows (the smaller side) and for float
 problems of at most :data:`JV_GPU_FLOAT_WARP_MAX_COLUMNS` columns or of
 :data:`JV_GPU_FLOAT_MIN_COLUMNS` to :data:`JV_GPU_FLOAT_MAX_COLUMNS`
 columns, ``"tree"`` for the others (chosen when the computation is
-lowered); with ``execution="stepped"`` it runs
+lowered; on integer problems of as many columns ``"tree"`` for at most
+:data:`JV_GPU_INT_TREE_ITERATIONS_PER_ROW` iterations per row, then
+``"jv"`` from its duals); with ``execution="stepped"`` it runs
 ``"tree"``.
 
 Two execution shapes:
@@ -37,6 +39,7 @@ Two execution shapes:
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from typing import Literal, NamedTuple
 
 import jax
@@ -88,6 +91,16 @@ JV_GPU_FLOAT_WARP_MAX_COLUMNS = 255
 JV_GPU_FLOAT_MIN_COLUMNS = 256
 #: See :data:`JV_GPU_FLOAT_MIN_COLUMNS`.
 JV_GPU_FLOAT_MAX_COLUMNS = 16384
+#: On the GPU, ``method="auto"`` on integer problems of
+#: :data:`JV_GPU_FLOAT_MIN_COLUMNS` to :data:`JV_GPU_FLOAT_MAX_COLUMNS`
+#: columns (without ``max_iterations``) runs the tree variant for at most this
+#: many iterations per row, then, when some problem is left unsolved, JV
+#: warm-started from the tree variant's duals and assignment. Integer costs
+#: whose reduced costs tie often (integers in [0, n/10] to [0, 10n]: 0.003n
+#: to 0.8n iterations) finish in the tree variant; those that behave like
+#: distinct values (Machol-Wien ``i * j``: n^2 iterations) go to JV. Measured
+#: on an H100 (docs/benchmarks.md).
+JV_GPU_INT_TREE_ITERATIONS_PER_ROW = 2
 #: The widest problem the GPU's JV takes: a warp's state fits its 48 KiB of
 #: shared memory up to 1536 columns (square; 2048 with fewer rows), a block
 #: of 1024 threads owns up to 64 columns per thread.
@@ -335,8 +348,9 @@ def _run_solver(
     GPU JV up to :data:`JV_GPU_MAX_ROWS` rows (and 1536 columns) and on
     float costs of up to :data:`JV_GPU_FLOAT_WARP_MAX_COLUMNS` or of
     :data:`JV_GPU_FLOAT_MIN_COLUMNS` to :data:`JV_GPU_FLOAT_MAX_COLUMNS`
-    columns, the tree variant for the others (and in every stepped solve).
-    Execution: fused on the CPU, on a GPU fused up to
+    columns, the tree variant for the others (and in every stepped solve),
+    on integer costs of as many columns followed by JV when it runs out of
+    iterations (:func:`_tree_then_jv`). Execution: fused on the CPU, on a GPU fused up to
     :data:`FUSED_MAX_COLUMNS` columns and stepped above. ``warm`` (the
     internal ``x0``, ``v0``) goes to every method."""
     jv = functools.partial(
@@ -362,7 +376,36 @@ def _run_solver(
         gpu = fused
     else:
         gpu = stepped
+    jv_int = (
+        method == "auto"
+        and execution == "auto"
+        and max_iterations == 0
+        and not few_rows
+        and jnp.issubdtype(Ck.dtype, jnp.integer)
+        and JV_GPU_FLOAT_MIN_COLUMNS <= m <= jv_float_max
+    )
+    if jv_int:
+        gpu = functools.partial(_tree_then_jv, tree=gpu)
     return lax.platform_dependent(Ck, cpu=cpu, cuda=gpu)
+
+
+def _tree_then_jv(Ck: jax.Array, tree: Callable[..., _Solution]) -> _Solution:
+    """The tree variant (``tree``: its fused or stepped solve) for at most
+    :data:`JV_GPU_INT_TREE_ITERATIONS_PER_ROW` iterations per row, then,
+    when some problem of the batch is left unsolved, JV from the tree
+    variant's column duals and assignment (JV keeps the rows whose column
+    attains their least reduced cost, as the tree variant's feasible duals
+    make every assigned row's). The iterations are the sum of both."""
+    cap = JV_GPU_INT_TREE_ITERATIONS_PER_ROW * Ck.shape[-2]
+    first = tree(Ck, max_iterations=cap)
+    limited = lap_ffi.info_field(first.info, "STATUS") == int(LAPStatus.ITERATION_LIMIT)
+
+    def finish(sol: _Solution) -> _Solution:
+        jv = _fused(Ck, lap_ffi.variant_code("jv"), 0, warm=(sol.col_for_row, sol.v))
+        iters = lap_ffi.info_field(sol.info, "ITERS")
+        return jv._replace(info=lap_ffi.info_field_added(jv.info, "ITERS", iters))
+
+    return lax.cond(jnp.any(limited), finish, lambda sol: sol, first)
 
 
 def _internal_warm_start(init, Ck, maximize, transposed):

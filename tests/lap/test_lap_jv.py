@@ -389,3 +389,44 @@ def test_library_refuses_jv_in_stepped_handlers():
     with pytest.raises(Exception, match="max_iterations must be >= 0"):
         tree = lap_ffi.variant_code("tree")
         jax.block_until_ready(lap_ffi.lap_solve(C, variant=tree, max_iterations=-1))
+
+
+@pytest.mark.gpu
+def test_gpu_auto_integer_costs_finish_the_tree_variant_with_jv():
+    """``method="auto"`` on integer costs from 256 columns: Machol-Wien
+    (n^2 tree iterations) stops the tree variant at its cap and JV finishes
+    from its duals; tied integers finish in the tree variant alone, with
+    its result. Single, batched, vmapped and maximised, square and
+    rectangular: certified, the CPU's optimum."""
+    gpu = jax.devices("gpu")[0]
+    rng = np.random.default_rng(31)
+    cap = jaxmatch.lap.JV_GPU_INT_TREE_ITERATIONS_PER_ROW
+    n = 300
+    machol = np.outer(np.arange(n), np.arange(n)).astype(np.int32)
+    tied = rng.integers(0, 10, (n, n)).astype(np.int32)
+    wide = rng.integers(0, n * n, (n, 2 * n)).astype(np.int32)
+    for C in (machol, tied, wide, np.stack([machol, tied]), np.stack([wide, wide[::-1]])):
+        res = jax.device_get(jaxmatch.solve_lap(jax.device_put(C, gpu)))
+        on_cpu = jax.device_get(jaxmatch.solve_lap(C, method="jv"))
+        np.testing.assert_array_equal(res.status, jaxmatch.LAPStatus.OPTIMAL)
+        np.testing.assert_array_equal(res.cost, on_cpu.cost)
+        certs = jaxmatch.verify_lap(C, res)
+        for cert in certs if C.ndim == 3 else [certs]:
+            assert cert.optimal, (C.shape, cert.reason)
+    # Machol-Wien goes past the cap; the iterations count both stages.
+    res = jaxmatch.solve_lap(jax.device_put(machol, gpu))
+    assert int(res.n_iters) > cap * n
+    # Tied integers finish in the tree variant: its result, bit for bit.
+    auto = jax.device_get(jaxmatch.solve_lap(jax.device_put(tied, gpu)))
+    tree = jax.device_get(jaxmatch.solve_lap(jax.device_put(tied, gpu), method="tree"))
+    for a, b in zip(auto, tree, strict=True):
+        np.testing.assert_array_equal(a, b)
+    # vmap (both stages run for every member) and a maximised batch.
+    batch = jax.device_put(np.stack([machol, tied, machol[::-1]]), gpu)
+    res = jax.device_get(jax.vmap(jaxmatch.solve_lap)(batch))
+    np.testing.assert_array_equal(res.status, jaxmatch.LAPStatus.OPTIMAL)
+    for cert in jaxmatch.verify_lap(np.asarray(batch), res):
+        assert cert.optimal, cert.reason
+    res = jax.device_get(jaxmatch.solve_lap(batch, maximize=True))
+    on_cpu = jax.device_get(jaxmatch.solve_lap(np.asarray(batch), maximize=True, method="jv"))
+    np.testing.assert_array_equal(res.cost, on_cpu.cost)
