@@ -285,3 +285,17 @@ def test_step_model_jv_counts_one_step_per_scanned_column():
     assert x.tolist() == [0, -1] and v.tolist() == [0.0, 0.0]
     x, steps, searches = lap_step_model.jv_searches(C, v, x)
     assert x.tolist() == [1, 0] and (steps, searches) == (2, 1)
+
+
+def test_int_lap_classes_run_and_certify(capsys):
+    from benchmarks import lap_int_auto
+
+    cases = [f"{kind}:1:20:scipy" for kind in lap_int_auto.CLASSES] + ["n:3:12"]
+    assert lap_int_auto.main(cases) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == len(cases)
+    for line in lines:
+        assert "certified True" in line and "same cost False" not in line, line
+    assert lap_int_auto.costs("n2", 2, 5, np.random.default_rng(0)).shape == (2, 5, 5)
+    with pytest.raises(ValueError, match="unknown class"):
+        lap_int_auto.costs("f32", 1, 3, np.random.default_rng(0))
