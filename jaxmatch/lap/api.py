@@ -563,7 +563,9 @@ def solve_lap(
         of up to :data:`JV_GPU_FLOAT_WARP_MAX_COLUMNS` or of
         :data:`JV_GPU_FLOAT_MIN_COLUMNS` to
         :data:`JV_GPU_FLOAT_MAX_COLUMNS` columns, the tree variant for
-        the others; the tree variant in stepped solves).
+        the others, finished by JV on integer costs of as many columns when
+        it needs more than :data:`JV_GPU_INT_TREE_ITERATIONS_PER_ROW`
+        iterations per row; the tree variant in stepped solves).
       execution: static. ``"fused"`` (the whole solve in one kernel),
         ``"stepped"`` (``lax.while_loop`` of step kernels) or ``"auto"``.
       max_iterations: static int >= 1, or None. Stops a solve after this
