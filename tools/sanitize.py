@@ -72,6 +72,15 @@ def lap_workload() -> tuple[int, int]:
                     runs += 1
                     if bool(res_k.feasible.reshape(-1)[b]) and not cert.optimal:
                         bad += 1
+    # auto on integer costs from 256 columns: the tree variant, then JV from
+    # its duals (Machol-Wien), square and rectangular, single and batched.
+    machol = np.outer(np.arange(300), np.arange(300)).astype(np.int32)
+    for mat in (machol, np.stack([machol, machol[::-1]]), machol[:200]):
+        res = jax.device_get(jaxmatch.solve_lap(mat))
+        certs = jaxmatch.verify_lap(mat, res)
+        for cert in certs if mat.ndim == 3 else [certs]:
+            runs += 1
+            bad += not cert.optimal
     return runs, bad
 
 
