@@ -96,8 +96,8 @@ JV_GPU_FLOAT_MAX_COLUMNS = 16384
 #: columns (without ``max_iterations``) runs the tree variant for at most this
 #: many iterations per row, then, when some problem is left unsolved, JV
 #: warm-started from the tree variant's duals and assignment. Integer costs
-#: whose reduced costs tie often (integers in [0, n/10] to [0, 10n]: 0.003n
-#: to 0.8n iterations) finish in the tree variant; those that behave like
+#: whose reduced costs tie often (integers in [0, n/10] to [0, 10n]: 0.005n
+#: to 1.4n iterations) finish in the tree variant; those that behave like
 #: distinct values (Machol-Wien ``i * j``: n^2 iterations) go to JV. Measured
 #: on an H100 (docs/benchmarks.md).
 JV_GPU_INT_TREE_ITERATIONS_PER_ROW = 2
