@@ -72,6 +72,24 @@ def lap_workload() -> tuple[int, int]:
                     runs += 1
                     if bool(res_k.feasible.reshape(-1)[b]) and not cert.optimal:
                         bad += 1
+    # JV's auction start on a cluster (square float costs from 1024 rows
+    # whose rows' least columns are few: Machol-Wien, rank one), single and a
+    # pair, and the same with one +inf entry (JV's own start); a warm start
+    # on a cluster from each result, on the costs moved a little.
+    i = np.arange(1024, dtype=np.float64)
+    machol = np.outer(i, i).astype(np.float32)
+    rank1 = rng.random((1024, 1)) * rng.random((1, 1024))
+    forbidden = rank1.copy()
+    forbidden[5, 7] = np.inf
+    for mat in (machol, np.stack([rank1.astype(np.float32), machol]), rank1, forbidden):
+        res = jax.device_get(jaxmatch.solve_lap(mat))
+        moved = mat + rng.random(mat.shape).astype(mat.dtype)
+        warm = jax.device_get(jaxmatch.solve_lap(moved, init=res))
+        for mat_k, res_k in ((mat, res), (moved, warm)):
+            certs = jaxmatch.verify_lap(mat_k, res_k)
+            for cert in certs if mat.ndim == 3 else [certs]:
+                runs += 1
+                bad += not cert.optimal
     # auto on integer costs from 256 columns: the tree variant, then JV from
     # its duals (Machol-Wien), square and rectangular, single and batched.
     machol = np.outer(np.arange(300), np.arange(300)).astype(np.int32)

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 
+#include "lap/lap_auction_team.cuh"
 #include "lap/lap_jv_team.cuh"
 #include "lap/lap_kernels.h"
 
@@ -31,15 +32,29 @@ __device__ void StageCosts(T* staged, const T* C, size_t count) {
 }
 
 // Problem b's info: the status and the number of searches, as lap_jv.h's
-// lap_jv_solve writes them.
-__device__ void WriteJvInfo(int* info, int status, int searches, int n) {
+// lap_jv_solve writes them, and the rounds of an auction start (kNDual).
+__device__ void WriteJvInfo(int* info, int status, int searches, int n,
+                            int rounds) {
   for (int k = threadIdx.x; k < kLapInfoLen; k += 32) {
     int value = 0;
     if (k == kStatus) value = status;
     if (k == kIters || k == kNAugPhases) value = searches;
+    if (k == kNDual) value = rounds;
     if (k == kNAssigned) value = status == kLapOptimal ? n : 0;
     info[k] = value;
   }
+}
+
+// Problem b's results from its solve `jv`, which ended with `status` after
+// `searches` searches (and an auction's `rounds` before them).
+template <class T, class Jv>
+__device__ void WriteMember(const LapProblem<T>& s, int64_t b, const Jv& jv,
+                            int status, int searches, int rounds = 0) {
+  const LapBuffers<T> out = s.buffers(b);
+  if (!jv.Write(out.col_for_row, out.row_for_col, out.u, out.v) &&
+      status == kLapOptimal)
+    status = kLapOverflow;
+  WriteJvInfo(out.info, status, searches, s.n, rounds);
 }
 
 // Problem b solved by the calling team from its cost matrix C and state;
@@ -55,11 +70,7 @@ __device__ void SolveMember(const LapProblem<T>& s, int64_t b, const T* C,
         jv.SolveFrom(s.v0 + b * s.m, s.x0 + b * s.n, s.max_iters, &searches);
   else
     status = jv.Solve(s.max_iters, &searches);
-  const LapBuffers<T> out = s.buffers(b);
-  if (!jv.Write(out.col_for_row, out.row_for_col, out.u, out.v) &&
-      status == kLapOptimal)
-    status = kLapOverflow;
-  WriteJvInfo(out.info, status, searches, s.n);
+  WriteMember(s, b, jv, status, searches);
 }
 
 // kStaged: the cost matrix is copied into shared memory first.  kHeld: each
@@ -129,43 +140,114 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-// A cluster of kBlocks blocks per problem (JvCluster): cluster c solves
-// problem c, its state in the member's workspace (LapWorkLayout's JV
-// arrays, in L2); each thread holds kHeld columns during a search (m <=
-// kHeld kThreads kBlocks).  Cold starts only.  Compiled for sm_90 and
-// newer; launched only there.
-template <class T, int kThreads, int kBlocks, int kHeld>
-__global__ void __launch_bounds__(kThreads)
-    lap_jv_cluster_kernel(LapProblem<T> s) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+// JV's state in problem b's workspace (LapWorkLayout's JV arrays, in L2),
+// for a cluster, and the auction's scratch beside it.
+template <class T>
+__device__ JvState<LapJvWide<T>> ClusterState(const LapProblem<T>& s,
+                                              int64_t b) {
   using W = LapJvWide<T>;
-  using Team = JvCluster<kThreads, kBlocks>;
   const LapWorkLayout L = s.work_layout();
-  const int64_t b = blockIdx.x / kBlocks;
-  Team::Init();
   const LapBuffers<T> out = s.buffers(b);
   W* wide = reinterpret_cast<W*>(out.twork);
-  const JvState<W> state{wide,
-                         wide + s.m,
-                         out.work + L.jv_pred,
-                         out.work + L.jv_y,
-                         out.work + L.jv_x,
-                         out.work + L.jv_rows};
-  SolveMember<T, Team, false, kHeld>(
-      s, b, s.C + static_cast<size_t>(b) * s.n * s.m, state);
+  return JvState<W>{wide,
+                    wide + s.m,
+                    out.work + L.jv_pred,
+                    out.work + L.jv_y,
+                    out.work + L.jv_x,
+                    out.work + L.jv_rows};
+}
+template <class T>
+__device__ AuctionScratch ClusterScratch(const LapProblem<T>& s, int64_t b) {
+  const LapWorkLayout L = s.work_layout();
+  const LapBuffers<T> out = s.buffers(b);
+  return AuctionScratch{
+      reinterpret_cast<unsigned long long*>(out.twork + L.jv_bids),
+      out.work + L.jv_list, out.work + L.jv_count};
+}
+
+// How a cluster's JV starts.
+enum JvClusterStart : int {
+  kJvColdStart = 0,   // JV's own: column reduction, augmenting row reduction
+  kJvAfterStart = 1,  // from lap_jv_start_kernel's state (when it started)
+};
+
+// The start of a cluster's JV (ClusterAuction), a cluster of kBlocks blocks
+// per problem: kWarm, from s.x0, s.v0 (StartFrom); else the auction (Run).
+// Leaves the scratch's count[0] 1 when it started the problem, 0 when JV
+// starts on its own (Run's false), and count[1] the auction's rounds.
+// Square problems only.
+template <class T, bool kWarm, int kThreads, int kBlocks>
+__global__ void __launch_bounds__(kThreads)
+    lap_jv_start_kernel(LapProblem<T> s) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  using Team = JvCluster<kThreads, kBlocks>;
+  const int64_t b = blockIdx.x / kBlocks;
+  Team::Init();
+  Team team;
+  const AuctionScratch scratch = ClusterScratch(s, b);
+  ClusterAuction<T, kThreads, kBlocks> start(
+      s.n, s.C + static_cast<size_t>(b) * s.n * s.m, ClusterState(s, b),
+      scratch, team);
+  bool started = true;
+  int rounds = 0;
+  if constexpr (kWarm)
+    start.StartFrom(s.v0 + b * s.m, s.x0 + b * s.n);
+  else
+    started = start.Run(&rounds);
+  Team::Barrier();
+  if (Team::rank() == 0) {
+    scratch.count[0] = started ? 1 : 0;
+    scratch.count[1] = rounds;
+  }
   // No block leaves while another may still read its shared memory.
   Team::Barrier();
 #endif
 }
 
-// Launches lap_jv_cluster_kernel, a cluster per problem, and sets
-// *launched; not when this device has no clusters (before sm_90), or fewer
-// of this shape run at once than the batch has problems.
-template <class T, int kThreads, int kBlocks, int kHeld>
+// A cluster of kBlocks blocks per problem (JvCluster): cluster c solves
+// problem c, its state in the member's workspace; each thread holds kHeld
+// columns during a search (m <= kHeld kThreads kBlocks).  kStart: JV's own
+// start, or lap_jv_start_kernel's when it started the problem.  Compiled
+// for sm_90 and newer; launched only there.
+template <class T, int kStart, int kThreads, int kBlocks, int kHeld>
+__global__ void __launch_bounds__(kThreads)
+    lap_jv_cluster_kernel(LapProblem<T> s) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  using Team = JvCluster<kThreads, kBlocks>;
+  const int64_t b = blockIdx.x / kBlocks;
+  Team::Init();
+  TeamJv<T, Team, kHeld> jv(s.n, s.m, s.C + static_cast<size_t>(b) * s.n * s.m,
+                            ClusterState(s, b));
+  int searches = 0, rounds = 0;
+  int status;
+  const AuctionScratch scratch = ClusterScratch(s, b);
+  if (kStart == kJvAfterStart && scratch.count[0] == 1) {
+    rounds = scratch.count[1];
+    status = jv.SolveFromKept(s.max_iters, &searches);
+  } else {
+    status = jv.Solve(s.max_iters, &searches);
+  }
+  WriteMember(s, b, jv, status, searches, rounds);
+  // No block leaves while another may still read its shared memory.
+  Team::Barrier();
+#endif
+}
+
+// Launches lap_jv_cluster_kernel, a cluster per problem, after
+// lap_jv_start_kernel when the problem has a start (kWarm, or the auction:
+// square float problems from kLapAuctionMinRows rows), and sets *launched;
+// not when this device has no clusters (before sm_90), or fewer of this
+// shape run at once than the batch has problems.
+template <class T, bool kWarm, int kThreads, int kBlocks, int kHeld>
 cudaError_t TryLaunchJvCluster(cudaStream_t stream, const LapProblem<T>& s,
                                bool* launched) {
   *launched = false;
-  auto* kernel = lap_jv_cluster_kernel<T, kThreads, kBlocks, kHeld>;
+  const bool start = kWarm || (std::is_floating_point<T>::value && s.n == s.m &&
+                               s.n >= kLapAuctionMinRows);
+  auto* start_kernel = lap_jv_start_kernel<T, kWarm, kThreads, kBlocks>;
+  auto* kernel =
+      start ? lap_jv_cluster_kernel<T, kJvAfterStart, kThreads, kBlocks, kHeld>
+            : lap_jv_cluster_kernel<T, kJvColdStart, kThreads, kBlocks, kHeld>;
   int device = 0, major = 0, cluster_launch = 0;
   cudaError_t e = cudaGetDevice(&device);
   if (e == cudaSuccess)
@@ -191,18 +273,29 @@ cudaError_t TryLaunchJvCluster(cudaStream_t stream, const LapProblem<T>& s,
   // A device that refuses the cluster size (above 8: not portable) or
   // fits no such cluster answers with an error or 0 clusters: the probe's
   // error is cleared and the caller tries another shape.
-  int active = 0;
-  if (kBlocks > 8)
+  int active = 0, start_active = 0;
+  if (kBlocks > 8) {
     e = cudaFuncSetAttribute(kernel,
                              cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
+    if (e == cudaSuccess && start)
+      e = cudaFuncSetAttribute(
+          start_kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
+  }
   if (e == cudaSuccess)
     e = cudaOccupancyMaxActiveClusters(&active, kernel, &config);
+  if (e == cudaSuccess && start)
+    e = cudaOccupancyMaxActiveClusters(&start_active, start_kernel, &config);
   if (e != cudaSuccess) {
     (void)cudaGetLastError();
     return cudaSuccess;
   }
   if (active < 1 || s.batch > active) return cudaSuccess;
+  if (start && s.batch > start_active) return cudaSuccess;
   config.gridDim = dim3(static_cast<unsigned>(s.batch * kBlocks));
+  if (start) {
+    e = cudaLaunchKernelEx(&config, start_kernel, s);
+    if (e != cudaSuccess) return e;
+  }
   e = cudaLaunchKernelEx(&config, kernel, s);
   *launched = e == cudaSuccess;
   return e;
@@ -305,20 +398,24 @@ cudaError_t LaunchJvWarp(cudaStream_t stream, const LapProblem<T>& s,
 // A cluster of kBlocks blocks of kThreads threads per problem, each thread
 // holding 1, 2, 4 or 8 columns (the fewest that cover m, at most
 // kMaxHeld); not launched above kMaxHeld columns a thread.
-template <class T, int kThreads, int kBlocks, int kMaxHeld>
+template <class T, bool kWarm, int kThreads, int kBlocks, int kMaxHeld>
 cudaError_t TryJvClusterShape(cudaStream_t stream, const LapProblem<T>& s,
                               bool* launched) {
   constexpr int kSize = kThreads * kBlocks;
   *launched = false;
   if (s.m <= kSize)
-    return TryLaunchJvCluster<T, kThreads, kBlocks, 1>(stream, s, launched);
+    return TryLaunchJvCluster<T, kWarm, kThreads, kBlocks, 1>(stream, s,
+                                                              launched);
   if (s.m <= 2 * kSize)
-    return TryLaunchJvCluster<T, kThreads, kBlocks, 2>(stream, s, launched);
+    return TryLaunchJvCluster<T, kWarm, kThreads, kBlocks, 2>(stream, s,
+                                                              launched);
   if constexpr (kMaxHeld >= 8) {
     if (s.m <= 4 * kSize)
-      return TryLaunchJvCluster<T, kThreads, kBlocks, 4>(stream, s, launched);
+      return TryLaunchJvCluster<T, kWarm, kThreads, kBlocks, 4>(stream, s,
+                                                                launched);
     if (s.m <= 8 * kSize)
-      return TryLaunchJvCluster<T, kThreads, kBlocks, 8>(stream, s, launched);
+      return TryLaunchJvCluster<T, kWarm, kThreads, kBlocks, 8>(stream, s,
+                                                                launched);
   }
   return cudaSuccess;
 }
@@ -332,23 +429,25 @@ cudaError_t TryJvClusterShape(cudaStream_t stream, const LapProblem<T>& s,
 // 1) 10000^2 0.52 against 1.87 s, 5000^2 and squared distances of 4096
 // points 2x faster (16 x 128 and 16 x 512 slower, 8 x 256 2.6x, 1.9x and
 // 2x).
-template <class T>
+template <bool kWarm, class T>
 cudaError_t TryJvCluster(cudaStream_t stream, const LapProblem<T>& s,
                          bool* launched) {
   *launched = false;
   if (s.n < kLapJvClusterMinRows) return cudaSuccess;
-  if (s.m <= 2048) return TryJvClusterShape<T, 128, 8, 2>(stream, s, launched);
-  const cudaError_t e = TryJvClusterShape<T, 256, 16, 8>(stream, s, launched);
+  if (s.m <= 2048)
+    return TryJvClusterShape<T, kWarm, 128, 8, 2>(stream, s, launched);
+  const cudaError_t e =
+      TryJvClusterShape<T, kWarm, 256, 16, 8>(stream, s, launched);
   if (e != cudaSuccess || *launched) return e;
-  return TryJvClusterShape<T, 256, 8, 8>(stream, s, launched);
+  return TryJvClusterShape<T, kWarm, 256, 8, 8>(stream, s, launched);
 }
 
 template <bool kWarm, class T>
 cudaError_t LaunchJv(cudaStream_t stream, const LapProblem<T>& s) {
   const BlockPerProblem g(s.n, s.m, s.batch, 32);
-  if (!kWarm && LapJvInBlock(s.n, s.m)) {
+  if ((!kWarm || s.n == s.m) && LapJvInBlock(s.n, s.m)) {
     bool launched = false;
-    const cudaError_t e = TryJvCluster(stream, s, &launched);
+    const cudaError_t e = TryJvCluster<kWarm>(stream, s, &launched);
     if (e != cudaSuccess || launched) return e;
   }
   if (LapJvInBlock(s.n, s.m)) return LaunchJvBlock<kWarm>(stream, s, g.blocks);

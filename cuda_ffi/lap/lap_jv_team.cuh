@@ -214,6 +214,22 @@ struct JvCombiningTeam {
   __device__ W Max(W x) {
     return -Min<W>(-x);
   }
+  // The sum over the team, the same on every thread: each warp's and the
+  // warps' sums in a fixed order (no two threads round differently).
+  template <class W>
+  __device__ W Sum(W x) {
+    const auto warp_sum = [](jv_warp::Key<W> k) {
+      W s = k.value;
+#pragma unroll
+      for (int o = 16; o > 0; o /= 2)
+        s += __shfl_down_sync(jv_warp::kFullMask, s, o);
+      return jv_warp::Key<W>{__shfl_sync(jv_warp::kFullMask, s, 0), 0};
+    };
+    return self()
+        .Combine(warp_sum(jv_warp::Key<W>{x, 0}), jv_warp::Key<W>{W(0), 0},
+                 warp_sum)
+        .value;
+  }
 
  private:
   __device__ Team& self() { return *static_cast<Team*>(this); }
@@ -615,6 +631,13 @@ class TeamJv {
     team_.sync();
     KeepMinimalRows(x0);
     if (n_ < m_) ZeroUnassignedPrices();
+    return SolveFromKept(max_searches, augmentations);
+  }
+
+  // The end of SolveFrom: from the prices v_ and the assignment x_, y_ in
+  // the state, each assigned row at its least reduced cost (and, when
+  // n < m, the free columns' prices 0), the free rows augmented.
+  __device__ int SolveFromKept(int max_searches, int* augmentations) {
     int free_count = 0;
     for (int base = 0; base < n_; base += kSize) {
       const int i = base + me_;

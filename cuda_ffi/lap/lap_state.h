@@ -147,6 +147,19 @@ constexpr int kLapJvBlockMinColumns = 256;
 // ahead (1000 x 3000: 2.7 against 3.8 ms in a cluster of 8 x 512).
 constexpr int kLapJvClusterMinRows = 1024;
 
+// The auction start of a cluster's JV (lap_auction_team.cuh), for square
+// problems with finite float costs from kLapAuctionMinRows rows whose rows'
+// least columns are few: epsilon-scaling phases from a quarter of the cost
+// scale, epsilon divided by kLapAuctionTheta per phase while above
+// kLapAuctionEpsFinal times the scale, then at most kLapAuctionFinalRounds
+// rounds with epsilon 0; at most kLapAuctionRoundsPerRow rounds a row in
+// all.
+constexpr int kLapAuctionMinRows = 1024;
+constexpr double kLapAuctionTheta = 10.0;
+constexpr double kLapAuctionEpsFinal = 1e-6;
+constexpr int kLapAuctionFinalRounds = 50;
+constexpr int kLapAuctionRoundsPerRow = 64;
+
 // Whether the GPU's JV solves an n x m problem (n <= m) in a block.
 JM_HD bool LapJvInBlock(int n, int m) {
   return m >= kLapJvBlockMinColumns ||
@@ -166,9 +179,10 @@ struct LapWorkLayout {
   std::size_t pred, col_flag, row_flag, root, claim, list, tree_list, zcnt,
       zidx, cand, touched, forest, capped, ilen;    // into work
   std::size_t slack, delta, rdist, ulo, vlo, tlen;  // into twork
-  // JV (kLapJv) in a block: pred, y [m] and x, rows [n] into work, and the
-  // prices and distances v, d (LapJvWide [m] each) at the start of twork.
-  std::size_t jv_pred, jv_y, jv_x, jv_rows;
+  // JV (kLapJv) in a block: pred, y [m], x, rows, list [n] and two counts
+  // into work, and the prices and distances v, d (LapJvWide [m] each) and
+  // the auction's bids (uint64 [m]) at the start of twork.
+  std::size_t jv_pred, jv_y, jv_x, jv_rows, jv_list, jv_count, jv_bids;
 
   JM_HD LapWorkLayout(int n, int m, int variant) {
     std::size_t o = 0;
@@ -213,7 +227,7 @@ struct LapWorkLayout {
     ulo = rdist + (variant == kLapCsrTree ? n : 0);
     vlo = ulo + n;
     tlen = vlo + m;
-    jv_pred = jv_y = jv_x = jv_rows = 0;
+    jv_pred = jv_y = jv_x = jv_rows = jv_list = jv_count = jv_bids = 0;
     if (variant == kLapJv) {
       // lap_jv.h and a warp keep their own arrays; a block's live here.
       pred = col_flag = row_flag = root = claim = list = 0;
@@ -223,10 +237,13 @@ struct LapWorkLayout {
         jv_y = m;
         jv_x = 2 * static_cast<std::size_t>(m);
         jv_rows = jv_x + n;
-        ilen = jv_rows + n;
-        // 2m 8-byte values, in units of a 4-byte T (an 8-byte T has twice
+        jv_list = jv_rows + n;
+        jv_count = jv_list + n;
+        ilen = jv_count + 2;
+        // 3m 8-byte values, in units of a 4-byte T (an 8-byte T has twice
         // the room it needs).
-        tlen = 4 * static_cast<std::size_t>(m);
+        jv_bids = 4 * static_cast<std::size_t>(m);
+        tlen = 6 * static_cast<std::size_t>(m);
       }
     }
   }

@@ -430,3 +430,75 @@ def test_gpu_auto_integer_costs_finish_the_tree_variant_with_jv():
     res = jax.device_get(jaxmatch.solve_lap(batch, maximize=True))
     on_cpu = jax.device_get(jaxmatch.solve_lap(np.asarray(batch), maximize=True, method="jv"))
     np.testing.assert_array_equal(res.cost, on_cpu.cost)
+
+
+def _auction_rounds(C: np.ndarray, gpu) -> np.ndarray:
+    """The auction rounds of JV's start on the GPU (the info's N_DUAL: 0
+    when JV starts on its own)."""
+    from jaxmatch.lap import _ffi as lap_ffi
+
+    state = lap_ffi.lap_solve(jax.device_put(C, gpu), variant=lap_ffi.variant_code("jv"))
+    return np.asarray(lap_ffi.info_field(state.info, "N_DUAL"))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("n", [1024, 1500])
+def test_gpu_cluster_jv_auction_start(n):
+    """Square float problems from 1024 rows whose rows' least columns are
+    few (Machol-Wien, rank one, negated, rows and columns permuted, a pair,
+    float64) start with the auction on a cluster (its rounds counted) and
+    end certified at the CPU JV's optimum; with one +inf entry, with most
+    rows' two least costs tied, or with costs whose rows' least columns
+    differ (U[0, 1)), JV starts on its own (no rounds)."""
+    gpu = jax.devices("gpu")[0]
+    rng = np.random.default_rng(41 + n)
+    i = np.arange(n, dtype=np.float64)
+    machol = np.outer(i, i).astype(np.float32)
+    rank1 = (rng.random((n, 1)) * rng.random((1, n))).astype(np.float32)
+    permuted = machol[rng.permutation(n)][:, rng.permutation(n)]
+    auctioned = [machol, rank1, -rank1, permuted, np.stack([rank1, machol])]
+    if jax.config.read("jax_enable_x64"):
+        auctioned.append(rank1.astype(np.float64) + 1e-9 * rng.random((n, n)))
+    for C in auctioned:
+        assert (_auction_rounds(C, gpu) > 0).all(), C.shape
+        _check_gpu_against_cpu(C, gpu)
+    forbidden = machol.copy()
+    forbidden[n // 2, n // 3] = np.inf
+    tied = np.ones((n, n), np.float32)
+    tied[:, 0] = 0.0  # every row's least column is 0, its two least tie
+    tied[np.arange(n), np.arange(n)] = 0.0
+    for C in (forbidden, tied, rng.random((n, n)).astype(np.float32)):
+        assert (_auction_rounds(C, gpu) == 0).all()
+        _check_gpu_against_cpu(C, gpu)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", [np.float32, np.int32])
+def test_gpu_cluster_jv_warm_start(dtype):
+    """Square problems from 1024 rows warm-start on a cluster, every row's
+    pair checked at once: from the previous solve on costs moved a little,
+    from one column named by every row (the lowest tight row keeps it),
+    from prices with +inf (float), and on a pair: scipy's optimum,
+    certified."""
+    gpu = jax.devices("gpu")[0]
+    rng = np.random.default_rng(43)
+    n = 1100
+    if dtype == np.int32:
+        C0 = rng.integers(0, 10**5, (n, n)).astype(np.int32)
+        C1 = (C0 + rng.integers(0, 100, (n, n))).astype(np.int32)
+    else:
+        C0 = rng.random((n, n)).astype(np.float32)
+        C1 = (C0 + 0.01 * rng.random((n, n))).astype(np.float32)
+    solve = functools.partial(jaxmatch.solve_lap, method="jv")
+    first = solve(jax.device_put(C0, gpu))
+    inits = [first, first._replace(col_for_row=jax.numpy.zeros(n, jax.numpy.int32))]
+    if dtype != np.int32:
+        inits.append(first._replace(v=first.v.at[::7].set(np.inf)))
+    for init in inits:
+        warm = jax.device_get(solve(jax.device_put(C1, gpu), init=init))
+        check_against_scipy(C1, warm, False)
+    pair = np.stack([C0, C1])
+    cold = solve(jax.device_put(pair, gpu))
+    warm = jax.device_get(solve(jax.device_put(pair[::-1].copy(), gpu), init=cold))
+    for b in range(2):
+        check_against_scipy(pair[::-1][b], member(warm, b), False)
