@@ -113,7 +113,7 @@ class ClusterAuction {
     Team::Barrier();
     ForEachRow(
         n_, [](int slot) { return slot; },
-        [&](int slot, int, Key first, Key second) {
+        [&](int slot, int, Key first, Key second, W) {
           offer_[slot] = second.value - first.value;
           offer_column_[first.index] = 1;
         });
@@ -208,16 +208,18 @@ class ClusterAuction {
 
   // Each of the k rows of `list` offers for its least column.
   __device__ void Bid(const int* list, int k, W eps) {
+    held_.row = -1;
     ForEachRow(
         k, [&](int slot) { return list[slot]; },
-        [&](int slot, int i, Key first, Key second) {
+        [&](int slot, int i, Key first, Key second, W price) {
           const int j = first.index;
           const W gap = second.value < jv_warp::WideInf<W>()
                             ? second.value - first.value
                             : W(0);
-          const W offer = v_[j] - gap - eps;
+          const W offer = price - gap - eps;
           offer_[slot] = offer;
           offer_column_[slot] = j;
+          held_ = Held{i, j, offer};
           atomicMin(offers_ + j,
                     (static_cast<unsigned long long>(jv_warp::OrderedKey(offer))
                      << 32) |
@@ -228,29 +230,41 @@ class ClusterAuction {
   // The k offers of `list`: each column's lowest takes it when lower than
   // its price or when it is free; the rows left free (the other bidders,
   // the columns' former owners) go to `next`, *next_count counting them.
+  // With at most a row a group (one sweep), each group's first thread
+  // resolves its own offer (held_); else a thread an offer from memory.
   __device__ void Resolve(const int* list, int k, int* next, int* next_count) {
+    if (k <= kTeamWarps / WarpsPerRow(k)) {
+      if (held_.row >= 0) {
+        const int free_row = Take(held_.row, held_.column, held_.offer);
+        if (free_row >= 0) next[atomicAdd(next_count, 1)] = free_row;
+      }
+      return;
+    }
     for (int base = 0; base < k; base += kSize) {
       const int slot = base + me_;
       int free_row = -1;
-      if (slot < k) {
-        const int i = list[slot];
-        const int j = offer_column_[slot];
-        free_row = i;
-        if (static_cast<unsigned>(offers_[j]) == static_cast<unsigned>(i)) {
-          offers_[j] = kNoOffer;
-          const W offer = offer_[slot];
-          const int owner = y_[j];
-          if (owner < 0 || offer < v_[j]) {
-            v_[j] = offer;
-            y_[j] = i;
-            x_[i] = j;
-            if (owner >= 0) x_[owner] = -1;
-            free_row = owner;
-          }
-        }
-      }
+      if (slot < k)
+        free_row = Take(list[slot], offer_column_[slot], offer_[slot]);
       Push(free_row, next, next_count);
     }
+  }
+
+  // Row i's offer for column j resolved: when the lowest, and lower than
+  // j's price or j is free, i takes j.  Returns the row left free by it
+  // (i, j's former owner, or -1).
+  __device__ int Take(int i, int j, W offer) {
+    // The three loads first, in flight together.
+    const unsigned long long lowest = offers_[j];
+    const int owner = y_[j];
+    const W price = v_[j];
+    if (static_cast<unsigned>(lowest) != static_cast<unsigned>(i)) return i;
+    offers_[j] = kNoOffer;
+    if (!(owner < 0 || offer < price)) return i;
+    v_[j] = offer;
+    y_[j] = i;
+    x_[i] = j;
+    if (owner >= 0) x_[owner] = -1;
+    return owner;
   }
 
   // x_, y_ from x0 [n], v_ given: row i keeps j = x0[i] when c_ij - v_j is
@@ -261,7 +275,7 @@ class ClusterAuction {
     Team::Barrier();
     ForEachRow(
         n_, [](int slot) { return slot; },
-        [&](int, int i, Key first, Key) {
+        [&](int, int i, Key first, Key, W) {
           const int j = x0[i];
           if (j < 0 || j >= n_) return;
           const W mine =
@@ -280,70 +294,105 @@ class ClusterAuction {
     Team::Barrier();
   }
 
-  // use(slot, i, first, second) by one thread of a group of warps for each
-  // of k rows (row_of(slot), slot < k): first and second are row i's two
-  // least reduced costs (ties: the lower column first).  Every thread of
-  // the cluster calls it.
+  // The warps a row for k rows: a block's when fewer rows than the
+  // cluster has warps, down to one.
+  __device__ static int WarpsPerRow(int k) {
+    int g = kWarps;
+    while (g > 1 && g * k > kTeamWarps) g /= 2;
+    return g;
+  }
+
+  // The price v_j of the least key `first` among the lanes' `mine` (each
+  // lane's least, whose price is mine_price), to every lane.
+  __device__ static W PriceOfLeast(const Key& mine, W mine_price,
+                                   const Key& first) {
+    const unsigned holders =
+        __ballot_sync(jv_warp::kFullMask, mine.index == first.index);
+    return __shfl_sync(jv_warp::kFullMask, mine_price,
+                       holders ? __ffs(holders) - 1 : 0);
+  }
+
+  // use(slot, i, first, second, price) by one thread of a group of warps
+  // for each of k rows (row_of(slot), slot < k): first and second are row
+  // i's two least reduced costs (ties: a free column, then the lower
+  // index), price v_j of first's column.  Every thread of the cluster
+  // calls it.
   template <class RowOf, class Use>
   __device__ void ForEachRow(int k, RowOf row_of, Use use) {
     __shared__ Key s_first[kWarps], s_second[kWarps];
+    __shared__ W s_price[kWarps];
     const int lane = static_cast<int>(threadIdx.x & 31);
     const int block_warp = static_cast<int>(threadIdx.x >> 5);
     const int warp =
         static_cast<int>(__clusterRelativeBlockRank()) * kWarps + block_warp;
-    int g = kWarps;  // warps a row
-    while (g > 1 && g * k > kTeamWarps) g /= 2;
+    const int g = WarpsPerRow(k);
     const int groups = kTeamWarps / g, group = warp / g, sub = warp % g;
     const int start = sub * 32 + lane, stride = g * 32;
     const int sweeps = (k + groups - 1) / groups;
     for (int sweep = 0; sweep < sweeps; ++sweep) {
       const int slot = sweep * groups + group;
       Key first = jv_warp::NoKey<W>(), second = first;
+      W price = W(0);  // v_j of first's column
       const int i = slot < k ? row_of(slot) : -1;
       if (i >= 0) {
         const T* row = C_ + static_cast<size_t>(i) * n_;
         // kChunk columns' loads in flight at once, then their keys.
         for (int j0 = start; j0 < n_; j0 += kChunk * stride) {
-          W reduced[kChunk];
+          W cost[kChunk], v[kChunk];
           int owner[kChunk];
 #pragma unroll
           for (int u = 0; u < kChunk; ++u) {
             const int j = j0 + u * stride;
             const bool valid = j < n_;
-            reduced[u] =
-                valid ? static_cast<W>(row[j]) - v_[j] : jv_warp::WideInf<W>();
+            cost[u] = valid ? static_cast<W>(row[j]) : jv_warp::WideInf<W>();
+            v[u] = valid ? v_[j] : W(0);
             owner[u] = valid ? y_[j] : -1;
           }
 #pragma unroll
           for (int u = 0; u < kChunk; ++u) {
             const int j = j0 + u * stride;
-            const Key key{reduced[u], owner[u] < 0 ? j : j + n_};
+            const Key key{cost[u] - v[u], owner[u] < 0 ? j : j + n_};
             const bool below_first = key < first, below_second = key < second;
             second = below_first ? first : (below_second ? key : second);
+            price = below_first ? v[u] : price;
             first = below_first ? key : first;
           }
         }
       }
+      Key mine = first;
       jv_warp::WarpTwoLeast(&first, &second);
+      price = PriceOfLeast(mine, price, first);
       if (g > 1) {
         if (lane == 0) {
           s_first[block_warp] = first;
           s_second[block_warp] = second;
+          s_price[block_warp] = price;
         }
         __syncthreads();
         if (sub == 0) {
-          first = lane < g ? s_first[block_warp + lane] : jv_warp::NoKey<W>();
-          second = lane < g ? s_second[block_warp + lane] : jv_warp::NoKey<W>();
+          const bool part = lane < g;
+          first = part ? s_first[block_warp + lane] : jv_warp::NoKey<W>();
+          second = part ? s_second[block_warp + lane] : jv_warp::NoKey<W>();
+          price = part ? s_price[block_warp + lane] : W(0);
+          mine = first;
           jv_warp::WarpTwoLeast(&first, &second);
+          price = PriceOfLeast(mine, price, first);
         }
         __syncthreads();
       }
       // A column's key is its index, plus n when owned (free columns win
       // ties).
       if (first.index >= n_ && first.index < 2 * n_) first.index -= n_;
-      if (i >= 0 && sub == 0 && lane == 0) use(slot, i, first, second);
+      if (i >= 0 && sub == 0 && lane == 0) use(slot, i, first, second, price);
     }
   }
+
+  // A row's offer of the last sweep, held by its group's first thread
+  // between Bid and Resolve (row -1: none).
+  struct Held {
+    int row, column;
+    W offer;
+  };
 
   int n_;
   const T* C_;
@@ -354,6 +403,7 @@ class ClusterAuction {
   unsigned long long* offers_;
   int* count_;
   Team& team_;
+  Held held_{-1, -1, W(0)};
 };
 
 #endif
