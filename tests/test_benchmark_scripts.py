@@ -260,6 +260,24 @@ def test_float32_lap_classes_run_and_certify(capsys):
         lap_float32.costs("normal", 3, np.random.default_rng(0))
 
 
+def test_jv_start_reports_rounds_searches_and_the_optimum(capsys):
+    import scipy.optimize
+
+    from benchmarks import lap_float32, lap_jv_start
+
+    cases = ["machol:40", "rank1:33", "f32:30"]
+    assert lap_jv_start.main([*cases, "--repeats", "1"]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [r["case"] for r in rows] == cases
+    for r in rows:
+        kind, n = r["case"].split(":")
+        C = lap_float32.costs(kind, int(n), np.random.default_rng(0)).astype(np.float64)
+        rows_, cols = scipy.optimize.linear_sum_assignment(C)
+        assert r["status"] == 1 and r["searches"] > 0 and r["ms"] > 0, r
+        assert r["rounds"] == 0, r  # the auction start is a GPU cluster's, from 1024 rows
+        assert r["cost"] == pytest.approx(C[rows_, cols].sum(), rel=1e-5), r
+
+
 def test_step_model_counts_both_strategies_and_reaches_the_optimum(capsys):
     from benchmarks import lap_step_model
 
