@@ -3,7 +3,8 @@
 // in JV's state, for TeamJv::SolveFromKept to finish:
 //
 // Run: an epsilon-scaling Jacobi auction (Bertsekas), for square problems
-// with finite float costs whose rows' least columns are few (Machol-Wien,
+// with finite float costs from kLapAuctionAllMinRows rows, and from
+// kLapAuctionMinRows when the rows' least columns are few (Machol-Wien,
 // rank one: JV's column reduction leaves most rows free, and each search
 // is long).  Every free row bids in each round: it scans its row for its
 // two least reduced costs c_ij - v_j, w1 at column j1 (a free column first
@@ -21,9 +22,9 @@
 // KeepTight once more, and JV's searches place the rows left free.  A
 // round costs a scan of each free row side by side, so the chain of
 // sequential steps is shorter than JV's one scan a step
-// (benchmarks/lap_step_model.py); a round's cluster barriers and
-// dependent loads from L2 make it cost several JV steps, so the auction
-// pays where JV's searches are long (docs/benchmarks.md).
+// (benchmarks/lap_step_model.py), but a round waits on its cluster
+// barriers and dependent loads from L2: below 4096 rows it pays only
+// where JV's searches are long (docs/benchmarks.md).
 //
 // StartFrom: JV's warm start (TeamJv::SolveFrom's KeepMinimalRows) with
 // every row checked at once, square problems.
@@ -62,7 +63,9 @@ class ClusterAuction {
   static constexpr int kTeamWarps = kWarps * kBlocks;
   static constexpr int kSize = Team::kSize;
   static constexpr unsigned long long kNoOffer = ~0ull;
-  static constexpr int kChunk = 8;
+  // Columns a thread loads at once in a scan (fewer where 1024 threads a
+  // block leave 64 registers each).
+  static constexpr int kChunk = kThreads >= 1024 ? 4 : 8;
 
   // An n x n problem `C` with JV's state `state` (its d and pred hold the
   // offers of a round, its rows the first list of rows).
@@ -81,12 +84,13 @@ class ClusterAuction {
         count_(scratch.count),
         team_(team) {}
 
-  // The auction, when the rows' least columns are few (at most n / 4 of
-  // them, as on Machol-Wien and rank-one costs, where JV's column reduction
-  // leaves most rows free and each search is long) and at most half the
-  // rows have two least costs that tie (an auction's offers there raise no
-  // price); returns false, the problem left to JV's own start, on the
-  // other problems and when a cost is not finite.  The rounds in *rounds.
+  // The auction, when at most half the rows have two least costs that tie
+  // (an auction's offers there raise no price), from kLapAuctionAllMinRows
+  // rows or when the rows' least columns are few (at most n / 4 of them,
+  // as on Machol-Wien and rank-one costs, where JV's column reduction
+  // leaves most rows free and each search is long); returns false, the
+  // problem left to JV's own start, on the other problems and when a cost
+  // is not finite.  The rounds in *rounds.
   __device__ bool Run(int* rounds) {
     *rounds = 0;
     W lo = jv_warp::WideInf<W>(), hi = -lo;
@@ -127,7 +131,8 @@ class ClusterAuction {
     gaps = team_.Sum(gaps);
     ties = team_.Sum(ties);
     least_columns = team_.Sum(least_columns);
-    if (2 * ties > static_cast<W>(n_) || 4 * least_columns > static_cast<W>(n_))
+    if (2 * ties > static_cast<W>(n_) ||
+        (n_ < kLapAuctionAllMinRows && 4 * least_columns > static_cast<W>(n_)))
       return false;
     const W scale = gaps < hi - lo ? gaps : hi - lo;
     int rounds_left = kLapAuctionRoundsPerRow * n_;

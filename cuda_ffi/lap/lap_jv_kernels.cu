@@ -233,21 +233,92 @@ __global__ void __launch_bounds__(kThreads)
 #endif
 }
 
+// How many clusters of `blocks` blocks of `threads` threads running
+// `kernel` fit the device at once: 0 where it refuses the cluster size
+// (above 8: not portable) or fits none (the probe's error cleared, so the
+// caller may try another shape).
+template <class T>
+int ClusterActive(void (*kernel)(LapProblem<T>), int threads, int blocks,
+                  cudaStream_t stream) {
+  int active = 0;
+  cudaLaunchAttribute attribute;
+  attribute.id = cudaLaunchAttributeClusterDimension;
+  attribute.val.clusterDim.x = blocks;
+  attribute.val.clusterDim.y = 1;
+  attribute.val.clusterDim.z = 1;
+  cudaLaunchConfig_t config = {};
+  config.gridDim = dim3(blocks);
+  config.blockDim = dim3(threads);
+  config.stream = stream;
+  config.attrs = &attribute;
+  config.numAttrs = 1;
+  cudaError_t e = cudaSuccess;
+  if (blocks > 8)
+    e = cudaFuncSetAttribute(kernel,
+                             cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
+  if (e == cudaSuccess)
+    e = cudaOccupancyMaxActiveClusters(&active, kernel, &config);
+  if (e != cudaSuccess) {
+    (void)cudaGetLastError();
+    return 0;
+  }
+  return active;
+}
+
+// Launches `kernel` on a cluster of `blocks` blocks of `threads` threads
+// per problem of s.
+template <class T>
+cudaError_t LaunchCluster(void (*kernel)(LapProblem<T>), int threads,
+                          int blocks, cudaStream_t stream,
+                          const LapProblem<T>& s) {
+  cudaLaunchAttribute attribute;
+  attribute.id = cudaLaunchAttributeClusterDimension;
+  attribute.val.clusterDim.x = blocks;
+  attribute.val.clusterDim.y = 1;
+  attribute.val.clusterDim.z = 1;
+  cudaLaunchConfig_t config = {};
+  config.gridDim = dim3(static_cast<unsigned>(s.batch * blocks));
+  config.blockDim = dim3(threads);
+  config.stream = stream;
+  config.attrs = &attribute;
+  config.numAttrs = 1;
+  return cudaLaunchKernelEx(&config, kernel, s);
+}
+
+// The start of a cluster's JV runs on its own cluster shape, wider than
+// JV's: the auction's rounds scan many rows side by side, where JV's steps
+// are one row each.  16 blocks of 1024 threads (Machol-Wien 1024^2 on an
+// H100: 209 ms with JV's 8 x 128), else 8; *kernel null when neither fits
+// every problem of the batch at once.
+constexpr int kJvStartThreads = 1024;
+template <class T, bool kWarm>
+void PickJvStart(cudaStream_t stream, const LapProblem<T>& s,
+                 void (**kernel)(LapProblem<T>), int* blocks) {
+  *kernel = nullptr;
+  auto* wide = lap_jv_start_kernel<T, kWarm, kJvStartThreads, 16>;
+  int active = ClusterActive(wide, kJvStartThreads, 16, stream);
+  if (active >= 1 && s.batch <= active) {
+    *kernel = wide;
+    *blocks = 16;
+    return;
+  }
+  auto* narrow = lap_jv_start_kernel<T, kWarm, kJvStartThreads, 8>;
+  active = ClusterActive(narrow, kJvStartThreads, 8, stream);
+  if (active >= 1 && s.batch <= active) {
+    *kernel = narrow;
+    *blocks = 8;
+  }
+}
+
 // Launches lap_jv_cluster_kernel, a cluster per problem, after
 // lap_jv_start_kernel when the problem has a start (kWarm, or the auction:
 // square float problems from kLapAuctionMinRows rows), and sets *launched;
 // not when this device has no clusters (before sm_90), or fewer of this
-// shape run at once than the batch has problems.
+// shape (or of a start's, kWarm) run at once than the batch has problems.
 template <class T, bool kWarm, int kThreads, int kBlocks, int kHeld>
 cudaError_t TryLaunchJvCluster(cudaStream_t stream, const LapProblem<T>& s,
                                bool* launched) {
   *launched = false;
-  const bool start = kWarm || (std::is_floating_point<T>::value && s.n == s.m &&
-                               s.n >= kLapAuctionMinRows);
-  auto* start_kernel = lap_jv_start_kernel<T, kWarm, kThreads, kBlocks>;
-  auto* kernel =
-      start ? lap_jv_cluster_kernel<T, kJvAfterStart, kThreads, kBlocks, kHeld>
-            : lap_jv_cluster_kernel<T, kJvColdStart, kThreads, kBlocks, kHeld>;
   int device = 0, major = 0, cluster_launch = 0;
   cudaError_t e = cudaGetDevice(&device);
   if (e == cudaSuccess)
@@ -258,45 +329,24 @@ cudaError_t TryLaunchJvCluster(cudaStream_t stream, const LapProblem<T>& s,
                                device);
   if (e != cudaSuccess) return e;
   if (major < 9 || !cluster_launch) return cudaSuccess;
-  cudaLaunchAttribute attribute;
-  attribute.id = cudaLaunchAttributeClusterDimension;
-  attribute.val.clusterDim.x = kBlocks;
-  attribute.val.clusterDim.y = 1;
-  attribute.val.clusterDim.z = 1;
-  cudaLaunchConfig_t config = {};
-  config.gridDim = dim3(kBlocks);
-  config.blockDim = dim3(kThreads);
-  config.dynamicSmemBytes = 0;
-  config.stream = stream;
-  config.attrs = &attribute;
-  config.numAttrs = 1;
-  // A device that refuses the cluster size (above 8: not portable) or
-  // fits no such cluster answers with an error or 0 clusters: the probe's
-  // error is cleared and the caller tries another shape.
-  int active = 0, start_active = 0;
-  if (kBlocks > 8) {
-    e = cudaFuncSetAttribute(kernel,
-                             cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
-    if (e == cudaSuccess && start)
-      e = cudaFuncSetAttribute(
-          start_kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
+  void (*start)(LapProblem<T>) = nullptr;
+  int start_blocks = 0;
+  if (kWarm || (std::is_floating_point<T>::value && s.n == s.m &&
+                s.n >= kLapAuctionMinRows)) {
+    PickJvStart<T, kWarm>(stream, s, &start, &start_blocks);
+    if (kWarm && start == nullptr) return cudaSuccess;
   }
-  if (e == cudaSuccess)
-    e = cudaOccupancyMaxActiveClusters(&active, kernel, &config);
-  if (e == cudaSuccess && start)
-    e = cudaOccupancyMaxActiveClusters(&start_active, start_kernel, &config);
-  if (e != cudaSuccess) {
-    (void)cudaGetLastError();
-    return cudaSuccess;
-  }
+  auto* kernel =
+      start != nullptr
+          ? lap_jv_cluster_kernel<T, kJvAfterStart, kThreads, kBlocks, kHeld>
+          : lap_jv_cluster_kernel<T, kJvColdStart, kThreads, kBlocks, kHeld>;
+  const int active = ClusterActive(kernel, kThreads, kBlocks, stream);
   if (active < 1 || s.batch > active) return cudaSuccess;
-  if (start && s.batch > start_active) return cudaSuccess;
-  config.gridDim = dim3(static_cast<unsigned>(s.batch * kBlocks));
-  if (start) {
-    e = cudaLaunchKernelEx(&config, start_kernel, s);
+  if (start != nullptr) {
+    e = LaunchCluster(start, kJvStartThreads, start_blocks, stream, s);
     if (e != cudaSuccess) return e;
   }
-  e = cudaLaunchKernelEx(&config, kernel, s);
+  e = LaunchCluster(kernel, kThreads, kBlocks, stream, s);
   *launched = e == cudaSuccess;
   return e;
 }

@@ -155,6 +155,14 @@ constexpr int kLapJvClusterMinRows = 1024;
 // rounds with epsilon 0; at most kLapAuctionRoundsPerRow rounds a row in
 // all.
 constexpr int kLapAuctionMinRows = 1024;
+// From this many rows the auction starts every such problem whose rows'
+// two least costs mostly differ (lap_auction_team.cuh's Run); below, only
+// those whose rows' least columns are few.  On an H200, from 4096^2 the
+// auction start is 1.2-3.2x faster than JV's own on U[0, 1), squared
+// distances, distances in 5 dimensions and costs 10^U(-3, 6) (distances
+// 8192^2: 0.79x); at 1024^2 and 2048^2 it was 1.6-2.3x slower on U[0, 1),
+// squared and plain distances (docs/benchmarks.md).
+constexpr int kLapAuctionAllMinRows = 4096;
 constexpr double kLapAuctionTheta = 10.0;
 constexpr double kLapAuctionEpsFinal = 1e-6;
 constexpr int kLapAuctionFinalRounds = 50;

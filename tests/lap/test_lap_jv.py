@@ -523,3 +523,18 @@ def test_gpu_cluster_jv_auction_start_many_seeds():
         )
         for a, b in zip(first, again, strict=True):
             np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.gpu
+def test_gpu_cluster_jv_auction_start_from_4096_rows():
+    """From 4096 rows the auction starts square float problems whatever
+    their rows' least columns (U[0, 1) here: certified at the CPU JV's
+    optimum), but not those whose rows' two least costs mostly tie."""
+    gpu = jax.devices("gpu")[0]
+    rng = np.random.default_rng(47)
+    n = 4096
+    C = rng.random((n, n)).astype(np.float32)
+    assert int(_auction_rounds(C, gpu)) > 0
+    _check_gpu_against_cpu(C, gpu)
+    tied = rng.integers(0, 4, (n, n)).astype(np.float32)
+    assert int(_auction_rounds(tied, gpu)) == 0
