@@ -72,7 +72,7 @@ def lap_workload() -> tuple[int, int]:
                     runs += 1
                     if bool(res_k.feasible.reshape(-1)[b]) and not cert.optimal:
                         bad += 1
-    # JV's auction start on a cluster (square float costs from 1024 rows
+    # JV's auction start on a cluster (square costs from 1024 rows
     # whose rows' least columns are few: Machol-Wien, rank one), single and a
     # pair, and the same with one +inf entry (JV's own start); a warm start
     # on a cluster from each result, on the costs moved a little.
@@ -90,15 +90,38 @@ def lap_workload() -> tuple[int, int]:
             for cert in certs if mat.ndim == 3 else [certs]:
                 runs += 1
                 bad += not cert.optimal
-    # auto on integer costs from 256 columns: the tree variant, then JV from
-    # its duals (Machol-Wien), square and rectangular, single and batched.
-    machol = np.outer(np.arange(300), np.arange(300)).astype(np.int32)
-    for mat in (machol, np.stack([machol, machol[::-1]]), machol[:200]):
-        res = jax.device_get(jaxmatch.solve_lap(mat))
+    # Below the cluster's 1024 rows, from 512: the auction starts a single
+    # problem whose rows' least columns are few and a cluster finishes it,
+    # a block solves the others and a batch; integer costs with method "jv"
+    # (Machol-Wien, a spread of 3).
+    i = np.arange(600, dtype=np.float64)
+    machol = np.outer(i, i).astype(np.float32)
+    uniform = rng.random((600, 600)).astype(np.float32)
+    spread3 = np.minimum(np.arange(512), 3)[None, :].repeat(512, 0).astype(np.int32)
+    for mat in (machol, uniform, np.stack([uniform, machol]), machol.astype(np.int32), spread3):
+        res = jax.device_get(jaxmatch.solve_lap(mat, method="jv"))
         certs = jaxmatch.verify_lap(mat, res)
         for cert in certs if mat.ndim == 3 else [certs]:
             runs += 1
             bad += not cert.optimal
+    # auto on integer costs from 256 columns: the tree variant, then JV from
+    # its duals (Machol-Wien), square and rectangular, single and batched.
+    machol = np.outer(np.arange(300), np.arange(300)).astype(np.int32)
+    # From 512 rows JV starts with its auction instead of the tree variant's
+    # duals (single problems below 1024 rows, batches from it); a user's warm
+    # start keeps its own.
+    machol600 = np.outer(np.arange(600), np.arange(600)).astype(np.int32)
+    machol1100 = np.outer(np.arange(1100), np.arange(1100)).astype(np.int32)
+    wide = np.stack([machol1100, rng.integers(0, 10**6, (1100, 1100)).astype(np.int32)])
+    for mat in (machol, np.stack([machol, machol[::-1]]), machol[:200], machol600, wide):
+        res = jax.device_get(jaxmatch.solve_lap(mat))
+        moved = mat + rng.integers(0, 3, mat.shape).astype(np.int32)
+        warm = jax.device_get(jaxmatch.solve_lap(moved, init=res))
+        for mat_k, res_k in ((mat, res), (moved, warm)):
+            certs = jaxmatch.verify_lap(mat_k, res_k)
+            for cert in certs if mat.ndim == 3 else [certs]:
+                runs += 1
+                bad += not cert.optimal
     return runs, bad
 
 

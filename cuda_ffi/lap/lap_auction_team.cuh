@@ -3,28 +3,29 @@
 // in JV's state, for TeamJv::SolveFromKept to finish:
 //
 // Run: an epsilon-scaling Jacobi auction (Bertsekas), for square problems
-// with finite float costs from kLapAuctionAllMinRows rows, and from
-// kLapAuctionMinRows when the rows' least columns are few (Machol-Wien,
-// rank one: JV's column reduction leaves most rows free, and each search
-// is long).  Every free row bids in each round: it scans its row for its
-// two least reduced costs c_ij - v_j, w1 at column j1 (a free column first
-// among ties) and w2, and offers to lower v_j1 by w2 - w1 + epsilon, after
-// which j1 is within epsilon of its least.  Each column takes its lowest
-// offer (a 64-bit atomicMin of the offer's OrderedKey and the row), and
-// its owner, if any, becomes free.  A phase ends when every row is
+// with finite costs: float ones from kLapAuctionAllMinRows rows, and float
+// or integer ones from kLapAuctionMinRows when the rows' least columns are
+// few (Machol-Wien, rank one: JV's column reduction leaves most rows free,
+// and each search is long).  Every free row bids in each round: it scans its
+// row for its two least reduced costs c_ij - v_j, w1 at column j1 (a free
+// column first among ties) and w2, and offers to lower v_j1 by w2 - w1 +
+// epsilon, after which j1 is within epsilon of its least.  Each column takes
+// its lowest offer (a 64-bit atomicMin of the offer's OrderedKey and the row),
+// and its owner, if any, becomes free.  A phase ends when every row is
 // assigned; the next starts from the prices with every row free and
 // epsilon divided by kLapAuctionTheta, from a quarter of the cost scale
 // (the spread, or the sum of the rows' gaps between their two least costs
-// when smaller) down to kLapAuctionEpsFinal of it.  Then the rows not at
-// their least reduced cost are freed (KeepTight) and bid for at most
-// kLapAuctionFinalRounds rounds with epsilon 0 (a column taken only at a
-// lower price or when free), which leaves the winners at their least.
-// KeepTight once more, and JV's searches place the rows left free.  A
-// round costs a scan of each free row side by side, so the chain of
-// sequential steps is shorter than JV's one scan a step
+// when smaller) down to kLapAuctionEpsFinal of it (integer costs: down to
+// 1).  Then the rows not at their least reduced cost are freed (KeepTight)
+// and bid for at most kLapAuctionFinalRounds rounds with epsilon 0 (a
+// column taken only at a lower price or when free), which leaves the
+// winners at their least.  KeepTight once more, and JV's searches place the
+// rows left free.  A round costs a scan of each free row side by side, so
+// the chain of sequential steps is shorter than JV's one scan a step
 // (benchmarks/lap_step_model.py), but a round waits on its cluster
 // barriers and dependent loads from L2: below 4096 rows it pays only
-// where JV's searches are long (docs/benchmarks.md).
+// where JV's searches are long (docs/benchmarks.md).  Run also replaces
+// a warm start from the tree variant's duals (LapProblem::warm_auction).
 //
 // StartFrom: JV's warm start (TeamJv::SolveFrom's KeepMinimalRows) with
 // every row checked at once, square problems.
@@ -37,6 +38,7 @@
 
 #include <climits>
 #include <cstdint>
+#include <type_traits>
 
 #include "lap/lap_jv_team.cuh"
 
@@ -86,7 +88,8 @@ class ClusterAuction {
 
   // The auction, when at most half the rows have two least costs that tie
   // (an auction's offers there raise no price), from kLapAuctionAllMinRows
-  // rows or when the rows' least columns are few (at most n / 4 of them,
+  // rows (float costs; integers in [0, 1000n) 8192^2 took 349 against 323
+  // ms) or when the rows' least columns are few (at most n / 4 of them,
   // as on Machol-Wien and rank-one costs, where JV's column reduction
   // leaves most rows free and each search is long); returns false, the
   // problem left to JV's own start, on the other problems and when a cost
@@ -131,12 +134,15 @@ class ClusterAuction {
     gaps = team_.Sum(gaps);
     ties = team_.Sum(ties);
     least_columns = team_.Sum(least_columns);
+    const bool every =
+        std::is_floating_point<T>::value && n_ >= kLapAuctionAllMinRows;
     if (2 * ties > static_cast<W>(n_) ||
-        (n_ < kLapAuctionAllMinRows && 4 * least_columns > static_cast<W>(n_)))
+        (!every && 4 * least_columns > static_cast<W>(n_)))
       return false;
     const W scale = gaps < hi - lo ? gaps : hi - lo;
     int rounds_left = kLapAuctionRoundsPerRow * n_;
-    for (W eps = scale / 4;
+    // scale > 0 (else every row would tie); an integer scale / 4 may be 0.
+    for (W eps = scale / 4 > W(0) ? scale / 4 : scale;
          eps > static_cast<W>(kLapAuctionEpsFinal) * scale && rounds_left > 0;
          eps /= static_cast<W>(kLapAuctionTheta)) {
       for (int i = me_; i < n_; i += kSize) {

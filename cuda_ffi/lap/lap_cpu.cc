@@ -126,15 +126,18 @@ ffi::Error LapStartCpu(ffi::AnyBuffer C, const ffi::AnyBuffer* x0,
   return RunSerial(C, s, out, /*init=*/true, solve ? -1 : 0, x0, v0);
 }
 
+// `auction` is the GPU's (lap_ffi.h); the CPU's JV has no auction start.
 ffi::Error LapSolveWarmCpu(ffi::AnyBuffer C, ffi::AnyBuffer x0,
                            ffi::AnyBuffer v0, ffi::RemainingRets rets,
-                           int32_t max_iterations, int32_t variant) {
+                           int32_t max_iterations, int32_t variant,
+                           int32_t /*auction*/) {
   return LapStartCpu(C, &x0, &v0, rets, variant, max_iterations, true);
 }
 
 ffi::Error LapInitWarmCpu(ffi::AnyBuffer C, ffi::AnyBuffer x0,
                           ffi::AnyBuffer v0, ffi::RemainingRets rets,
-                          int32_t max_iterations, int32_t variant) {
+                          int32_t max_iterations, int32_t variant,
+                          int32_t /*auction*/) {
   return LapStartCpu(C, &x0, &v0, rets, variant, max_iterations, false);
 }
 

@@ -10,12 +10,14 @@ namespace jaxmatch {
 namespace {
 
 // Initialises every batch member, from the warm start x0, v0 (lap_ffi.h)
-// when given, and, when `solve`, runs the whole solve (fused kernel; JV
-// by a warp or a block per problem for variant kLapJv).
+// when given (`auction`: LapProblem::warm_auction), and, when `solve`, runs
+// the whole solve (fused kernel; JV by a warp, a block or a cluster per
+// problem for variant kLapJv).
 ffi::Error LapStartCuda(cudaStream_t stream, ffi::AnyBuffer C,
                         const ffi::AnyBuffer* x0, const ffi::AnyBuffer* v0,
                         ffi::RemainingRets rets, int32_t variant,
-                        int32_t max_iterations, bool solve) {
+                        int32_t max_iterations, bool solve,
+                        bool auction = false) {
   LapShape s;
   LapStateData out;
   if (!solve)
@@ -29,6 +31,7 @@ ffi::Error LapStartCuda(cudaStream_t stream, ffi::AnyBuffer C,
     using T = decltype(zero);
     LapProblem<T> p = LapProblemOf<T>(s, C, out);
     if (x0 != nullptr) SetLapWarm(*x0, *v0, &p);
+    p.warm_auction = p.x0 != nullptr && auction;
     if (variant == kLapJv) {
       if (!LapJvFits(s.n, s.m))
         return InvalidArgument(
@@ -81,14 +84,17 @@ ffi::Error LapStepCuda(cudaStream_t stream, ffi::AnyBuffer C,
 ffi::Error LapSolveWarmCuda(cudaStream_t stream, ffi::AnyBuffer C,
                             ffi::AnyBuffer x0, ffi::AnyBuffer v0,
                             ffi::RemainingRets rets, int32_t max_iterations,
-                            int32_t variant) {
-  return LapStartCuda(stream, C, &x0, &v0, rets, variant, max_iterations, true);
+                            int32_t variant, int32_t auction) {
+  return LapStartCuda(stream, C, &x0, &v0, rets, variant, max_iterations, true,
+                      auction != 0);
 }
 
+// The stepped solve's initialisation (the tree variant or the classical
+// one): no auction.
 ffi::Error LapInitWarmCuda(cudaStream_t stream, ffi::AnyBuffer C,
                            ffi::AnyBuffer x0, ffi::AnyBuffer v0,
                            ffi::RemainingRets rets, int32_t max_iterations,
-                           int32_t variant) {
+                           int32_t variant, int32_t /*auction*/) {
   return LapStartCuda(stream, C, &x0, &v0, rets, variant, max_iterations,
                       false);
 }

@@ -164,9 +164,11 @@ auto BindLapFromScratch(Binding b) {
 }
 
 //   warm start:    (C, x0, v0, RemainingRets state, max_iterations,
-//                  variant): the whole solve (lap_solve_warm; any variant)
-//                  or the stepped solve's initialisation
-//                  (lap_init_warm; tree or classical)
+//                  variant, auction): the whole solve (lap_solve_warm; any
+//                  variant) or the stepped solve's initialisation
+//                  (lap_init_warm; tree or classical); auction 1: the
+//                  GPU's JV may start with its auction instead
+//                  (LapProblem::warm_auction), 0: never
 template <class Binding>
 auto BindLapWarm(Binding b) {
   return std::move(b)
@@ -175,7 +177,8 @@ auto BindLapWarm(Binding b) {
       .template Arg<ffi::AnyBuffer>()
       .RemainingRets()
       .template Attr<int32_t>("max_iterations")
-      .template Attr<int32_t>("variant");
+      .template Attr<int32_t>("variant")
+      .template Attr<int32_t>("auction");
 }
 
 // The warm start's operands: x0 int32 [..., n] (the earlier column of each

@@ -118,7 +118,10 @@ size_t JvBlockSharedBytes(int shared, int m) {
   return shared == kJvSharedPrices ? prices : prices + sizeof(int) * m;
 }
 
-template <class T, bool kWarm, int kThreads, int kShared, int kHeld>
+// kUnlessStarted: not the problems that lap_jv_start_kernel started (its
+// count[0] 1), which a cluster finishes.
+template <class T, bool kWarm, int kThreads, int kShared, int kHeld,
+          bool kUnlessStarted>
 __global__ void __launch_bounds__(kThreads)
     lap_jv_block_kernel(LapProblem<T> s) {
   using W = LapJvWide<T>;
@@ -127,6 +130,7 @@ __global__ void __launch_bounds__(kThreads)
   const size_t size = static_cast<size_t>(s.n) * s.m;
   for (int64_t b = blockIdx.x; b < s.batch; b += gridDim.x) {
     const LapBuffers<T> out = s.buffers(b);
+    if (kUnlessStarted && out.work[L.jv_count] == 1) continue;
     W* wide = kShared == kJvSharedNone ? reinterpret_cast<W*>(out.twork)
                                        : reinterpret_cast<W*>(smem);
     int* owners = kShared == kJvSharedOwners
@@ -167,15 +171,17 @@ __device__ AuctionScratch ClusterScratch(const LapProblem<T>& s, int64_t b) {
 
 // How a cluster's JV starts.
 enum JvClusterStart : int {
-  kJvColdStart = 0,   // JV's own: column reduction, augmenting row reduction
-  kJvAfterStart = 1,  // from lap_jv_start_kernel's state (when it started)
+  kJvColdStart = 0,    // JV's own: column reduction, augmenting row reduction
+  kJvAfterStart = 1,   // from lap_jv_start_kernel's state (when it started)
+  kJvOnlyStarted = 2,  // from its state; the problems it did not start left
 };
 
 // The start of a cluster's JV (ClusterAuction), a cluster of kBlocks blocks
-// per problem: kWarm, from s.x0, s.v0 (StartFrom); else the auction (Run).
-// Leaves the scratch's count[0] 1 when it started the problem, 0 when JV
-// starts on its own (Run's false), and count[1] the auction's rounds.
-// Square problems only.
+// per problem: the auction (Run) unless kWarm without s.warm_auction; else,
+// kWarm, from s.x0, s.v0 (StartFrom), below kLapJvClusterMinRows rows left
+// to a block's JV.  Leaves the scratch's count[0] 1 when it started the
+// problem, 0 when JV starts on its own (or from s.x0, s.v0 in a block), and
+// count[1] the auction's rounds.  Square problems only.
 template <class T, bool kWarm, int kThreads, int kBlocks>
 __global__ void __launch_bounds__(kThreads)
     lap_jv_start_kernel(LapProblem<T> s) {
@@ -188,12 +194,12 @@ __global__ void __launch_bounds__(kThreads)
   ClusterAuction<T, kThreads, kBlocks> start(
       s.n, s.C + static_cast<size_t>(b) * s.n * s.m, ClusterState(s, b),
       scratch, team);
-  bool started = true;
   int rounds = 0;
-  if constexpr (kWarm)
+  bool started = (!kWarm || s.warm_auction) && start.Run(&rounds);
+  if (kWarm && !started && s.n >= kLapJvClusterMinRows) {
     start.StartFrom(s.v0 + b * s.m, s.x0 + b * s.n);
-  else
-    started = start.Run(&rounds);
+    started = true;
+  }
   Team::Barrier();
   if (Team::rank() == 0) {
     scratch.count[0] = started ? 1 : 0;
@@ -207,21 +213,24 @@ __global__ void __launch_bounds__(kThreads)
 // A cluster of kBlocks blocks per problem (JvCluster): cluster c solves
 // problem c, its state in the member's workspace; each thread holds kHeld
 // columns during a search (m <= kHeld kThreads kBlocks).  kStart: JV's own
-// start, or lap_jv_start_kernel's when it started the problem.  Compiled
-// for sm_90 and newer; launched only there.
+// start, or lap_jv_start_kernel's when it started the problem (else JV's
+// own, or, kJvOnlyStarted, none: a block solves it).  Compiled for sm_90
+// and newer; launched only there.
 template <class T, int kStart, int kThreads, int kBlocks, int kHeld>
 __global__ void __launch_bounds__(kThreads)
     lap_jv_cluster_kernel(LapProblem<T> s) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   using Team = JvCluster<kThreads, kBlocks>;
   const int64_t b = blockIdx.x / kBlocks;
+  const AuctionScratch scratch = ClusterScratch(s, b);
+  // Every block of the cluster reads the same count, so all of them leave.
+  if (kStart == kJvOnlyStarted && scratch.count[0] != 1) return;
   Team::Init();
   TeamJv<T, Team, kHeld> jv(s.n, s.m, s.C + static_cast<size_t>(b) * s.n * s.m,
                             ClusterState(s, b));
   int searches = 0, rounds = 0;
   int status;
-  const AuctionScratch scratch = ClusterScratch(s, b);
-  if (kStart == kJvAfterStart && scratch.count[0] == 1) {
+  if (kStart != kJvColdStart && scratch.count[0] == 1) {
     rounds = scratch.count[1];
     status = jv.SolveFromKept(s.max_iters, &searches);
   } else {
@@ -310,14 +319,23 @@ void PickJvStart(cudaStream_t stream, const LapProblem<T>& s,
   }
 }
 
+template <bool kWarm, bool kUnlessStarted, class T>
+cudaError_t LaunchJvBlock(cudaStream_t stream, const LapProblem<T>& s,
+                          int blocks);
+
 // Launches lap_jv_cluster_kernel, a cluster per problem, after
 // lap_jv_start_kernel when the problem has a start (kWarm, or the auction:
-// square float problems from kLapAuctionMinRows rows), and sets *launched;
-// not when this device has no clusters (before sm_90), or fewer of this
-// shape (or of a start's, kWarm) run at once than the batch has problems.
-template <class T, bool kWarm, int kThreads, int kBlocks, int kHeld>
+// square problems from kLapAuctionMinRows rows), and sets *launched; not
+// when this device has no clusters (before sm_90), or fewer of this shape
+// (or of a start's, kWarm) run at once than the batch has problems.
+// kBlockUnstarted (below kLapJvClusterMinRows rows, where a block runs
+// JV's own start faster than a cluster): only with the start; the cluster
+// finishes the problems that the auction started, a block per problem
+// (`blocks` blocks) the others.
+template <class T, bool kWarm, int kThreads, int kBlocks, int kHeld,
+          bool kBlockUnstarted = false>
 cudaError_t TryLaunchJvCluster(cudaStream_t stream, const LapProblem<T>& s,
-                               bool* launched) {
+                               bool* launched, int blocks = 0) {
   *launched = false;
   int device = 0, major = 0, cluster_launch = 0;
   cudaError_t e = cudaGetDevice(&device);
@@ -331,15 +349,17 @@ cudaError_t TryLaunchJvCluster(cudaStream_t stream, const LapProblem<T>& s,
   if (major < 9 || !cluster_launch) return cudaSuccess;
   void (*start)(LapProblem<T>) = nullptr;
   int start_blocks = 0;
-  if (kWarm || (std::is_floating_point<T>::value && s.n == s.m &&
-                s.n >= kLapAuctionMinRows)) {
+  if ((kWarm && !kBlockUnstarted) || (s.n == s.m && s.n >= kLapAuctionMinRows))
     PickJvStart<T, kWarm>(stream, s, &start, &start_blocks);
-    if (kWarm && start == nullptr) return cudaSuccess;
-  }
-  auto* kernel =
-      start != nullptr
-          ? lap_jv_cluster_kernel<T, kJvAfterStart, kThreads, kBlocks, kHeld>
-          : lap_jv_cluster_kernel<T, kJvColdStart, kThreads, kBlocks, kHeld>;
+  if ((kWarm || kBlockUnstarted) && start == nullptr) return cudaSuccess;
+  void (*kernel)(LapProblem<T>);
+  if constexpr (kBlockUnstarted)
+    kernel = lap_jv_cluster_kernel<T, kJvOnlyStarted, kThreads, kBlocks, kHeld>;
+  else
+    kernel =
+        start != nullptr
+            ? lap_jv_cluster_kernel<T, kJvAfterStart, kThreads, kBlocks, kHeld>
+            : lap_jv_cluster_kernel<T, kJvColdStart, kThreads, kBlocks, kHeld>;
   const int active = ClusterActive(kernel, kThreads, kBlocks, stream);
   if (active < 1 || s.batch > active) return cudaSuccess;
   if (start != nullptr) {
@@ -347,6 +367,9 @@ cudaError_t TryLaunchJvCluster(cudaStream_t stream, const LapProblem<T>& s,
     if (e != cudaSuccess) return e;
   }
   e = LaunchCluster(kernel, kThreads, kBlocks, stream, s);
+  if constexpr (kBlockUnstarted) {
+    if (e == cudaSuccess) e = LaunchJvBlock<kWarm, true>(stream, s, blocks);
+  }
   *launched = e == cudaSuccess;
   return e;
 }
@@ -388,35 +411,36 @@ cudaError_t TryLaunchJvBlock(void (*kernel)(LapProblem<T>), int threads,
 // columns a search holds a thread's columns in registers (TeamJv's kHeld:
 // 128 x 256^2 3.5 -> 3.2 ms on an H200); 1024 threads have too few
 // registers for it (16 x 1024^2 29 -> 32 ms, 2048^2 rank one 3.97 -> 4.15
-// s).
-template <bool kWarm, class T>
+// s).  kUnlessStarted: the problems that lap_jv_start_kernel did not start
+// (below 1024 columns).
+template <bool kWarm, bool kUnlessStarted, class T>
 cudaError_t LaunchJvBlock(cudaStream_t stream, const LapProblem<T>& s,
                           int blocks) {
   bool launched = false;
-  cudaError_t e;
+  cudaError_t e = cudaSuccess;
   constexpr int kT = kLapJvBlockThreads;
   const size_t owners = JvBlockSharedBytes<T>(kJvSharedOwners, s.m);
   if (s.m < 512) {
     e = TryLaunchJvBlock<T>(
-        lap_jv_block_kernel<T, kWarm, 256, kJvSharedOwners, 2>, 256, owners,
-        stream, s, blocks, &launched);
+        lap_jv_block_kernel<T, kWarm, 256, kJvSharedOwners, 2, kUnlessStarted>,
+        256, owners, stream, s, blocks, &launched);
   } else if (s.m < 1024) {
     e = TryLaunchJvBlock<T>(
-        lap_jv_block_kernel<T, kWarm, 512, kJvSharedOwners, 2>, 512, owners,
-        stream, s, blocks, &launched);
-  } else {
+        lap_jv_block_kernel<T, kWarm, 512, kJvSharedOwners, 2, kUnlessStarted>,
+        512, owners, stream, s, blocks, &launched);
+  } else if constexpr (!kUnlessStarted) {
     e = TryLaunchJvBlock<T>(
-        lap_jv_block_kernel<T, kWarm, kT, kJvSharedOwners, 0>, kT, owners,
-        stream, s, blocks, &launched);
+        lap_jv_block_kernel<T, kWarm, kT, kJvSharedOwners, 0, false>, kT,
+        owners, stream, s, blocks, &launched);
     if (e == cudaSuccess && !launched)
       e = TryLaunchJvBlock<T>(
-          lap_jv_block_kernel<T, kWarm, kT, kJvSharedPrices, 0>, kT,
+          lap_jv_block_kernel<T, kWarm, kT, kJvSharedPrices, 0, false>, kT,
           JvBlockSharedBytes<T>(kJvSharedPrices, s.m), stream, s, blocks,
           &launched);
     if (e == cudaSuccess && !launched)
       e = TryLaunchJvBlock<T>(
-          lap_jv_block_kernel<T, kWarm, kT, kJvSharedNone, 0>, kT, 0, stream, s,
-          blocks, &launched);
+          lap_jv_block_kernel<T, kWarm, kT, kJvSharedNone, 0, false>, kT, 0,
+          stream, s, blocks, &launched);
   }
   if (e == cudaSuccess && !launched) return cudaErrorInvalidConfiguration;
   return e;
@@ -478,12 +502,21 @@ cudaError_t TryJvClusterShape(cudaStream_t stream, const LapProblem<T>& s,
 // 694 ms, U[0, 1) 2048^2 42 against 55 ms (16 x 256: 610 and 45 ms); U[0,
 // 1) 10000^2 0.52 against 1.87 s, 5000^2 and squared distances of 4096
 // points 2x faster (16 x 128 and 16 x 512 slower, 8 x 256 2.6x, 1.9x and
-// 2x).
+// 2x).  Below kLapJvClusterMinRows rows, from kLapAuctionMinRows, a single
+// square problem's cluster runs only after the auction started it, else a
+// block (`blocks`) solves it; a batch runs in blocks (with the start, 4 x
+// 512^2 U[0, 1) took 3.8-3.9 against 3.6 ms).
 template <bool kWarm, class T>
 cudaError_t TryJvCluster(cudaStream_t stream, const LapProblem<T>& s,
-                         bool* launched) {
+                         int blocks, bool* launched) {
   *launched = false;
-  if (s.n < kLapJvClusterMinRows) return cudaSuccess;
+  if (s.n < kLapJvClusterMinRows) {
+    static_assert(kLapJvClusterMinRows <= 8 * 128, "a column a thread");
+    if (s.batch == 1 && (!kWarm || s.warm_auction))
+      return TryLaunchJvCluster<T, kWarm, 128, 8, 1, true>(stream, s, launched,
+                                                           blocks);
+    return cudaSuccess;
+  }
   if (s.m <= 2048)
     return TryJvClusterShape<T, kWarm, 128, 8, 2>(stream, s, launched);
   const cudaError_t e =
@@ -497,10 +530,11 @@ cudaError_t LaunchJv(cudaStream_t stream, const LapProblem<T>& s) {
   const BlockPerProblem g(s.n, s.m, s.batch, 32);
   if ((!kWarm || s.n == s.m) && LapJvInBlock(s.n, s.m)) {
     bool launched = false;
-    const cudaError_t e = TryJvCluster<kWarm>(stream, s, &launched);
+    const cudaError_t e = TryJvCluster<kWarm>(stream, s, g.blocks, &launched);
     if (e != cudaSuccess || launched) return e;
   }
-  if (LapJvInBlock(s.n, s.m)) return LaunchJvBlock<kWarm>(stream, s, g.blocks);
+  if (LapJvInBlock(s.n, s.m))
+    return LaunchJvBlock<kWarm, false>(stream, s, g.blocks);
   if (s.m <= 32) return LaunchJvWarp<kWarm, 1>(stream, s, g.blocks);
   if (s.m <= 64) return LaunchJvWarp<kWarm, 2>(stream, s, g.blocks);
   if (s.m <= 128) return LaunchJvWarp<kWarm, 4>(stream, s, g.blocks);

@@ -148,13 +148,20 @@ constexpr int kLapJvBlockMinColumns = 256;
 constexpr int kLapJvClusterMinRows = 1024;
 
 // The auction start of a cluster's JV (lap_auction_team.cuh), for square
-// problems with finite float costs from kLapAuctionMinRows rows whose rows'
-// least columns are few: epsilon-scaling phases from a quarter of the cost
-// scale, epsilon divided by kLapAuctionTheta per phase while above
-// kLapAuctionEpsFinal times the scale, then at most kLapAuctionFinalRounds
-// rounds with epsilon 0; at most kLapAuctionRoundsPerRow rounds a row in
-// all.
-constexpr int kLapAuctionMinRows = 1024;
+// problems with finite costs from kLapAuctionMinRows rows whose rows' least
+// columns are few, when the batch has no more problems than clusters run
+// at once: epsilon-scaling phases from a quarter of the cost scale, epsilon
+// divided by kLapAuctionTheta per phase while above kLapAuctionEpsFinal
+// times the scale, then at most kLapAuctionFinalRounds rounds with epsilon
+// 0; at most kLapAuctionRoundsPerRow rounds a row in all.  Below
+// kLapJvClusterMinRows rows, single problems only: a cluster finishes the
+// problem when the auction started it, else a block solves it.  On an
+// H100 against JV alone (docs/benchmarks.md): Machol-Wien float32 512^2
+// 129 -> 28 ms, 768^2 281 -> 37 ms, rank one 512^2 111 -> 82 ms, 768^2 255
+// -> 64 ms; int32 Machol-Wien 1024^2 553 -> 125 ms, 2048^2 2.15 -> 0.44 s.
+// At 256^2 (a cluster for every problem) Machol-Wien took 24 -> 22 ms but
+// rank one 20 -> 23 ms, at 384^2 rank one 51 ms either way.
+constexpr int kLapAuctionMinRows = 512;
 // From this many rows the auction starts every such problem whose rows'
 // two least costs mostly differ (lap_auction_team.cuh's Run); below, only
 // those whose rows' least columns are few.  On an H200, from 4096^2 the
@@ -350,6 +357,10 @@ struct LapProblem {
   // (-1: none) and column prices v0 [batch, m]; null for a cold start.
   const int* x0 = nullptr;
   const T* v0 = nullptr;
+  // The GPU's JV may start a square warm-started problem with its auction
+  // instead, where the auction runs (lap_auction_team.cuh's Run): for a
+  // warm start from the tree variant's duals, not from a user's.
+  bool warm_auction = false;
 
   JM_HD LapWorkLayout work_layout() const {
     return LapWorkLayout(n, m, variant);

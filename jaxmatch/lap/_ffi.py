@@ -138,29 +138,42 @@ def lap_solve(C: jax.Array, *, variant: int, max_iterations: int = 0) -> LapStat
 
 
 def _warm(
-    target: str, C: jax.Array, x0: jax.Array, v0: jax.Array, variant: int, max_iterations: int
+    target: str,
+    C: jax.Array,
+    x0: jax.Array,
+    v0: jax.Array,
+    variant: int,
+    max_iterations: int,
+    auction: bool = False,
 ) -> LapState:
     """A call of ``target`` on the costs and a warm start (a new state)."""
     _checked()
-    out = batched_ffi_call(
-        target,
-        _state_shapes(C, variant),
-        [C, x0, v0],
-        [2, 1, 1],
-        dict(max_iterations=np.int32(max_iterations), variant=np.int32(variant)),
+    attrs = dict(
+        max_iterations=np.int32(max_iterations),
+        variant=np.int32(variant),
+        auction=np.int32(auction),
     )
+    out = batched_ffi_call(target, _state_shapes(C, variant), [C, x0, v0], [2, 1, 1], attrs)
     return LapState(*out)
 
 
 def lap_solve_warm(
-    C: jax.Array, x0: jax.Array, v0: jax.Array, *, variant: int, max_iterations: int = 0
+    C: jax.Array,
+    x0: jax.Array,
+    v0: jax.Array,
+    *,
+    variant: int,
+    max_iterations: int = 0,
+    auction: bool = False,
 ) -> LapState:
     """The whole solve from an earlier one: ``x0`` (int32 ``[..., n]``, the
     column of each row, -1 none) and ``v0`` (``[..., m]``, C's dtype, the
     column prices). JV (every shape), or the tree or classical variant,
     which start a square problem from ``v0`` and the pairs of ``x0`` that are
-    tight there, and a rectangular one cold."""
-    return _warm("jaxmatch_lap_solve_warm", C, x0, v0, variant, max_iterations)
+    tight there, and a rectangular one cold. ``auction``: the GPU's JV may
+    start a square problem with its auction instead, where that runs (for a
+    warm start from the tree variant, not from a user's)."""
+    return _warm("jaxmatch_lap_solve_warm", C, x0, v0, variant, max_iterations, auction)
 
 
 def lap_init_warm(

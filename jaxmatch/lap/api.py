@@ -98,8 +98,10 @@ JV_GPU_FLOAT_MAX_COLUMNS = 16384
 #: warm-started from the tree variant's duals and assignment. Integer costs
 #: whose reduced costs tie often (integers in [0, n/10] to [0, 10n]: 0.005n
 #: to 1.4n iterations) finish in the tree variant; those that behave like
-#: distinct values (Machol-Wien ``i * j``: n^2 iterations) go to JV. Measured
-#: on an H100 (docs/benchmarks.md).
+#: distinct values (Machol-Wien ``i * j``: n^2 iterations) go to JV, which
+#: starts square problems from 512 rows whose rows' least columns are few
+#: with its auction instead of those duals. Measured on an H100
+#: (docs/benchmarks.md).
 JV_GPU_INT_TREE_ITERATIONS_PER_ROW = 2
 #: The widest problem the GPU's JV takes: a warp's state fits its 48 KiB of
 #: shared memory up to 1536 columns (square; 2048 with fewer rows), a block
@@ -306,10 +308,13 @@ def _fused(
     variant: int,
     max_iterations: int,
     warm: tuple[jax.Array, jax.Array] | None = None,
+    auction: bool = False,
 ) -> _Solution:
     if warm is not None:
         x0, v0 = warm
-        state = lap_ffi.lap_solve_warm(Ck, x0, v0, variant=variant, max_iterations=max_iterations)
+        state = lap_ffi.lap_solve_warm(
+            Ck, x0, v0, variant=variant, max_iterations=max_iterations, auction=auction
+        )
         return _solution(state)
     return _solution(lap_ffi.lap_solve(Ck, variant=variant, max_iterations=max_iterations))
 
@@ -385,23 +390,27 @@ def _run_solver(
         and JV_GPU_FLOAT_MIN_COLUMNS <= m <= jv_float_max
     )
     if jv_int:
-        gpu = functools.partial(_tree_then_jv, tree=gpu)
+        gpu = functools.partial(_tree_then_jv, tree=gpu, auction=warm is None)
     return lax.platform_dependent(Ck, cpu=cpu, cuda=gpu)
 
 
-def _tree_then_jv(Ck: jax.Array, tree: Callable[..., _Solution]) -> _Solution:
+def _tree_then_jv(Ck: jax.Array, tree: Callable[..., _Solution], auction: bool) -> _Solution:
     """The tree variant (``tree``: its fused or stepped solve) for at most
     :data:`JV_GPU_INT_TREE_ITERATIONS_PER_ROW` iterations per row, then,
     when some problem of the batch is left unsolved, JV from the tree
     variant's column duals and assignment (JV keeps the rows whose column
     attains their least reduced cost, as the tree variant's feasible duals
-    make every assigned row's). The iterations are the sum of both."""
+    make every assigned row's), or, with ``auction`` (no warm start of the
+    user's) where the GPU's auction start runs (square problems whose rows'
+    least columns are few: Machol-Wien, rank one), from the auction
+    instead. The iterations are the sum of both."""
     cap = JV_GPU_INT_TREE_ITERATIONS_PER_ROW * Ck.shape[-2]
     first = tree(Ck, max_iterations=cap)
     limited = lap_ffi.info_field(first.info, "STATUS") == int(LAPStatus.ITERATION_LIMIT)
 
     def finish(sol: _Solution) -> _Solution:
-        jv = _fused(Ck, lap_ffi.variant_code("jv"), 0, warm=(sol.col_for_row, sol.v))
+        warm = (sol.col_for_row, sol.v)
+        jv = _fused(Ck, lap_ffi.variant_code("jv"), 0, warm=warm, auction=auction)
         iters = lap_ffi.info_field(sol.info, "ITERS")
         return jv._replace(info=lap_ffi.info_field_added(jv.info, "ITERS", iters))
 

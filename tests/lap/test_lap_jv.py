@@ -432,6 +432,48 @@ def test_gpu_auto_integer_costs_finish_the_tree_variant_with_jv():
     np.testing.assert_array_equal(res.cost, on_cpu.cost)
 
 
+@pytest.mark.gpu
+@pytest.mark.parametrize("n", [600, 1100])
+def test_gpu_auto_integer_costs_auction_after_the_tree_variant(n):
+    """``method="auto"`` on square integer costs from 512 rows: where the
+    tree variant stops at its cap and the rows' least columns are few
+    (Machol-Wien, rank one), JV starts with its auction instead of the tree
+    variant's duals; on other costs (and on a user's warm start) from the
+    given duals. Single and batched: certified, the CPU's optimum."""
+    from jaxmatch.lap import _ffi as lap_ffi
+
+    gpu = jax.devices("gpu")[0]
+    rng = np.random.default_rng(59 + n)
+    machol = np.outer(np.arange(n), np.arange(n)).astype(np.int32)
+    rank1 = np.round(1e6 * rng.random((n, 1)) * rng.random((1, n))).astype(np.int32)
+    distinct = rng.integers(0, 1000 * n, (n, n)).astype(np.int32)
+    for C in (machol, rank1, distinct, np.stack([machol, distinct])):
+        res = jax.device_get(jaxmatch.solve_lap(jax.device_put(C, gpu)))
+        on_cpu = jax.device_get(jaxmatch.solve_lap(C, method="jv"))
+        np.testing.assert_array_equal(res.status, jaxmatch.LAPStatus.OPTIMAL)
+        np.testing.assert_array_equal(res.cost, on_cpu.cost)
+        certs = jaxmatch.verify_lap(C, res)
+        for cert in certs if C.ndim == 3 else [certs]:
+            assert cert.optimal, (C.shape, cert.reason)
+
+    def rounds(C, auction):
+        x0 = np.full(C.shape[:-1], -1, np.int32)
+        v0 = np.zeros(C.shape[:-2] + C.shape[-1:], C.dtype)
+        jv = lap_ffi.variant_code("jv")
+        state = lap_ffi.lap_solve_warm(jax.device_put(C, gpu), x0, v0, variant=jv, auction=auction)
+        cost = np.take_along_axis(C, np.asarray(state.col_for_row)[..., None], -1).sum()
+        on_cpu = jaxmatch.solve_lap(C, method="jv").cost
+        np.testing.assert_array_equal(cost, np.sum(on_cpu))
+        return np.asarray(lap_ffi.info_field(state.info, "N_DUAL"))
+
+    assert int(rounds(machol, True)) > 0
+    assert int(rounds(machol, False)) == 0
+    assert int(rounds(distinct, True)) == 0
+    # Below the cluster's rows a batch runs in blocks, from them in clusters.
+    pair = np.stack([machol, rank1])
+    assert (rounds(pair, True) > 0).all() == (n >= 1024)
+
+
 def _auction_rounds(C: np.ndarray, gpu) -> np.ndarray:
     """The auction rounds of JV's start on the GPU (the info's N_DUAL: 0
     when JV starts on its own)."""
@@ -444,9 +486,9 @@ def _auction_rounds(C: np.ndarray, gpu) -> np.ndarray:
 @pytest.mark.gpu
 @pytest.mark.parametrize("n", [1024, 1500])
 def test_gpu_cluster_jv_auction_start(n):
-    """Square float problems from 1024 rows whose rows' least columns are
-    few (Machol-Wien, rank one, negated, rows and columns permuted, a pair,
-    float64) start with the auction on a cluster (its rounds counted) and
+    """Square problems from 1024 rows whose rows' least columns are few
+    (Machol-Wien float32 and int32, rank one, negated, rows and columns
+    permuted, a pair, float64) start with the auction on a cluster (its rounds counted) and
     end certified at the CPU JV's optimum; with one +inf entry, with most
     rows' two least costs tied, or with costs whose rows' least columns
     differ (U[0, 1)), JV starts on its own (no rounds)."""
@@ -469,6 +511,42 @@ def test_gpu_cluster_jv_auction_start(n):
     tied[np.arange(n), np.arange(n)] = 0.0
     for C in (forbidden, tied, rng.random((n, n)).astype(np.float32)):
         assert (_auction_rounds(C, gpu) == 0).all()
+        _check_gpu_against_cpu(C, gpu)
+    # Integer costs (method "jv"; "auto" runs the tree variant first).
+    assert int(_auction_rounds(machol.astype(np.int32), gpu)) > 0
+    _check_gpu_against_cpu(machol.astype(np.int32), gpu)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("n", [512, 700])
+def test_gpu_auction_start_below_cluster_rows(n):
+    """From 512 rows to the cluster's 1024, a single square problem whose
+    rows' least columns are few (Machol-Wien float32 and int32, rank one,
+    integer costs of spread 3) starts with the auction and a cluster
+    finishes it, while a block solves the others (U[0, 1): no rounds) and
+    every problem of a batch and rectangular problems: certified, the CPU
+    JV's optimum."""
+    gpu = jax.devices("gpu")[0]
+    rng = np.random.default_rng(53 + n)
+    i = np.arange(n, dtype=np.float64)
+    machol = np.outer(i, i).astype(np.float32)
+    rank1 = (rng.random((n, 1)) * rng.random((1, n))).astype(np.float32)
+    # Every row's least column is 0 and its cost spread 3: an integer
+    # epsilon from the start (a quarter of the spread rounds to 0).
+    spread3 = np.minimum(np.arange(n), 3)[None, :].repeat(n, 0).astype(np.int32)
+    uniform = rng.random((n, n)).astype(np.float32)
+    for C in (machol, machol.astype(np.int32), rank1, spread3):
+        assert int(_auction_rounds(C, gpu)) > 0, C.dtype
+        _check_gpu_against_cpu(C, gpu)
+    assert int(_auction_rounds(uniform, gpu)) == 0
+    _check_gpu_against_cpu(uniform, gpu)
+    pair = np.stack([uniform, rank1[::-1].copy()])
+    assert (_auction_rounds(pair, gpu) == 0).all()
+    _check_gpu_against_cpu(pair, gpu)
+    # Rectangular problems (both ways) have no start: a block solves them.
+    for C in (np.outer(i, np.arange(n + 40)), np.outer(np.arange(n + 40), i), rank1[:-9]):
+        C = C.astype(np.float32)
+        assert int(_auction_rounds(C if C.shape[0] <= C.shape[1] else C.T, gpu)) == 0
         _check_gpu_against_cpu(C, gpu)
 
 
@@ -529,7 +607,8 @@ def test_gpu_cluster_jv_auction_start_many_seeds():
 def test_gpu_cluster_jv_auction_start_from_4096_rows():
     """From 4096 rows the auction starts square float problems whatever
     their rows' least columns (U[0, 1) here: certified at the CPU JV's
-    optimum), but not those whose rows' two least costs mostly tie."""
+    optimum), but not those whose rows' two least costs mostly tie, nor
+    integer costs whose least columns are many."""
     gpu = jax.devices("gpu")[0]
     rng = np.random.default_rng(47)
     n = 4096
@@ -538,3 +617,8 @@ def test_gpu_cluster_jv_auction_start_from_4096_rows():
     _check_gpu_against_cpu(C, gpu)
     tied = rng.integers(0, 4, (n, n)).astype(np.float32)
     assert int(_auction_rounds(tied, gpu)) == 0
+    # Integer costs get the auction only where their rows' least columns
+    # are few (method "jv"), at any size.
+    distinct = rng.integers(0, 10**6, (n, n)).astype(np.int32)
+    assert int(_auction_rounds(distinct, gpu)) == 0
+    _check_gpu_against_cpu(distinct, gpu)
