@@ -82,14 +82,8 @@ def lap_workload() -> tuple[int, int]:
     forbidden = rank1.copy()
     forbidden[5, 7] = np.inf
     for mat in (machol, np.stack([rank1.astype(np.float32), machol]), rank1, forbidden):
-        res = jax.device_get(jaxmatch.solve_lap(mat))
-        moved = mat + rng.random(mat.shape).astype(mat.dtype)
-        warm = jax.device_get(jaxmatch.solve_lap(moved, init=res))
-        for mat_k, res_k in ((mat, res), (moved, warm)):
-            certs = jaxmatch.verify_lap(mat_k, res_k)
-            for cert in certs if mat.ndim == 3 else [certs]:
-                runs += 1
-                bad += not cert.optimal
+        counts = _cold_then_warm(mat, mat + rng.random(mat.shape).astype(mat.dtype))
+        runs, bad = runs + counts[0], bad + counts[1]
     # Below the cluster's 1024 rows, from 512: the auction starts a single
     # problem whose rows' least columns are few and a cluster finishes it,
     # a block solves the others and a batch; integer costs with method "jv"
@@ -114,14 +108,22 @@ def lap_workload() -> tuple[int, int]:
     machol1100 = np.outer(np.arange(1100), np.arange(1100)).astype(np.int32)
     wide = np.stack([machol1100, rng.integers(0, 10**6, (1100, 1100)).astype(np.int32)])
     for mat in (machol, np.stack([machol, machol[::-1]]), machol[:200], machol600, wide):
-        res = jax.device_get(jaxmatch.solve_lap(mat))
-        moved = mat + rng.integers(0, 3, mat.shape).astype(np.int32)
-        warm = jax.device_get(jaxmatch.solve_lap(moved, init=res))
-        for mat_k, res_k in ((mat, res), (moved, warm)):
-            certs = jaxmatch.verify_lap(mat_k, res_k)
-            for cert in certs if mat.ndim == 3 else [certs]:
-                runs += 1
-                bad += not cert.optimal
+        counts = _cold_then_warm(mat, mat + rng.integers(0, 3, mat.shape).astype(np.int32))
+        runs, bad = runs + counts[0], bad + counts[1]
+    return runs, bad
+
+
+def _cold_then_warm(mat: np.ndarray, moved: np.ndarray) -> tuple[int, int]:
+    """(runs, failed certificates) of ``solve_lap`` (auto) on ``mat`` (a
+    matrix or a batch), then on ``moved`` warm-started from that result."""
+    res = jax.device_get(jaxmatch.solve_lap(mat))
+    warm = jax.device_get(jaxmatch.solve_lap(moved, init=res))
+    runs = bad = 0
+    for mat_k, res_k in ((mat, res), (moved, warm)):
+        certs = jaxmatch.verify_lap(mat_k, res_k)
+        for cert in certs if mat.ndim == 3 else [certs]:
+            runs += 1
+            bad += not cert.optimal
     return runs, bad
 
 

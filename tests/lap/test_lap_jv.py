@@ -391,6 +391,18 @@ def test_library_refuses_jv_in_stepped_handlers():
         jax.block_until_ready(lap_ffi.lap_solve(C, variant=tree, max_iterations=-1))
 
 
+def _check_auto_on_gpu(C: np.ndarray, gpu) -> None:
+    """``method="auto"`` on the GPU solves integer costs C (a matrix or a
+    batch) optimally: certified, with the CPU JV's objective."""
+    res = jax.device_get(jaxmatch.solve_lap(jax.device_put(C, gpu)))
+    on_cpu = jax.device_get(jaxmatch.solve_lap(C, method="jv"))
+    np.testing.assert_array_equal(res.status, jaxmatch.LAPStatus.OPTIMAL)
+    np.testing.assert_array_equal(res.cost, on_cpu.cost)
+    certs = jaxmatch.verify_lap(C, res)
+    for cert in certs if C.ndim == 3 else [certs]:
+        assert cert.optimal, (C.shape, cert.reason)
+
+
 @pytest.mark.gpu
 def test_gpu_auto_integer_costs_finish_the_tree_variant_with_jv():
     """``method="auto"`` on integer costs from 256 columns: Machol-Wien
@@ -406,13 +418,7 @@ def test_gpu_auto_integer_costs_finish_the_tree_variant_with_jv():
     tied = rng.integers(0, 10, (n, n)).astype(np.int32)
     wide = rng.integers(0, n * n, (n, 2 * n)).astype(np.int32)
     for C in (machol, tied, wide, np.stack([machol, tied]), np.stack([wide, wide[::-1]])):
-        res = jax.device_get(jaxmatch.solve_lap(jax.device_put(C, gpu)))
-        on_cpu = jax.device_get(jaxmatch.solve_lap(C, method="jv"))
-        np.testing.assert_array_equal(res.status, jaxmatch.LAPStatus.OPTIMAL)
-        np.testing.assert_array_equal(res.cost, on_cpu.cost)
-        certs = jaxmatch.verify_lap(C, res)
-        for cert in certs if C.ndim == 3 else [certs]:
-            assert cert.optimal, (C.shape, cert.reason)
+        _check_auto_on_gpu(C, gpu)
     # Machol-Wien goes past the cap; the iterations count both stages.
     res = jaxmatch.solve_lap(jax.device_put(machol, gpu))
     assert int(res.n_iters) > cap * n
@@ -448,13 +454,7 @@ def test_gpu_auto_integer_costs_auction_after_the_tree_variant(n):
     rank1 = np.round(1e6 * rng.random((n, 1)) * rng.random((1, n))).astype(np.int32)
     distinct = rng.integers(0, 1000 * n, (n, n)).astype(np.int32)
     for C in (machol, rank1, distinct, np.stack([machol, distinct])):
-        res = jax.device_get(jaxmatch.solve_lap(jax.device_put(C, gpu)))
-        on_cpu = jax.device_get(jaxmatch.solve_lap(C, method="jv"))
-        np.testing.assert_array_equal(res.status, jaxmatch.LAPStatus.OPTIMAL)
-        np.testing.assert_array_equal(res.cost, on_cpu.cost)
-        certs = jaxmatch.verify_lap(C, res)
-        for cert in certs if C.ndim == 3 else [certs]:
-            assert cert.optimal, (C.shape, cert.reason)
+        _check_auto_on_gpu(C, gpu)
 
     def rounds(C, auction):
         x0 = np.full(C.shape[:-1], -1, np.int32)
