@@ -44,16 +44,17 @@
 
 namespace jaxmatch {
 
-#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
-
 // The auction's arrays beside JV's state (global memory): each column's
 // lowest offer of the round (kNoOffer: none), a second list of rows [n] and
-// the two lists' lengths [2].
+// the two lists' lengths [2].  Defined for every architecture: the kernels
+// that read them are compiled for all, their bodies only from sm_90.
 struct AuctionScratch {
   unsigned long long* offers;
   int* list;
   int* count;
 };
+
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
 
 template <class T, int kThreads, int kBlocks>
 class ClusterAuction {
