@@ -242,6 +242,26 @@ __global__ void __launch_bounds__(kThreads)
 #endif
 }
 
+// use(config) with the launch configuration of `grid` blocks of `threads`
+// threads in clusters of `blocks` on `stream` (the configuration points at
+// a local attribute, so it lives only during use).
+template <class Use>
+cudaError_t WithClusterConfig(unsigned grid, int threads, int blocks,
+                              cudaStream_t stream, Use use) {
+  cudaLaunchAttribute attribute;
+  attribute.id = cudaLaunchAttributeClusterDimension;
+  attribute.val.clusterDim.x = blocks;
+  attribute.val.clusterDim.y = 1;
+  attribute.val.clusterDim.z = 1;
+  cudaLaunchConfig_t config = {};
+  config.gridDim = dim3(grid);
+  config.blockDim = dim3(threads);
+  config.stream = stream;
+  config.attrs = &attribute;
+  config.numAttrs = 1;
+  return use(config);
+}
+
 // How many clusters of `blocks` blocks of `threads` threads running
 // `kernel` fit the device at once: 0 where it refuses the cluster size
 // (above 8: not portable) or fits none (the probe's error cleared, so the
@@ -250,23 +270,15 @@ template <class T>
 int ClusterActive(void (*kernel)(LapProblem<T>), int threads, int blocks,
                   cudaStream_t stream) {
   int active = 0;
-  cudaLaunchAttribute attribute;
-  attribute.id = cudaLaunchAttributeClusterDimension;
-  attribute.val.clusterDim.x = blocks;
-  attribute.val.clusterDim.y = 1;
-  attribute.val.clusterDim.z = 1;
-  cudaLaunchConfig_t config = {};
-  config.gridDim = dim3(blocks);
-  config.blockDim = dim3(threads);
-  config.stream = stream;
-  config.attrs = &attribute;
-  config.numAttrs = 1;
   cudaError_t e = cudaSuccess;
   if (blocks > 8)
     e = cudaFuncSetAttribute(kernel,
                              cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
   if (e == cudaSuccess)
-    e = cudaOccupancyMaxActiveClusters(&active, kernel, &config);
+    e = WithClusterConfig(
+        blocks, threads, blocks, stream, [&](const cudaLaunchConfig_t& config) {
+          return cudaOccupancyMaxActiveClusters(&active, kernel, &config);
+        });
   if (e != cudaSuccess) {
     (void)cudaGetLastError();
     return 0;
@@ -280,18 +292,11 @@ template <class T>
 cudaError_t LaunchCluster(void (*kernel)(LapProblem<T>), int threads,
                           int blocks, cudaStream_t stream,
                           const LapProblem<T>& s) {
-  cudaLaunchAttribute attribute;
-  attribute.id = cudaLaunchAttributeClusterDimension;
-  attribute.val.clusterDim.x = blocks;
-  attribute.val.clusterDim.y = 1;
-  attribute.val.clusterDim.z = 1;
-  cudaLaunchConfig_t config = {};
-  config.gridDim = dim3(static_cast<unsigned>(s.batch * blocks));
-  config.blockDim = dim3(threads);
-  config.stream = stream;
-  config.attrs = &attribute;
-  config.numAttrs = 1;
-  return cudaLaunchKernelEx(&config, kernel, s);
+  return WithClusterConfig(static_cast<unsigned>(s.batch * blocks), threads,
+                           blocks, stream,
+                           [&](const cudaLaunchConfig_t& config) {
+                             return cudaLaunchKernelEx(&config, kernel, s);
+                           });
 }
 
 // The start of a cluster's JV runs on its own cluster shape, wider than
