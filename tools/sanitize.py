@@ -72,19 +72,21 @@ def lap_workload() -> tuple[int, int]:
                     runs += 1
                     if bool(res_k.feasible.reshape(-1)[b]) and not cert.optimal:
                         bad += 1
-    # JV's auction start on a cluster (square costs from 1024 rows
-    # whose rows' least columns are few: Machol-Wien, rank one), single and a
-    # pair, and the same with one +inf entry (JV's own start); a warm start
-    # on a cluster from each result, on the costs moved a little.
+    # JV's auction start on a cluster (square float costs from 1024 rows:
+    # Machol-Wien, rank one, U[0, 1)), single and a pair, and the same with
+    # one +inf entry (JV's own start); a warm start on a cluster from each
+    # result, on the costs moved a little.
     i = np.arange(1024, dtype=np.float64)
     machol = np.outer(i, i).astype(np.float32)
     rank1 = rng.random((1024, 1)) * rng.random((1, 1024))
     forbidden = rank1.copy()
     forbidden[5, 7] = np.inf
-    for mat in (machol, np.stack([rank1.astype(np.float32), machol]), rank1, forbidden):
+    uniform = rng.random((1024, 1024)).astype(np.float32)
+    pair = np.stack([rank1.astype(np.float32), machol])
+    for mat in (machol, pair, rank1, forbidden, uniform):
         counts = _cold_then_warm(mat, mat + rng.random(mat.shape).astype(mat.dtype))
         runs, bad = runs + counts[0], bad + counts[1]
-    # Below the cluster's 1024 rows, from 512: the auction starts a single
+    # Below the cluster's 1024 rows, from 256: the auction starts a single
     # problem whose rows' least columns are few and a cluster finishes it,
     # a block solves the others and a batch; integer costs with method "jv"
     # (Machol-Wien, a spread of 3).

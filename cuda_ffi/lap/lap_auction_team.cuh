@@ -11,8 +11,10 @@
 // column first among ties) and w2, and offers to lower v_j1 by w2 - w1 +
 // epsilon, after which j1 is within epsilon of its least.  Each column takes
 // its lowest offer (a 64-bit atomicMin of the offer's OrderedKey and the row),
-// and its owner, if any, becomes free.  A phase ends when every row is
-// assigned; the next starts from the prices with every row free and
+// and its owner, if any, becomes free.  A phase ends when at most
+// LapAuctionPhaseEndRows(n) rows are free (its last rounds, a few rows
+// outbidding each other, are most of a phase's rounds; JV's searches place
+// the rows left over); the next starts from the prices with every row free and
 // epsilon divided by kLapAuctionTheta, from a quarter of the cost scale
 // (the spread, or the sum of the rows' gaps between their two least costs
 // when smaller) down to kLapAuctionEpsFinal of it (integer costs: down to
@@ -23,7 +25,7 @@
 // rows left free.  A round costs a scan of each free row side by side, so
 // the chain of sequential steps is shorter than JV's one scan a step
 // (benchmarks/lap_step_model.py), but a round waits on its cluster
-// barriers and dependent loads from L2: below 4096 rows it pays only
+// barriers and dependent loads from L2: below 1024 rows it pays only
 // where JV's searches are long (docs/benchmarks.md).  Run also replaces
 // a warm start from the tree variant's duals (LapProblem::warm_auction).
 //
@@ -153,7 +155,7 @@ class ClusterAuction {
       for (int j = me_; j < n_; j += kSize) y_[j] = -1;
       if (me_ == 0) count_[0] = n_;
       Team::Barrier();
-      Rounds(eps, INT_MAX, &rounds_left);
+      Rounds(eps, INT_MAX, &rounds_left, LapAuctionPhaseEndRows(n_));
     }
     // Epsilon 0 from the assignment, its rows not at their least reduced
     // cost freed; its winners are at their least.
@@ -182,13 +184,14 @@ class ClusterAuction {
   }
 
  private:
-  // Rounds from the count_[0] rows of lists_[0] until none is free, at most
-  // max_rounds of them and *rounds_left in all.
-  __device__ void Rounds(W eps, int max_rounds, int* rounds_left) {
+  // Rounds from the count_[0] rows of lists_[0] until at most `enough` are
+  // free, at most max_rounds of them and *rounds_left in all.
+  __device__ void Rounds(W eps, int max_rounds, int* rounds_left,
+                         int enough = 0) {
     int p = 0;
     for (int round = 0; round < max_rounds && *rounds_left > 0; ++round) {
       const int k = *static_cast<volatile int*>(count_ + p);
-      if (k == 0) break;
+      if (k <= enough) break;
       --*rounds_left;
       if (me_ == 0) count_[p ^ 1] = 0;
       Bid(lists_[p], k, eps);

@@ -6,6 +6,9 @@
 #include <cuda_pipeline_primitives.h>
 
 #include <cstdint>
+#include <map>
+#include <mutex>
+#include <tuple>
 
 #include "lap/lap_auction_team.cuh"
 #include "lap/lap_jv_team.cuh"
@@ -265,10 +268,25 @@ cudaError_t WithClusterConfig(unsigned grid, int threads, int blocks,
 // How many clusters of `blocks` blocks of `threads` threads running
 // `kernel` fit the device at once: 0 where it refuses the cluster size
 // (above 8: not portable) or fits none (the probe's error cleared, so the
-// caller may try another shape).
+// caller may try another shape).  Each answer is kept per device, kernel
+// and shape: the probe costs host time on every launch otherwise.
 template <class T>
 int ClusterActive(void (*kernel)(LapProblem<T>), int threads, int blocks,
                   cudaStream_t stream) {
+  using Shape = std::tuple<int, void (*)(LapProblem<T>), int, int>;
+  static std::mutex mutex;
+  static std::map<Shape, int> known;
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return 0;
+  }
+  const Shape shape{device, kernel, threads, blocks};
+  {
+    const std::lock_guard<std::mutex> lock(mutex);
+    const auto found = known.find(shape);
+    if (found != known.end()) return found->second;
+  }
   int active = 0;
   cudaError_t e = cudaSuccess;
   if (blocks > 8)
@@ -281,8 +299,10 @@ int ClusterActive(void (*kernel)(LapProblem<T>), int threads, int blocks,
         });
   if (e != cudaSuccess) {
     (void)cudaGetLastError();
-    return 0;
+    active = 0;
   }
+  const std::lock_guard<std::mutex> lock(mutex);
+  known[shape] = active;
   return active;
 }
 

@@ -152,28 +152,40 @@ constexpr int kLapJvClusterMinRows = 1024;
 // columns are few, when the batch has no more problems than clusters run
 // at once: epsilon-scaling phases from a quarter of the cost scale, epsilon
 // divided by kLapAuctionTheta per phase while above kLapAuctionEpsFinal
-// times the scale, then at most kLapAuctionFinalRounds rounds with epsilon
+// times the scale, each phase ending when at most LapAuctionPhaseEndRows(n)
+// rows are free, then at most kLapAuctionFinalRounds rounds with epsilon
 // 0; at most kLapAuctionRoundsPerRow rounds a row in all.  Below
 // kLapJvClusterMinRows rows, single problems only: a cluster finishes the
 // problem when the auction started it, else a block solves it.  On an
-// H100 against JV alone (docs/benchmarks.md): Machol-Wien float32 512^2
-// 129 -> 28 ms, 768^2 281 -> 37 ms, rank one 512^2 111 -> 82 ms, 768^2 255
-// -> 64 ms; int32 Machol-Wien 1024^2 553 -> 125 ms, 2048^2 2.15 -> 0.44 s.
-// At 256^2 (a cluster for every problem) Machol-Wien took 24 -> 22 ms but
-// rank one 20 -> 23 ms, at 384^2 rank one 51 ms either way.
-constexpr int kLapAuctionMinRows = 512;
+// H100 against JV alone (docs/benchmarks.md): Machol-Wien float32 256^2
+// 25 -> 5 ms, 512^2 129 -> 13 ms, 1024^2 548 -> 35 ms; rank one 256^2 21
+// -> 5 ms, 768^2 255 -> 26 ms.  The others pay for the start's launch and
+// the cluster's that leaves at once: U[0, 1) 256^2 (no auction) 1.4 -> 1.7
+// ms, 384^2 2.2 -> 2.4 ms.
+constexpr int kLapAuctionMinRows = 256;
 // From this many rows the auction starts every such problem whose rows'
 // two least costs mostly differ (lap_auction_team.cuh's Run); below, only
-// those whose rows' least columns are few.  On an H200, from 4096^2 the
-// auction start is 1.2-3.2x faster than JV's own on U[0, 1), squared
-// distances, distances in 5 dimensions and costs 10^U(-3, 6) (distances
-// 8192^2: 0.79x); at 1024^2 and 2048^2 it was 1.6-2.3x slower on U[0, 1),
-// squared and plain distances (docs/benchmarks.md).
-constexpr int kLapAuctionAllMinRows = 4096;
-constexpr double kLapAuctionTheta = 10.0;
+// those whose rows' least columns are few.  On an H100 from 1024^2 to
+// 2048^2 (docs/benchmarks.md): U[0, 1) 1024^2 12 -> 6 ms, squared
+// distances 2048^2 102 -> 17 ms, distances 2048^2 101 -> 32 ms, 4 x 2048^2
+// U[0, 1) 44 -> 16 ms.
+constexpr int kLapAuctionAllMinRows = 1024;
+constexpr double kLapAuctionTheta = 6.0;
 constexpr double kLapAuctionEpsFinal = 1e-6;
 constexpr int kLapAuctionFinalRounds = 50;
 constexpr int kLapAuctionRoundsPerRow = 64;
+// The free rows that end an auction phase of an n x n problem: n / 512, at
+// least 4 and at most 16.  A phase's last rounds are a few rows outbidding
+// each other, one scan a round; JV's searches place the rows left free
+// after the last phase.  On an H100, against phases run to the end
+// (docs/benchmarks.md): squared distances 16384^2 3.4 -> 0.69 s, U[0, 1)
+// 16384^2 0.67 -> 0.38 s, distances 8192^2 1.31 -> 0.29 s.  With n / 256
+// U[0, 1) 16384^2 took 1.5 s (each search far longer from the coarser
+// prices), with n / 512 from 4096 rows up to 29 % faster than n / 1024.
+JM_HD int LapAuctionPhaseEndRows(int n) {
+  const int rows = n / 512;
+  return rows < 4 ? 4 : (rows > 16 ? 16 : rows);
+}
 
 // Whether the GPU's JV solves an n x m problem (n <= m) in a block.
 JM_HD bool LapJvInBlock(int n, int m) {

@@ -244,9 +244,10 @@ def test_gpu_cluster_jv_hard_classes(shape):
     """A cluster of blocks per problem (from 1024 rows, on GPUs with
     clusters; 1, 2, 4 and 8 columns a thread): tied, negative, -0 beside
     +0, forbidden (+inf) and infeasible costs, int32 and float64, single,
-    a pair, and transposed: certified, the CPU's optimum. A member solved
-    in a batch wider than the clusters that run at once (a block per
-    problem) has the same assignment, duals and search count as alone."""
+    a pair, and transposed: certified, the CPU's optimum. A member without
+    the auction start (a +inf entry) solved in a batch wider than the
+    clusters that run at once (a block per problem) has the same
+    assignment, duals and search count as alone."""
     gpu = jax.devices("gpu")[0]
     rng = np.random.default_rng(21 + shape[1])
     n, m = shape
@@ -277,7 +278,8 @@ def test_gpu_cluster_jv_hard_classes(shape):
         else:
             _check_gpu_against_cpu(C, gpu)
     if shape == (1024, 1024):
-        C = cases[0]
+        C = cases[0].copy()
+        C[3, 5] = np.inf  # JV's own start on the cluster, as in a block
         alone = jax.device_get(jaxmatch.solve_lap(jax.device_put(C, gpu), method="jv"))
         batch = np.stack([C] + [rng.random(shape).astype(np.float32) for _ in range(23)])
         in_batch = jax.device_get(jaxmatch.solve_lap(jax.device_put(batch, gpu), method="jv"))
@@ -486,19 +488,19 @@ def _auction_rounds(C: np.ndarray, gpu) -> np.ndarray:
 @pytest.mark.gpu
 @pytest.mark.parametrize("n", [1024, 1500])
 def test_gpu_cluster_jv_auction_start(n):
-    """Square problems from 1024 rows whose rows' least columns are few
-    (Machol-Wien float32 and int32, rank one, negated, rows and columns
-    permuted, a pair, float64) start with the auction on a cluster (its rounds counted) and
-    end certified at the CPU JV's optimum; with one +inf entry, with most
-    rows' two least costs tied, or with costs whose rows' least columns
-    differ (U[0, 1)), JV starts on its own (no rounds)."""
+    """Square float problems from 1024 rows (Machol-Wien float32 and int32,
+    rank one, negated, rows and columns permuted, U[0, 1), a pair, float64)
+    start with the auction on a cluster (its rounds counted) and end
+    certified at the CPU JV's optimum; with one +inf entry or with most
+    rows' two least costs tied, JV starts on its own (no rounds)."""
     gpu = jax.devices("gpu")[0]
     rng = np.random.default_rng(41 + n)
     i = np.arange(n, dtype=np.float64)
     machol = np.outer(i, i).astype(np.float32)
     rank1 = (rng.random((n, 1)) * rng.random((1, n))).astype(np.float32)
     permuted = machol[rng.permutation(n)][:, rng.permutation(n)]
-    auctioned = [machol, rank1, -rank1, permuted, np.stack([rank1, machol])]
+    uniform = rng.random((n, n)).astype(np.float32)
+    auctioned = [machol, rank1, -rank1, permuted, uniform, np.stack([rank1, machol])]
     if jax.config.read("jax_enable_x64"):
         auctioned.append(rank1.astype(np.float64) + 1e-9 * rng.random((n, n)))
     for C in auctioned:
@@ -509,7 +511,7 @@ def test_gpu_cluster_jv_auction_start(n):
     tied = np.ones((n, n), np.float32)
     tied[:, 0] = 0.0  # every row's least column is 0, its two least tie
     tied[np.arange(n), np.arange(n)] = 0.0
-    for C in (forbidden, tied, rng.random((n, n)).astype(np.float32)):
+    for C in (forbidden, tied):
         assert (_auction_rounds(C, gpu) == 0).all()
         _check_gpu_against_cpu(C, gpu)
     # Integer costs (method "jv"; "auto" runs the tree variant first).
@@ -518,9 +520,9 @@ def test_gpu_cluster_jv_auction_start(n):
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("n", [512, 700])
+@pytest.mark.parametrize("n", [256, 300, 512, 700])
 def test_gpu_auction_start_below_cluster_rows(n):
-    """From 512 rows to the cluster's 1024, a single square problem whose
+    """From 256 rows to the cluster's 1024, a single square problem whose
     rows' least columns are few (Machol-Wien float32 and int32, rank one,
     integer costs of spread 3) starts with the auction and a cluster
     finishes it, while a block solves the others (U[0, 1): no rounds) and
@@ -605,10 +607,11 @@ def test_gpu_cluster_jv_auction_start_many_seeds():
 
 @pytest.mark.gpu
 def test_gpu_cluster_jv_auction_start_from_4096_rows():
-    """From 4096 rows the auction starts square float problems whatever
-    their rows' least columns (U[0, 1) here: certified at the CPU JV's
-    optimum), but not those whose rows' two least costs mostly tie, nor
-    integer costs whose least columns are many."""
+    """At 4096 rows (as from 1024) the auction starts square float problems
+    whatever their rows' least columns (U[0, 1) here: certified at the CPU
+    JV's optimum; its phases end with 8 rows free), but not those whose
+    rows' two least costs mostly tie, nor integer costs whose least columns
+    are many."""
     gpu = jax.devices("gpu")[0]
     rng = np.random.default_rng(47)
     n = 4096
