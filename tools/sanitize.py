@@ -94,22 +94,28 @@ def lap_workload() -> tuple[int, int]:
     machol = np.outer(i, i).astype(np.float32)
     uniform = rng.random((600, 600)).astype(np.float32)
     spread3 = np.minimum(np.arange(512), 3)[None, :].repeat(512, 0).astype(np.int32)
-    for mat in (machol, uniform, np.stack([uniform, machol]), machol.astype(np.int32), spread3):
+    small = np.outer(np.arange(300.0), np.arange(300.0)).astype(np.float32)
+    pair = np.stack([uniform, machol])
+    for mat in (machol, uniform, pair, machol.astype(np.int32), spread3, small):
         res = jax.device_get(jaxmatch.solve_lap(mat, method="jv"))
         certs = jaxmatch.verify_lap(mat, res)
         for cert in certs if mat.ndim == 3 else [certs]:
             runs += 1
             bad += not cert.optimal
-    # auto on integer costs from 256 columns: the tree variant, then JV from
-    # its duals (Machol-Wien), square and rectangular, single and batched.
+    # auto on integer costs from 256 columns: JV alone where the rows' two
+    # least costs rarely tie (Machol-Wien, distinct values), else the tree
+    # variant, then JV from its duals (Machol-Wien with a third of its rows
+    # zero), square and rectangular, single and batched.  From 256 rows JV
+    # starts with its auction instead of the tree variant's duals (single
+    # problems below 1024 rows, batches from it); a user's warm start keeps
+    # its own.
     machol = np.outer(np.arange(300), np.arange(300)).astype(np.int32)
-    # From 512 rows JV starts with its auction instead of the tree variant's
-    # duals (single problems below 1024 rows, batches from it); a user's warm
-    # start keeps its own.
     machol600 = np.outer(np.arange(600), np.arange(600)).astype(np.int32)
+    zero_third = np.where(np.arange(600)[:, None] % 3 == 0, 0, machol600).astype(np.int32)
     machol1100 = np.outer(np.arange(1100), np.arange(1100)).astype(np.int32)
     wide = np.stack([machol1100, rng.integers(0, 10**6, (1100, 1100)).astype(np.int32)])
-    for mat in (machol, np.stack([machol, machol[::-1]]), machol[:200], machol600, wide):
+    mats = (machol, np.stack([machol, machol[::-1]]), machol[:200], machol600, zero_third, wide)
+    for mat in mats:
         counts = _cold_then_warm(mat, mat + rng.integers(0, 3, mat.shape).astype(np.int32))
         runs, bad = runs + counts[0], bad + counts[1]
     return runs, bad

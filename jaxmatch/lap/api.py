@@ -21,10 +21,11 @@ at most :data:`JV_GPU_MAX_ROWS` rows (the smaller side) and for float
 problems of at most :data:`JV_GPU_FLOAT_WARP_MAX_COLUMNS` columns or of
 :data:`JV_GPU_FLOAT_MIN_COLUMNS` to :data:`JV_GPU_FLOAT_MAX_COLUMNS`
 columns, ``"tree"`` for the others (chosen when the computation is
-lowered; on integer problems of as many columns ``"tree"`` for at most
-:data:`JV_GPU_INT_TREE_ITERATIONS_PER_ROW` iterations per row, then
-``"jv"`` from its duals); with ``execution="stepped"`` it runs
-``"tree"``.
+lowered; on integer problems of as many columns ``"jv"`` when their rows'
+two least costs rarely tie (:data:`JV_GPU_INT_MAX_TIED_ROWS`), else
+``"tree"`` for at most :data:`JV_GPU_INT_TREE_ITERATIONS_PER_ROW`
+iterations per row, then ``"jv"`` from its duals); with
+``execution="stepped"`` it runs ``"tree"``.
 
 Two execution shapes:
 
@@ -93,15 +94,23 @@ JV_GPU_FLOAT_MIN_COLUMNS = 256
 JV_GPU_FLOAT_MAX_COLUMNS = 16384
 #: On the GPU, ``method="auto"`` on integer problems of
 #: :data:`JV_GPU_FLOAT_MIN_COLUMNS` to :data:`JV_GPU_FLOAT_MAX_COLUMNS`
-#: columns (without ``max_iterations``) runs the tree variant for at most this
-#: many iterations per row, then, when some problem is left unsolved, JV
-#: warm-started from the tree variant's duals and assignment. Integer costs
-#: whose reduced costs tie often (integers in [0, n/10] to [0, 10n]: 0.005n
-#: to 1.4n iterations) finish in the tree variant; those that behave like
-#: distinct values (Machol-Wien ``i * j``: n^2 iterations) go to JV, which
-#: starts square problems from 512 rows whose rows' least columns are few
-#: with its auction instead of those duals. Measured on an H100
-#: (docs/benchmarks.md).
+#: columns (without ``max_iterations``) runs JV alone when in every problem
+#: of the batch at most this fraction of the rows have two least costs that
+#: tie. Uniform integers in [0, k * max(n, m)]: a fifth
+#: of the rows tie at k = 3, 43 % at k = 1, all at k = 1/10. Measured on an
+#: H100 (docs/benchmarks.md): JV alone is 1.2-5.4x faster than the tree
+#: variant followed by JV from k = 3 (and on Machol-Wien ``i * j``), from
+#: 512^2 to 16384^2; the tree variant is ahead at k = 1 from 8192^2 (208
+#: against 283 ms) and 10x ahead at k = 1/10 (4096^2: 11.8 against 114 ms).
+JV_GPU_INT_MAX_TIED_ROWS = 0.2
+#: On the GPU, ``method="auto"`` on the other integer problems of as many
+#: columns runs the tree variant for at most this many iterations per row,
+#: then, when some problem is left unsolved, JV warm-started from the tree
+#: variant's duals and assignment. Integer costs whose reduced costs tie
+#: often (integers in [0, n/10] to [0, n]: 0.005n to 0.5n iterations) finish
+#: in the tree variant; those left unsolved go to JV, which starts square
+#: problems from 512 rows whose rows' least columns are few with its auction
+#: instead of those duals. Measured on an H100 (docs/benchmarks.md).
 JV_GPU_INT_TREE_ITERATIONS_PER_ROW = 2
 #: The widest problem the GPU's JV takes: a warp's state fits its 48 KiB of
 #: shared memory up to 1536 columns (square; 2048 with fewer rows), a block
@@ -353,10 +362,11 @@ def _run_solver(
     GPU JV up to :data:`JV_GPU_MAX_ROWS` rows (and 1536 columns) and on
     float costs of up to :data:`JV_GPU_FLOAT_WARP_MAX_COLUMNS` or of
     :data:`JV_GPU_FLOAT_MIN_COLUMNS` to :data:`JV_GPU_FLOAT_MAX_COLUMNS`
-    columns, the tree variant for the others (and in every stepped solve),
-    on integer costs of as many columns followed by JV when it runs out of
-    iterations (:func:`_tree_then_jv`). Execution: fused on the CPU, on a GPU fused up to
-    :data:`FUSED_MAX_COLUMNS` columns and stepped above. ``warm`` (the
+    columns, the tree variant for the others (and in every stepped solve);
+    on integer costs of as many columns JV when their rows rarely tie, else
+    the tree variant followed by JV when it runs out of iterations
+    (:func:`_integer_auto`). Execution: fused on the CPU, on a GPU fused up
+    to :data:`FUSED_MAX_COLUMNS` columns and stepped above. ``warm`` (the
     internal ``x0``, ``v0``) goes to every method."""
     jv = functools.partial(
         _fused, variant=lap_ffi.variant_code("jv"), max_iterations=max_iterations, warm=warm
@@ -390,8 +400,49 @@ def _run_solver(
         and JV_GPU_FLOAT_MIN_COLUMNS <= m <= jv_float_max
     )
     if jv_int:
-        gpu = functools.partial(_tree_then_jv, tree=gpu, auction=warm is None)
+        tree_then_jv = functools.partial(_tree_then_jv, tree=gpu, auction=warm is None)
+        gpu = functools.partial(_integer_auto, jv=jv, tree_then_jv=tree_then_jv)
     return lax.platform_dependent(Ck, cpu=cpu, cuda=gpu)
+
+
+def _tied_rows(C: jax.Array) -> jax.Array:
+    """The fraction of each problem's rows whose two least costs tie.
+
+    Args:
+      C: ``[..., n, m]`` costs, ``m >= 2``.
+
+    Returns:
+      ``[...]`` float32: per problem, the fraction of its ``n`` rows holding
+      their least cost more than once.
+    """
+    least = jnp.min(C, axis=-1, keepdims=True)
+    repeated = jnp.sum(least == C, axis=-1, dtype=jnp.int32) >= 2
+    return jnp.mean(repeated, axis=-1, dtype=jnp.float32)
+
+
+@jax.custom_batching.custom_vmap
+def _all_members(flag: jax.Array) -> jax.Array:
+    """``flag`` (a bool scalar); under ``jax.vmap`` whether it holds for
+    every member, unbatched, so that a ``lax.cond`` on it stays a branch
+    rather than running both sides for the whole batch."""
+    return flag
+
+
+@_all_members.def_vmap
+def _all_members_vmap(axis_size, in_batched, flag):
+    del axis_size
+    (batched,) = in_batched
+    return (_all_members(jnp.all(flag, axis=0)) if batched else flag), False
+
+
+def _integer_auto(
+    Ck: jax.Array, jv: Callable[..., _Solution], tree_then_jv: Callable[..., _Solution]
+) -> _Solution:
+    """Integer ``auto`` on the GPU: JV alone when every problem's rows
+    rarely tie (:data:`JV_GPU_INT_MAX_TIED_ROWS`), else the tree variant
+    then JV (:func:`_tree_then_jv`)."""
+    distinct = _all_members(jnp.all(_tied_rows(Ck) <= JV_GPU_INT_MAX_TIED_ROWS))
+    return lax.cond(distinct, jv, tree_then_jv, Ck)
 
 
 def _tree_then_jv(Ck: jax.Array, tree: Callable[..., _Solution], auction: bool) -> _Solution:
@@ -414,7 +465,8 @@ def _tree_then_jv(Ck: jax.Array, tree: Callable[..., _Solution], auction: bool) 
         iters = lap_ffi.info_field(sol.info, "ITERS")
         return jv._replace(info=lap_ffi.info_field_added(jv.info, "ITERS", iters))
 
-    return lax.cond(jnp.any(limited), finish, lambda sol: sol, first)
+    solved = _all_members(~jnp.any(limited))
+    return lax.cond(solved, lambda sol: sol, finish, first)
 
 
 def _internal_warm_start(init, Ck, maximize, transposed):

@@ -356,23 +356,25 @@ def test_gpu_jv_cost_matrix_in_global_memory():
 
 @pytest.mark.gpu
 def test_auto_on_a_gpu_runs_jv_up_to_its_row_limit():
-    """Up to JV_GPU_MAX_ROWS rows, and on float costs of up to
-    JV_GPU_FLOAT_WARP_MAX_COLUMNS columns or from JV_GPU_FLOAT_MIN_COLUMNS.
-    n_iters tells the solvers apart: JV's searches against the tree
-    variant's main-loop iterations."""
+    """Up to JV_GPU_MAX_ROWS rows, on float costs of up to
+    JV_GPU_FLOAT_WARP_MAX_COLUMNS columns or from JV_GPU_FLOAT_MIN_COLUMNS,
+    and on integer costs from JV_GPU_FLOAT_MIN_COLUMNS whose rows' two
+    least costs rarely tie. n_iters tells the solvers apart: JV's searches
+    against the tree variant's main-loop iterations."""
     gpu = jax.devices("gpu")[0]
     rng = np.random.default_rng(10)
     cases = (
-        ((6, 64, 90), np.float32, "jv"),
-        ((6, 64, 90), np.int32, "jv"),
-        ((2, 65, 65), np.int32, "tree"),
-        ((2, 200, 200), np.float32, "jv"),  # float costs: a warp up to 255 columns
-        ((2, 200, 200), np.int32, "tree"),
-        ((2, 300, 300), np.float32, "jv"),  # float costs from 256 columns
-        ((2, 300, 300), np.int32, "tree"),
+        ((6, 64, 90), np.float32, 1000, "jv"),
+        ((6, 64, 90), np.int32, 1000, "jv"),
+        ((2, 65, 65), np.int32, 1000, "tree"),
+        ((2, 200, 200), np.float32, 1000, "jv"),  # float costs: a warp up to 255 columns
+        ((2, 200, 200), np.int32, 1000, "tree"),
+        ((2, 300, 300), np.float32, 1000, "jv"),  # float costs from 256 columns
+        ((2, 300, 300), np.int32, 1000, "jv"),  # integers whose rows rarely tie
+        ((2, 300, 300), np.int32, 30, "tree"),  # and those that often do
     )
-    for shape, dtype, expected in cases:
-        C = jax.device_put((1000 * rng.random(shape)).astype(dtype), gpu)
+    for shape, dtype, scale, expected in cases:
+        C = jax.device_put((scale * rng.random(shape)).astype(dtype), gpu)
         iters = {
             m: np.asarray(jaxmatch.solve_lap(C, method=m).n_iters) for m in ("auto", "jv", "tree")
         }
@@ -405,49 +407,119 @@ def _check_auto_on_gpu(C: np.ndarray, gpu) -> None:
         assert cert.optimal, (C.shape, cert.reason)
 
 
+def _integer_costs(n: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
+    """Integer costs whose rows' two least costs rarely tie (Machol-Wien,
+    distinct values) and often tie (a third of Machol-Wien's rows zero, its
+    costs divided by n, small integers)."""
+    machol = np.outer(np.arange(n), np.arange(n)).astype(np.int32)
+    return {
+        "machol": machol,
+        "distinct": rng.integers(0, n * n, (n, n)).astype(np.int32),
+        "zero_third": np.where(np.arange(n)[:, None] % 3 == 0, 0, machol).astype(np.int32),
+        "divided": machol // n,
+        "tied": rng.integers(0, 10, (n, n)).astype(np.int32),
+    }
+
+
+def test_integer_auto_takes_one_branch_for_the_batch():
+    """The GPU's integer ``auto`` (run here with the CPU's kernels): JV alone
+    when every problem's rows rarely tie, else the tree variant then JV;
+    under ``vmap`` (nested too) each choice stays a branch taken for the
+    whole batch, never both sides, and every member reaches the optimum."""
+    from jaxmatch.lap import _ffi as lap_ffi
+    from jaxmatch.lap import api
+
+    costs = _integer_costs(120, np.random.default_rng(5))
+    assert float(api._tied_rows(costs["machol"])) <= api.JV_GPU_INT_MAX_TIED_ROWS
+    assert float(api._tied_rows(costs["zero_third"])) > api.JV_GPU_INT_MAX_TIED_ROWS
+    np.testing.assert_allclose(api._tied_rows(np.stack([costs["distinct"], costs["tied"]])), [0, 1])
+    jv = functools.partial(api._fused, variant=lap_ffi.variant_code("jv"), max_iterations=0)
+    tree = functools.partial(api._fused, variant=lap_ffi.variant_code("tree"))
+    tree_then_jv = functools.partial(api._tree_then_jv, tree=tree, auction=True)
+    auto = functools.partial(api._integer_auto, jv=jv, tree_then_jv=tree_then_jv)
+
+    def iters(sol):
+        return np.asarray(lap_ffi.info_field(sol.info, "ITERS"))
+
+    def check(C, sol):
+        cols = np.asarray(sol.col_for_row)
+        want = jaxmatch.solve_lap(C, method="jv").cost
+        got = np.take_along_axis(C, cols[..., None], -1)[..., 0].sum(-1)
+        np.testing.assert_array_equal(got, want)
+
+    for C in (costs["machol"], costs["distinct"], np.stack([costs["machol"], costs["distinct"]])):
+        sol = jax.jit(auto)(C)
+        np.testing.assert_array_equal(iters(sol), iters(jv(C)))  # JV alone
+        check(C, sol)
+    sol = jax.jit(auto)(costs["tied"])
+    np.testing.assert_array_equal(iters(sol), iters(tree(costs["tied"], max_iterations=0)))
+    cap = api.JV_GPU_INT_TREE_ITERATIONS_PER_ROW * 120
+    for C in (costs["zero_third"], costs["divided"], np.stack([costs["machol"], costs["tied"]])):
+        sol = jax.jit(auto)(C)
+        assert iters(sol).max() > cap  # the tree variant, then JV
+        check(C, sol)
+    batch = np.stack([costs["machol"], costs["distinct"], costs["zero_third"]])
+    for f, C in ((jax.vmap(auto), batch), (jax.vmap(jax.vmap(auto)), batch[None])):
+        distinct = C[..., :2, :, :]
+        ops = [e.primitive.name for e in jax.make_jaxpr(f)(distinct).jaxpr.eqns]
+        assert "cond" in ops and "select_n" not in ops
+        np.testing.assert_array_equal(iters(f(distinct)), iters(jv(distinct)))
+        check(C, f(C))
+
+
 @pytest.mark.gpu
-def test_gpu_auto_integer_costs_finish_the_tree_variant_with_jv():
-    """``method="auto"`` on integer costs from 256 columns: Machol-Wien
-    (n^2 tree iterations) stops the tree variant at its cap and JV finishes
-    from its duals; tied integers finish in the tree variant alone, with
-    its result. Single, batched, vmapped and maximised, square and
-    rectangular: certified, the CPU's optimum."""
+def test_gpu_auto_integer_costs_jv_or_the_tree_variant_then_jv():
+    """``method="auto"`` on integer costs from 256 columns: JV alone where
+    the rows' two least costs rarely tie (Machol-Wien, distinct values: its
+    result, bit for bit); the tree variant where they often tie, alone when
+    it finishes within its cap (its result, bit for bit), followed by JV
+    from its duals when it does not (a third of Machol-Wien's rows zero,
+    Machol-Wien divided by n). Single, batched, vmapped and maximised,
+    square and rectangular: certified, the CPU's optimum."""
     gpu = jax.devices("gpu")[0]
     rng = np.random.default_rng(31)
     cap = jaxmatch.lap.JV_GPU_INT_TREE_ITERATIONS_PER_ROW
     n = 300
-    machol = np.outer(np.arange(n), np.arange(n)).astype(np.int32)
-    tied = rng.integers(0, 10, (n, n)).astype(np.int32)
+    costs = _integer_costs(n, rng)
     wide = rng.integers(0, n * n, (n, 2 * n)).astype(np.int32)
-    for C in (machol, tied, wide, np.stack([machol, tied]), np.stack([wide, wide[::-1]])):
+    wide_tied = rng.integers(0, 3, (n, 2 * n)).astype(np.int32)
+    singles = [*costs.values(), wide, wide_tied]
+    pairs = [np.stack([costs["machol"], costs["tied"]]), np.stack([wide, wide[::-1]])]
+    for C in singles + pairs:
         _check_auto_on_gpu(C, gpu)
-    # Machol-Wien goes past the cap; the iterations count both stages.
-    res = jaxmatch.solve_lap(jax.device_put(machol, gpu))
-    assert int(res.n_iters) > cap * n
-    # Tied integers finish in the tree variant: its result, bit for bit.
-    auto = jax.device_get(jaxmatch.solve_lap(jax.device_put(tied, gpu)))
-    tree = jax.device_get(jaxmatch.solve_lap(jax.device_put(tied, gpu), method="tree"))
-    for a, b in zip(auto, tree, strict=True):
-        np.testing.assert_array_equal(a, b)
-    # vmap (both stages run for every member) and a maximised batch.
-    batch = jax.device_put(np.stack([machol, tied, machol[::-1]]), gpu)
-    res = jax.device_get(jax.vmap(jaxmatch.solve_lap)(batch))
-    np.testing.assert_array_equal(res.status, jaxmatch.LAPStatus.OPTIMAL)
-    for cert in jaxmatch.verify_lap(np.asarray(batch), res):
-        assert cert.optimal, cert.reason
+
+    def on_gpu(C, method="auto"):
+        return jax.device_get(jaxmatch.solve_lap(jax.device_put(C, gpu), method=method))
+
+    for name, method in (("machol", "jv"), ("distinct", "jv"), ("tied", "tree")):
+        for a, b in zip(on_gpu(costs[name]), on_gpu(costs[name], method), strict=True):
+            np.testing.assert_array_equal(a, b)
+    # Past the tree variant's cap, the iterations count both stages.
+    for name in ("zero_third", "divided"):
+        assert int(on_gpu(costs[name]).n_iters) > cap * n
+    # vmap and a maximised batch.
+    machol = costs["machol"]
+    batch = jax.device_put(np.stack([machol, costs["zero_third"], machol[::-1]]), gpu)
+    for members in (batch, batch[::2]):
+        res = jax.device_get(jax.vmap(jaxmatch.solve_lap)(members))
+        np.testing.assert_array_equal(res.status, jaxmatch.LAPStatus.OPTIMAL)
+        for cert in jaxmatch.verify_lap(np.asarray(members), res):
+            assert cert.optimal, cert.reason
     res = jax.device_get(jaxmatch.solve_lap(batch, maximize=True))
     on_cpu = jax.device_get(jaxmatch.solve_lap(np.asarray(batch), maximize=True, method="jv"))
     np.testing.assert_array_equal(res.cost, on_cpu.cost)
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("n", [600, 1100])
+@pytest.mark.parametrize("n", [300, 600, 1100])
 def test_gpu_auto_integer_costs_auction_after_the_tree_variant(n):
-    """``method="auto"`` on square integer costs from 512 rows: where the
-    tree variant stops at its cap and the rows' least columns are few
-    (Machol-Wien, rank one), JV starts with its auction instead of the tree
-    variant's duals; on other costs (and on a user's warm start) from the
-    given duals. Single and batched: certified, the CPU's optimum."""
+    """``method="auto"`` on square integer costs from 256 rows: where the
+    tree variant stops at its cap and the rows' least columns are few (a
+    third of Machol-Wien's rows zero), JV starts with its auction instead of
+    the tree variant's duals; on other costs (and on a user's warm start)
+    from the given duals. JV alone (with its own start, the auction where
+    it runs) on costs whose rows rarely tie (Machol-Wien, rank one,
+    distinct values). Single and batched: certified, the CPU's optimum."""
     from jaxmatch.lap import _ffi as lap_ffi
 
     gpu = jax.devices("gpu")[0]
@@ -455,8 +527,12 @@ def test_gpu_auto_integer_costs_auction_after_the_tree_variant(n):
     machol = np.outer(np.arange(n), np.arange(n)).astype(np.int32)
     rank1 = np.round(1e6 * rng.random((n, 1)) * rng.random((1, n))).astype(np.int32)
     distinct = rng.integers(0, 1000 * n, (n, n)).astype(np.int32)
-    for C in (machol, rank1, distinct, np.stack([machol, distinct])):
+    zero_third = _integer_costs(n, rng)["zero_third"]
+    for C in (machol, rank1, distinct, zero_third, np.stack([machol, distinct])):
         _check_auto_on_gpu(C, gpu)
+    auto = jax.device_get(jaxmatch.solve_lap(jax.device_put(zero_third, gpu)))
+    cap = jaxmatch.lap.JV_GPU_INT_TREE_ITERATIONS_PER_ROW * n
+    assert int(auto.n_iters) > cap  # the tree variant, then JV
 
     def rounds(C, auction):
         x0 = np.full(C.shape[:-1], -1, np.int32)
