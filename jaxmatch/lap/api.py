@@ -109,7 +109,7 @@ JV_GPU_INT_MAX_TIED_ROWS = 0.2
 #: variant's duals and assignment. Integer costs whose reduced costs tie
 #: often (integers in [0, n/10] to [0, n]: 0.005n to 0.5n iterations) finish
 #: in the tree variant; those left unsolved go to JV, which starts square
-#: problems from 512 rows whose rows' least columns are few with its auction
+#: problems from 256 rows whose rows' least columns are few with its auction
 #: instead of those duals. Measured on an H100 (docs/benchmarks.md).
 JV_GPU_INT_TREE_ITERATIONS_PER_ROW = 2
 #: The widest problem the GPU's JV takes: a warp's state fits its 48 KiB of
