@@ -96,8 +96,8 @@ JV_GPU_FLOAT_MAX_COLUMNS = 16384
 #: :data:`JV_GPU_FLOAT_MIN_COLUMNS` to :data:`JV_GPU_FLOAT_MAX_COLUMNS`
 #: columns (without ``max_iterations``) runs JV alone when in every problem
 #: of the batch at most this fraction of the rows have two least costs that
-#: tie. Uniform integers in [0, k * max(n, m)]: a fifth
-#: of the rows tie at k = 3, 43 % at k = 1, all at k = 1/10. Measured on an
+#: tie. Uniform integers in [0, k * max(n, m)]: 16-20 % of the rows tie at
+#: k = 3, 43 % at k = 1, all at k = 1/10. Measured on an
 #: H100 (docs/benchmarks.md): JV alone is 1.2-5.4x faster than the tree
 #: variant followed by JV from k = 3 (and on Machol-Wien ``i * j``), from
 #: 512^2 to 16384^2; the tree variant is ahead at k = 1 from 8192^2 (208
