@@ -100,8 +100,9 @@ JV_GPU_FLOAT_MAX_COLUMNS = 16384
 #: k = 3, 43 % at k = 1, all at k = 1/10. Measured on an
 #: H100 (docs/benchmarks.md): JV alone is 1.2-5.4x faster than the tree
 #: variant followed by JV from k = 3 (and on Machol-Wien ``i * j``), from
-#: 512^2 to 16384^2; the tree variant is ahead at k = 1 from 8192^2 (208
-#: against 283 ms) and 10x ahead at k = 1/10 (4096^2: 11.8 against 114 ms).
+#: 512^2 to 16384^2; the tree variant is ahead at k = 1 from 4096^2 (8192^2:
+#: 208 against 283 ms) and 10x ahead at k = 1/10 (4096^2: 11.8 against 114
+#: ms).
 JV_GPU_INT_MAX_TIED_ROWS = 0.2
 #: On the GPU, ``method="auto"`` on the other integer problems of as many
 #: columns runs the tree variant for at most this many iterations per row,
