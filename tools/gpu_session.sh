@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # One GPU session: build, GPU test suite, sanitizers, tuning timings.
 # Knobs: TEST_TIMEOUT, TEST_ARGS, SAN_TIMEOUT, SANITIZERS (memcheck ...),
-# WORKLOADS (lap matching weighted), TUNE (matching; add lap), TUNE_TIMEOUT, TUNE_ARGS,
-# HARNESS_TOOLS (compute-sanitizer tools for the CMake-built kernel
-# harnesses; the GPU suite already runs them under memcheck).
+# WORKLOADS (lap lap-jv sparse-lap matching weighted), TUNE (matching; add
+# lap), TUNE_TIMEOUT, TUNE_ARGS, HARNESS_TOOLS (compute-sanitizer tools for
+# the CMake-built kernel harnesses; the GPU suite already runs them under
+# memcheck). compute-sanitizer runs under `timeout --foreground`: started
+# by a plain `timeout` (in a background process group) it segfaulted at
+# start on the H100 machine (2026-11-27).
 # Run from the repo root on the device machine; logs go to $OUT.
 set -uo pipefail
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
@@ -23,15 +26,15 @@ cmake -S cuda_ffi -B $BUILD -G Ninja -DJAXMATCH_BUILD_HARNESSES=ON \
 for harness in lap_kernel_harness matching_kernel_harness weighted_kernel_harness; do
   for tool in ${HARNESS_TOOLS:-racecheck synccheck initcheck}; do
     arg=$([ $harness = lap_kernel_harness ] && echo quick)
-    timeout ${SAN_TIMEOUT:-150} compute-sanitizer --tool $tool --error-exitcode 9 $BUILD/$harness $arg > "$OUT/${harness}_$tool.log" 2>&1
+    timeout --foreground ${SAN_TIMEOUT:-150} compute-sanitizer --tool $tool --error-exitcode 9 $BUILD/$harness $arg > "$OUT/${harness}_$tool.log" 2>&1
     echo "$harness $tool exit $? : $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|harness:' "$OUT/${harness}_$tool.log" | tr '\n' ' ')"
   done
 done
 echo "== sanitizers on the JAX workloads"
 export XLA_PYTHON_CLIENT_ALLOCATOR=platform
-for workload in ${WORKLOADS:-lap sparse-lap matching weighted}; do
+for workload in ${WORKLOADS:-lap lap-jv sparse-lap matching weighted}; do
   for tool in ${SANITIZERS:-memcheck}; do
-    timeout ${SAN_TIMEOUT:-150} compute-sanitizer --tool $tool --error-exitcode 9 \
+    timeout --foreground ${SAN_TIMEOUT:-150} compute-sanitizer --tool $tool --error-exitcode 9 \
       python3 tools/sanitize.py $workload > "$OUT/sanitizer_${workload}_$tool.log" 2>&1
     echo "$workload $tool exit $? : $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|failed' "$OUT/sanitizer_${workload}_$tool.log" | tr '\n' ' ')"
   done

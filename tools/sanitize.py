@@ -1,7 +1,7 @@
 """Representative workloads for compute-sanitizer (memcheck, racecheck, ...).
 
     XLA_PYTHON_CLIENT_ALLOCATOR=platform compute-sanitizer --tool memcheck \\
-        python3 tools/sanitize.py lap|sparse-lap|matching|weighted
+        python3 tools/sanitize.py lap|lap-jv|sparse-lap|matching|weighted
 
 With the platform allocator every XLA buffer is its own cudaMalloc, so
 out-of-bounds accesses are caught. Where compute-sanitizer itself crashes
@@ -10,7 +10,9 @@ seen on the H100 machine, 2026-11-25), add ``--show-backtrace no``.
 
 ``lap``: every method x execution on float, int and infeasible batches,
 cold and warm (from that result, on the costs moved a little), and JV in a
-warp and in blocks of every size. ``sparse-lap``: solve_lap_csr on padded
+warp and in blocks of every size. ``lap-jv``: JV alone (warps, blocks,
+clusters) on uniform, Euclidean and tied costs, cold and warm, which
+loads no other LAP kernel module. ``sparse-lap``: solve_lap_csr on padded
 batches. ``matching``: every BFS driver x level kernel x init x execution x
 thread mapping, and push-relabel x init x execution, on graphs with free
 rows and columns left, batched (vmap) and single, plus a malformed graph
@@ -30,6 +32,18 @@ import scipy.sparse as sp
 
 import jaxmatch
 
+# JV on a GPU: a warp (each lane holding 1, 2, 4 or 8 columns), its costs
+# staged beyond the default 48 KiB and not staged; a block per problem (from
+# 256 columns), every dtype; a cluster per problem (from 1024 rows on
+# sm_90): 1, 2 and 4 columns a thread.
+JV_SHAPES = [((2, 128, 128), np.float32), ((1, 170, 170), np.float32)]
+JV_SHAPES += [((2, 70, 100), np.int32), ((2, 50, 50), np.float64)]
+JV_SHAPES += [((2, 260, 260), np.float32), ((2, 100, 300), np.float64)]
+JV_SHAPES += [((1, 300, 280), np.int32), ((1, 600, 600), np.float32)]
+JV_SHAPES += [((1, 1700, 1700), np.float32), ((2, 1030, 1030), np.int32)]
+JV_SHAPES += [((2, 2048, 2048), np.float32), ((1, 2048, 5000), np.float32)]
+JV_SHAPES += [((1, 2048, 9000), np.float64)]
+
 
 def lap_workload() -> tuple[int, int]:
     """(runs, failed certificates) of the LAP workload (float64 costs need x64)."""
@@ -45,18 +59,7 @@ def lap_workload() -> tuple[int, int]:
     ]
     every = [(m, e) for m in ("tree", "classical") for e in ("fused", "stepped")]
     every.append(("jv", "fused"))
-    # JV on a GPU: a warp (each lane holding 1, 2, 4 or 8 columns), its costs
-    # staged beyond the default 48 KiB and not staged; a block per problem
-    # (from 256 columns), every dtype.
-    jv_only = [((2, 128, 128), np.float32), ((1, 170, 170), np.float32)]
-    jv_only += [((2, 70, 100), np.int32), ((2, 50, 50), np.float64)]
-    jv_only += [((2, 260, 260), np.float32), ((2, 100, 300), np.float64)]
-    jv_only += [((1, 300, 280), np.int32), ((1, 600, 600), np.float32)]
-    jv_only += [((1, 1700, 1700), np.float32), ((2, 1030, 1030), np.int32)]
-    # a cluster per problem (from 1024 rows on sm_90): 1, 2 and 4 columns a thread
-    jv_only += [((2, 2048, 2048), np.float32), ((1, 2048, 5000), np.float32)]
-    jv_only += [((1, 2048, 9000), np.float64)]
-    for shape, dtype in shapes + jv_only:
+    for shape, dtype in shapes + JV_SHAPES:
         combos = every if (shape, dtype) in shapes else [("jv", "fused")]
         C = (rng.integers(0, 6, shape) if dtype == np.int32 else rng.random(shape)).astype(dtype)
         C_inf = C.copy()
@@ -118,6 +121,38 @@ def lap_workload() -> tuple[int, int]:
     for mat in mats:
         counts = _cold_then_warm(mat, mat + rng.integers(0, 3, mat.shape).astype(np.int32))
         runs, bad = runs + counts[0], bad + counts[1]
+    return runs, bad
+
+
+def lap_jv_workload() -> tuple[int, int]:
+    """(runs, failed certificates) of JV alone (``method="jv"``: the GPU's
+    warp, block and cluster kernels, no other LAP kernel module), cold and
+    warm, on uniform, Euclidean and tied costs: the LAP workload's JV part
+    where loading the dense LAP kernels' module stops the sanitizer
+    (docs/design.md)."""
+    jax.config.update("jax_enable_x64", True)
+    rng = np.random.default_rng(0)
+    runs = bad = 0
+    warp = [((4, 7, 7), np.float32), ((8, 100, 100), np.float32), ((16, 32, 32), np.float32)]
+    warp += [((4, 200, 200), np.float32), ((4, 255, 255), np.int32), ((3, 5, 9), np.float64)]
+    for (shape, dtype), kind in itertools.product(warp + JV_SHAPES, ("uniform", "euclid", "ties")):
+        b, n, m = shape
+        if kind == "uniform":
+            C = rng.integers(0, 1000, shape) if dtype == np.int32 else rng.random(shape)
+        elif kind == "euclid":
+            p, q = rng.random((b, n, 2)), rng.random((b, m, 2))
+            scale = 1000 if dtype == np.int32 else 1
+            C = np.sqrt(((p[:, :, None] - q[:, None]) ** 2).sum(-1)) * scale
+        else:
+            C = rng.integers(0, 4, shape)
+        mat = C.astype(dtype)
+        res = jax.device_get(jaxmatch.solve_lap(mat, method="jv"))
+        moved = (mat + rng.integers(0, 2, shape)).astype(dtype)
+        warm = jax.device_get(jaxmatch.solve_lap(moved, method="jv", init=res))
+        for mat_k, res_k in ((mat, res), (moved, warm)):
+            for cert in jaxmatch.verify_lap(mat_k, res_k):
+                runs += 1
+                bad += not cert.optimal
     return runs, bad
 
 
@@ -270,6 +305,7 @@ def weighted_workload() -> tuple[int, int]:
 
 WORKLOADS = {
     "lap": lap_workload,
+    "lap-jv": lap_jv_workload,
     "sparse-lap": sparse_lap_workload,
     "matching": matching_workload,
     "weighted": weighted_workload,
