@@ -146,21 +146,17 @@ def lap_jv_workload() -> tuple[int, int]:
         else:
             C = rng.integers(0, 4, shape)
         mat = C.astype(dtype)
-        res = jax.device_get(jaxmatch.solve_lap(mat, method="jv"))
         moved = (mat + rng.integers(0, 2, shape)).astype(dtype)
-        warm = jax.device_get(jaxmatch.solve_lap(moved, method="jv", init=res))
-        for mat_k, res_k in ((mat, res), (moved, warm)):
-            for cert in jaxmatch.verify_lap(mat_k, res_k):
-                runs += 1
-                bad += not cert.optimal
+        counts = _cold_then_warm(mat, moved, method="jv")
+        runs, bad = runs + counts[0], bad + counts[1]
     return runs, bad
 
 
-def _cold_then_warm(mat: np.ndarray, moved: np.ndarray) -> tuple[int, int]:
-    """(runs, failed certificates) of ``solve_lap`` (auto) on ``mat`` (a
-    matrix or a batch), then on ``moved`` warm-started from that result."""
-    res = jax.device_get(jaxmatch.solve_lap(mat))
-    warm = jax.device_get(jaxmatch.solve_lap(moved, init=res))
+def _cold_then_warm(mat: np.ndarray, moved: np.ndarray, method: str = "auto") -> tuple[int, int]:
+    """(runs, failed certificates) of ``solve_lap`` (``method``) on ``mat``
+    (a matrix or a batch), then on ``moved`` warm-started from that result."""
+    res = jax.device_get(jaxmatch.solve_lap(mat, method=method))
+    warm = jax.device_get(jaxmatch.solve_lap(moved, method=method, init=res))
     runs = bad = 0
     for mat_k, res_k in ((mat, res), (moved, warm)):
         certs = jaxmatch.verify_lap(mat_k, res_k)
