@@ -81,6 +81,16 @@ JV_GPU_MAX_ROWS = 64
 #: (float copies of integers, zeros: 1.2-3.4x), which keep the tree variant
 #: as int32 or with ``method="tree"``.
 JV_GPU_FLOAT_WARP_MAX_COLUMNS = 255
+#: On the GPU, ``method="auto"`` also runs JV (a warp per problem, each lane
+#: holding up to four columns) on integer problems of at most this many
+#: columns, whatever their rows. Measured on an H100 (docs/benchmarks.md),
+#: GPU time per call in a stream of calls against the fused tree variant:
+#: 256 x 128^2 integers in [0, n] 207 against 401 us, in [0, 10n] 256
+#: against 709 us, in [0, n/10] 167 against 187 us, in [0, 3] 112 against
+#: 140 us; 512 x 80^2 in [0, n] 157 against 232 us. Wider warps fall behind
+#: on ties (64 x 200^2 in [0, n]: 753 against 563 us; in [0, n/10] 532
+#: against 247 us).
+JV_GPU_INT_WARP_MAX_COLUMNS = 128
 #: On the GPU, ``method="auto"`` also runs JV (a thread block per problem, a
 #: cluster of blocks from 2048 rows on GPUs with clusters) on float problems
 #: with :data:`JV_GPU_FLOAT_MIN_COLUMNS` to :data:`JV_GPU_FLOAT_MAX_COLUMNS`
@@ -360,10 +370,12 @@ def _run_solver(
 ) -> _Solution:
     """Runs the chosen method and execution shape; ``"auto"`` is chosen per
     platform when the computation is lowered. Method: JV on the CPU; on a
-    GPU JV up to :data:`JV_GPU_MAX_ROWS` rows (and 1536 columns) and on
+    GPU JV up to :data:`JV_GPU_MAX_ROWS` rows (and 1536 columns), on
     float costs of up to :data:`JV_GPU_FLOAT_WARP_MAX_COLUMNS` or of
     :data:`JV_GPU_FLOAT_MIN_COLUMNS` to :data:`JV_GPU_FLOAT_MAX_COLUMNS`
-    columns, the tree variant for the others (and in every stepped solve);
+    columns and on integer costs of up to
+    :data:`JV_GPU_INT_WARP_MAX_COLUMNS` columns, the tree variant for the
+    others (and in every stepped solve);
     on integer costs of as many columns JV when their rows rarely tie, else
     the tree variant followed by JV when it runs out of iterations
     (:func:`_integer_auto`). Execution: fused on the CPU, on a GPU fused up
@@ -386,7 +398,8 @@ def _run_solver(
     jv_float = jnp.issubdtype(Ck.dtype, jnp.floating) and (
         1 <= m <= JV_GPU_FLOAT_WARP_MAX_COLUMNS or JV_GPU_FLOAT_MIN_COLUMNS <= m <= jv_float_max
     )
-    if method == "auto" and (few_rows or jv_float):
+    jv_int_warp = jnp.issubdtype(Ck.dtype, jnp.integer) and m <= JV_GPU_INT_WARP_MAX_COLUMNS
+    if method == "auto" and (few_rows or jv_float or jv_int_warp):
         gpu = jv
     elif execution == "fused" or m <= FUSED_MAX_COLUMNS:
         gpu = fused

@@ -358,15 +358,18 @@ def test_gpu_jv_cost_matrix_in_global_memory():
 def test_auto_on_a_gpu_runs_jv_up_to_its_row_limit():
     """Up to JV_GPU_MAX_ROWS rows, on float costs of up to
     JV_GPU_FLOAT_WARP_MAX_COLUMNS columns or from JV_GPU_FLOAT_MIN_COLUMNS,
-    and on integer costs from JV_GPU_FLOAT_MIN_COLUMNS whose rows' two
-    least costs rarely tie. n_iters tells the solvers apart: JV's searches
-    against the tree variant's main-loop iterations."""
+    on integer costs of up to JV_GPU_INT_WARP_MAX_COLUMNS columns, and on
+    integer costs from JV_GPU_FLOAT_MIN_COLUMNS whose rows' two least costs
+    rarely tie. n_iters tells the solvers apart: JV's searches against the
+    tree variant's main-loop iterations."""
     gpu = jax.devices("gpu")[0]
     rng = np.random.default_rng(10)
     cases = (
         ((6, 64, 90), np.float32, 1000, "jv"),
         ((6, 64, 90), np.int32, 1000, "jv"),
-        ((2, 65, 65), np.int32, 1000, "tree"),
+        ((2, 65, 65), np.int32, 1000, "jv"),  # integer costs: a warp up to 128 columns
+        ((2, 100, 128), np.int32, 30, "jv"),  # also with many ties
+        ((2, 129, 129), np.int32, 1000, "tree"),
         ((2, 200, 200), np.float32, 1000, "jv"),  # float costs: a warp up to 255 columns
         ((2, 200, 200), np.int32, 1000, "tree"),
         ((2, 300, 300), np.float32, 1000, "jv"),  # float costs from 256 columns

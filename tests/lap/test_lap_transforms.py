@@ -198,7 +198,8 @@ def test_grad_with_traced_maximize(device):
 
 def test_tuning_constants_set_on_the_package_take_effect(monkeypatch):
     """jaxmatch.lap.FUSED_MAX_COLUMNS / JV_GPU_MAX_ROWS /
-    JV_GPU_FLOAT_WARP_MAX_COLUMNS / JV_GPU_FLOAT_MIN_COLUMNS /
+    JV_GPU_FLOAT_WARP_MAX_COLUMNS / JV_GPU_INT_WARP_MAX_COLUMNS /
+    JV_GPU_FLOAT_MIN_COLUMNS /
     JV_GPU_FLOAT_MAX_COLUMNS / STEPPED_ITERATIONS_PER_CALL are read when a
     call is traced; setting them on the package sets the api's."""
     from jaxmatch.lap import api
@@ -223,6 +224,10 @@ def test_tuning_constants_set_on_the_package_take_effect(monkeypatch):
     assert api.JV_GPU_MAX_ROWS == 5
     assert jaxmatch.lap.JV_GPU_FLOAT_WARP_MAX_COLUMNS == api.JV_GPU_FLOAT_WARP_MAX_COLUMNS == 255
     assert iterations() == []  # still JV: 6 float columns, a warp
+    assert jaxmatch.lap.JV_GPU_INT_WARP_MAX_COLUMNS == api.JV_GPU_INT_WARP_MAX_COLUMNS == 128
+    assert iterations(C=C.astype(jnp.int32)) == []  # still JV: 6 integer columns, a warp
+    monkeypatch.setattr(jaxmatch.lap, "JV_GPU_INT_WARP_MAX_COLUMNS", 5)
+    assert api.JV_GPU_INT_WARP_MAX_COLUMNS == 5
     assert iterations(C=C.astype(jnp.int32)) == [7]  # integers: the stepped tree
     monkeypatch.setattr(jaxmatch.lap, "JV_GPU_FLOAT_WARP_MAX_COLUMNS", 5)
     assert api.JV_GPU_FLOAT_WARP_MAX_COLUMNS == 5
