@@ -25,6 +25,17 @@ T = TypeVar("T")
 #: run on a worker thread while the caller waits interruptibly; smaller ones
 #: (well under a millisecond) run on the caller's thread.
 THREAD_MIN_WORK = 1 << 16
+#: An eager wait for arrays on an accelerator polls without sleeping for this
+#: many seconds, as a CUDA synchronisation spins: a sleep there returns tens
+#: of microseconds late or more, which made an eager sub-millisecond solve
+#: take up to twice as long as the solve (docs/benchmarks.md, "Small
+#: batches against torch-linear-assignment, side by side"). Waits on the
+#: host's arrays never spin: their solves need the cores.
+SPIN_SECONDS = 0.01
+#: After the spin, a wait sleeps this fraction of the time waited so far
+#: between polls (at least 50 us, at most 20 ms), so it returns at most
+#: about this fraction late.
+SLEEP_FRACTION = 1 / 16
 
 
 def cancel_cpu_solves() -> None:
@@ -39,11 +50,16 @@ def wait_ready(tree: T) -> T:
     if any(isinstance(x, jax.core.Tracer) for x in leaves):
         return tree
     arrays: list[Any] = [x for x in leaves if isinstance(x, jax.Array)]
-    delay = 5e-5
+    # The arrays of one result share their devices.
+    on_host = not arrays or all(d.platform == "cpu" for d in arrays[0].devices())
+    start = time.perf_counter()
+    spin_until = start + (0.0 if on_host else SPIN_SECONDS)
     try:
-        while not all(x.is_ready() for x in arrays):
-            time.sleep(delay)
-            delay = min(2 * delay, 0.02)
+        while arrays:
+            arrays = [x for x in arrays if not x.is_ready()]
+            now = time.perf_counter()
+            if arrays and now >= spin_until:
+                time.sleep(min(max(SLEEP_FRACTION * (now - start), 5e-5), 0.02))
     except KeyboardInterrupt:
         cancel_cpu_solves()
         raise

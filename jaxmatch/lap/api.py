@@ -190,6 +190,8 @@ def _canonical_costs(C) -> jax.Array:
         raise TypeError(
             f"{dtype} costs need jax_enable_x64 (solved in float64); cast to int32 or float32 first"
         )
+    if isinstance(C, jax.Array) and dtype == target:
+        return C  # as jnp.asarray would return it, without its eager call
     return jnp.asarray(C, dtype=target)
 
 

@@ -140,3 +140,39 @@ def test_errors_of_a_threaded_host_solve_reach_the_caller():
 
     with pytest.raises(ValueError, match="infeasible"):
         _interrupt.run_host(fail, work=_interrupt.THREAD_MIN_WORK)
+
+
+def test_wait_ready_sleeps_a_fraction_of_the_wait(monkeypatch):
+    """A wait on the host's arrays never spins: it sleeps between polls, from
+    50 us, each sleep at most SLEEP_FRACTION of the time waited so far (and
+    20 ms), and returns the same arrays, ready."""
+    sleeps: list[float] = []
+    real_sleep = time.sleep
+
+    def recorded(seconds: float) -> None:
+        sleeps.append(seconds)
+        real_sleep(seconds)
+
+    monkeypatch.setattr(_interrupt.time, "sleep", recorded)
+    C = machol_wien(1500)
+    start = time.perf_counter()
+    res = jaxmatch.solve_lap(C, method="jv")
+    waited = time.perf_counter() - start
+    assert all(x.is_ready() for x in jax.tree.leaves(res))
+    assert bool(res.feasible)
+    assert sleeps, "a solve of this size is still running at the first poll"
+    assert min(sleeps) >= 5e-5 and max(sleeps) <= 0.02
+    assert max(sleeps) <= max(_interrupt.SLEEP_FRACTION * waited, 5e-5) + 1e-9
+
+
+def test_wait_ready_returns_a_traced_tree_at_once():
+    """Under jit the arrays are tracers: nothing to wait for."""
+    seen = []
+
+    @jax.jit
+    def f(x):
+        seen.append(_interrupt.wait_ready((x, x + 1)))
+        return x
+
+    f(np.float32(1))
+    assert len(seen) == 1 and isinstance(seen[0][0], jax.core.Tracer)
