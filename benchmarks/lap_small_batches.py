@@ -10,7 +10,7 @@ member. Prints a Markdown table (medians, and best jaxmatch / the
 reference column) and, with ``--json``, writes the raw timings. Run:
 
     python -m benchmarks.lap_small_batches [--cases 1024x32x32-f32,...]
-        [--methods auto,jv,tree] [--repeats 10] [--json out.json]
+        [--methods auto,jv,tree,eager] [--repeats 10] [--json out.json]
 
 The reference column is torch-linear-assignment's own run when
 ``torch_linear_assignment`` imports, else its figure measured on an H100
@@ -103,6 +103,14 @@ def jaxmatch_solver(method: str, C: jax.Array, maximize: bool) -> Callable[[], o
     return run
 
 
+def jaxmatch_eager(C: jax.Array, maximize: bool) -> Callable[[], object]:
+    """``solve_lap(C)`` called eagerly, as torch-linear-assignment is: it
+    returns once the result is ready."""
+    import jaxmatch
+
+    return lambda: jaxmatch.solve_lap(C, maximize=maximize)
+
+
 def torch_solver(C: np.ndarray, maximize: bool) -> Callable[[], object] | None:
     try:
         import torch
@@ -134,7 +142,12 @@ def fmt(s: float | None) -> str:
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--cases", default=",".join(CASES))
-    p.add_argument("--methods", default="auto,jv,tree")
+    p.add_argument(
+        "--methods",
+        default="auto,jv,tree",
+        help="jaxmatch columns: methods of a jitted call waited for, and 'eager' "
+        "(solve_lap(C) called eagerly, method 'auto')",
+    )
     p.add_argument("--repeats", type=int, default=10)
     p.add_argument("--reference", choices=("auto", "published"), default="auto")
     p.add_argument("--json", default="")
@@ -151,7 +164,11 @@ def main(argv: list[str] | None = None) -> int:
         Cd = jax.device_put(jnp.asarray(C), dev)
         cells: dict[str, float | None] = {}
         for method in methods:
-            t, res = timed(jaxmatch_solver(method, Cd, maximize), args.repeats)
+            if method == "eager":
+                solver = jaxmatch_eager(Cd, maximize)
+            else:
+                solver = jaxmatch_solver(method, Cd, maximize)
+            t, res = timed(solver, args.repeats)
             got = objectives_of_assignment(C, np.asarray(res.col_for_row))
             if not np.all(np.abs(got - ref) <= tol):
                 raise SystemExit(f"{name} {method}: objective differs from scipy's")
