@@ -190,7 +190,7 @@ def _canonical_costs(C) -> jax.Array:
         raise TypeError(
             f"{dtype} costs need jax_enable_x64 (solved in float64); cast to int32 or float32 first"
         )
-    if isinstance(C, jax.Array) and dtype == target:
+    if isinstance(C, jax.Array) and dtype == target and not C.weak_type:
         return C  # as jnp.asarray would return it, without its eager call
     return jnp.asarray(C, dtype=target)
 
@@ -400,7 +400,9 @@ def _run_solver(
     jv_float = jnp.issubdtype(Ck.dtype, jnp.floating) and (
         1 <= m <= JV_GPU_FLOAT_WARP_MAX_COLUMNS or JV_GPU_FLOAT_MIN_COLUMNS <= m <= jv_float_max
     )
-    jv_int_warp = jnp.issubdtype(Ck.dtype, jnp.integer) and m <= JV_GPU_INT_WARP_MAX_COLUMNS
+    jv_int_warp = jnp.issubdtype(Ck.dtype, jnp.integer) and m <= min(
+        JV_GPU_INT_WARP_MAX_COLUMNS, JV_GPU_MAX_COLUMNS
+    )
     if method == "auto" and (few_rows or jv_float or jv_int_warp):
         gpu = jv
     elif execution == "fused" or m <= FUSED_MAX_COLUMNS:
@@ -412,6 +414,7 @@ def _run_solver(
         and execution == "auto"
         and max_iterations == 0
         and not few_rows
+        and not jv_int_warp
         and jnp.issubdtype(Ck.dtype, jnp.integer)
         and JV_GPU_FLOAT_MIN_COLUMNS <= m <= jv_float_max
     )

@@ -13,6 +13,7 @@ import os
 import signal
 import threading
 import time
+import types
 
 import jax
 import numpy as np
@@ -153,7 +154,8 @@ def test_wait_ready_sleeps_a_fraction_of_the_wait(monkeypatch):
         sleeps.append(seconds)
         real_sleep(seconds)
 
-    monkeypatch.setattr(_interrupt.time, "sleep", recorded)
+    clock = types.SimpleNamespace(perf_counter=time.perf_counter, sleep=recorded)
+    monkeypatch.setattr(_interrupt, "time", clock)
     C = machol_wien(1500)
     start = time.perf_counter()
     res = jaxmatch.solve_lap(C, method="jv")
