@@ -27,10 +27,10 @@ T = TypeVar("T")
 THREAD_MIN_WORK = 1 << 16
 #: An eager wait for arrays on an accelerator polls without sleeping for this
 #: many seconds, as a CUDA synchronisation spins: a sleep there returns tens
-#: of microseconds late or more, which made an eager sub-millisecond solve
-#: take up to twice as long as the solve (docs/benchmarks.md, "Small
-#: batches against torch-linear-assignment, side by side"). Waits on the
-#: host's arrays never spin: their solves need the cores.
+#: of microseconds late or more, as long again as a sub-millisecond solve
+#: (docs/benchmarks.md, "Small batches against torch-linear-assignment,
+#: side by side"). Waits on the host's arrays never spin: their solves need
+#: the cores.
 SPIN_SECONDS = 0.01
 #: After the spin, a wait sleeps this fraction of the time waited so far
 #: between polls (at least 50 us, at most 20 ms), so it returns at most

@@ -834,8 +834,8 @@ class TeamJv {
   // least row whose least column is j, so the rows are not taken in turn:
   // each warp finds its rows' least columns (x_), the least row per column
   // wins it (atomicMin on y_, INT_MAX for none), and the others are listed.
-  // A team-wide reduction and two syncs per row took most of a block's
-  // solve of a 100 x 300 problem.
+  // Rows in turn would cost a team-wide reduction and two syncs each, most
+  // of a block's solve of a 100 x 300 problem.
   __device__ int RowMinimaGreedy() {
     static_assert(kSize % 32 == 0, "whole warps");
     const int lane = me_ & 31, warps = kSize / 32;
