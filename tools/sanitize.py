@@ -149,6 +149,22 @@ def lap_jv_workload() -> tuple[int, int]:
         moved = (mat + rng.integers(0, 2, shape)).astype(dtype)
         counts = _cold_then_warm(mat, moved, method="jv")
         runs, bad = runs + counts[0], bad + counts[1]
+    # A NaN or -inf entry in the first member (JV's own check of the
+    # entries): that member INVALID_ENTRIES, the others certified.
+    for (shape, dtype), entry in itertools.product(warp + JV_SHAPES, (np.nan, -np.inf)):
+        if dtype == np.int32:
+            continue
+        mat = rng.random(shape).astype(dtype)
+        clean = jax.device_get(jaxmatch.solve_lap(mat, method="jv"))
+        mat[0, shape[1] // 2, shape[2] // 3] = entry
+        for init in (None, clean):
+            res = jax.device_get(jaxmatch.solve_lap(mat, method="jv", init=init))
+            runs += 1
+            bad += int(res.status[0]) != jaxmatch.LAPStatus.INVALID_ENTRIES
+            for k in range(1, shape[0]):
+                member = jax.tree.map(lambda x, k=k: x[k], res)
+                runs += 1
+                bad += not jaxmatch.verify_lap(mat[k], member).optimal
     return runs, bad
 
 

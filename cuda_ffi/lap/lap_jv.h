@@ -101,10 +101,12 @@ class LapJv {
         cancel_(cancel) {}
 
   // Solves; returns kLapOptimal, kLapInfeasible when no assignment of finite
-  // cost exists, or kLapIterationLimit after `max_searches` (> 0) searches
-  // with rows still free, or when the solve is cancelled (common/cancel.h).
+  // cost exists, kLapIterationLimit after `max_searches` (> 0) searches
+  // with rows still free, or when the solve is cancelled (common/cancel.h),
+  // or kLapInvalidEntries, nothing assigned, when a cost is NaN or -inf.
   // *augmentations counts the shortest-path searches.
   int Solve(int max_searches, int* augmentations) {
+    if (!AllValid()) return kLapInvalidEntries;
     std::vector<int> free_rows;
     const bool square_finite = n_ == m_ && AllFinite();
     if (square_finite) {
@@ -125,9 +127,10 @@ class LapJv {
   // the unassigned columns' set to 0, and the kept rows checked again until
   // none loses its minimum (ZeroUnassignedPrices).  The other rows go through
   // Solve's augmenting row reduction (square, finite costs) and searches; a
-  // non-finite price counts as 0.
+  // non-finite price counts as 0.  Statuses as Solve's.
   int SolveFrom(const T* v0, const int* x0, int max_searches,
                 int* augmentations) {
+    if (!AllValid()) return kLapInvalidEntries;
     for (int j = 0; j < m_; ++j) {
       const W p = static_cast<W>(v0[j]);
       const bool finite = std::isfinite(static_cast<double>(v0[j]));
@@ -143,25 +146,34 @@ class LapJv {
     return AugmentFreeRows(free_rows, max_searches, augmentations);
   }
 
-  // The assignment and the duals, written to the state's arrays; false when
-  // a dual does not fit T (integer costs).  A square problem's duals may be
-  // shifted (u - s, v + s) without changing any reduced cost: for integer
-  // costs s is chosen, when one exists, so that every dual fits T.
-  bool Write(int* col_for_row, int* row_for_col, T* u, T* v) const {
+  // The assignment and the duals of a solve that ended with `status`,
+  // written to the state's arrays; returns the problem's status:
+  // kLapOverflow instead of kLapOptimal when a dual, or the total cost of
+  // integer costs, does not fit T.  The assignment is -1 throughout unless
+  // the status is kLapOptimal.  A square problem's duals may be shifted
+  // (u - s, v + s) without changing any reduced cost: for integer costs s
+  // is chosen, when one exists, so that every dual fits T.
+  int Write(int status, int* col_for_row, int* row_for_col, T* u, T* v) const {
     std::vector<W> row_dual(n_);
-    for (int i = 0; i < n_; ++i)
+    W total = W(0);
+    for (int i = 0; i < n_; ++i) {
       row_dual[i] = x_[i] >= 0 ? Cost(i, x_[i]) - v_[x_[i]] : W(0);
+      if (x_[i] >= 0) total += Cost(i, x_[i]);
+    }
     const W shift = n_ == m_ ? FittingShift(row_dual) : W(0);
     bool fits = true;
-    for (int i = 0; i < n_; ++i) {
-      col_for_row[i] = x_[i];
-      fits &= Store(row_dual[i] - shift, u + i);
+    for (int i = 0; i < n_; ++i) fits &= Store(row_dual[i] - shift, u + i);
+    for (int j = 0; j < m_; ++j) fits &= Store(v_[j] + shift, v + j);
+    if (!std::is_floating_point<T>::value) {
+      // |total| < n 2^31: no int64 overflow.
+      fits &= static_cast<W>(std::numeric_limits<T>::min()) <= total &&
+              total <= static_cast<W>(std::numeric_limits<T>::max());
     }
-    for (int j = 0; j < m_; ++j) {
-      row_for_col[j] = y_[j];
-      fits &= Store(v_[j] + shift, v + j);
-    }
-    return fits;
+    if (!fits && status == kLapOptimal) status = kLapOverflow;
+    const bool optimal = status == kLapOptimal;
+    for (int i = 0; i < n_; ++i) col_for_row[i] = optimal ? x_[i] : -1;
+    for (int j = 0; j < m_; ++j) row_for_col[j] = optimal ? y_[j] : -1;
+    return status;
   }
 
  private:
@@ -258,6 +270,15 @@ class LapJv {
       if (!Augment(f)) return kLapInfeasible;
     }
     return kLapOptimal;
+  }
+
+  // No NaN and no -inf (+inf marks a forbidden pair).
+  bool AllValid() const {
+    if (!std::is_floating_point<T>::value) return true;
+    const int64_t size = static_cast<int64_t>(n_) * m_;
+    bool valid = true;
+    for (int64_t k = 0; k < size; ++k) valid &= C_[k] > -Inf();  // NaN: false
+    return valid;
   }
 
   bool AllFinite() const {
@@ -828,8 +849,7 @@ void lap_jv_solve(const T* C, int n, int m, int max_searches, int* info,
   int status = x0 != nullptr
                    ? jv.SolveFrom(v0, x0, max_searches, &augmentations)
                    : jv.Solve(max_searches, &augmentations);
-  if (!jv.Write(col_for_row, row_for_col, u, v) && status == kLapOptimal)
-    status = kLapOverflow;
+  status = jv.Write(status, col_for_row, row_for_col, u, v);
   info[kStatus] = status;
   info[kIters] = augmentations;
   info[kNAugPhases] = augmentations;

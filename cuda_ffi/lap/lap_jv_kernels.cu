@@ -54,9 +54,7 @@ template <class T, class Jv>
 __device__ void WriteMember(const LapProblem<T>& s, int64_t b, const Jv& jv,
                             int status, int searches, int rounds = 0) {
   const LapBuffers<T> out = s.buffers(b);
-  if (!jv.Write(out.col_for_row, out.row_for_col, out.u, out.v) &&
-      status == kLapOptimal)
-    status = kLapOverflow;
+  status = jv.Write(status, out.col_for_row, out.row_for_col, out.u, out.v);
   WriteJvInfo(out.info, status, searches, s.n, rounds);
 }
 

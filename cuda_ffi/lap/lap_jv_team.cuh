@@ -296,6 +296,14 @@ struct JvWarp {
   __device__ bool All(bool p) const {
     return __all_sync(jv_warp::kFullMask, p);
   }
+  // The sum over the warp (integers: any order gives the same sum).
+  template <class W>
+  __device__ W Sum(W x) const {
+#pragma unroll
+    for (int o = 16; o > 0; o /= 2)
+      x += __shfl_xor_sync(jv_warp::kFullMask, x, o);
+    return x;
+  }
   // How many lanes below this one have `flag` set; *total: how many have.
   __device__ int Enumerate(bool flag, int* total) const {
     const unsigned ballot = __ballot_sync(jv_warp::kFullMask, flag);
@@ -629,13 +637,14 @@ class TeamJv {
         x_(state.x),
         rows_(state.rows) {}
 
-  // lap_jv.h's LapJv::Solve.
+  // lap_jv.h's LapJv::Solve; kLapInvalidEntries (the state cleared) when a
+  // cost is NaN or -inf.
   __device__ int Solve(int max_searches, int* augmentations) {
-    for (int j = me_; j < m_; j += kSize) v_[j] = W(0), y_[j] = -1;
-    for (int i = me_; i < n_; i += kSize) x_[i] = -1;
-    team_.sync();
+    Clear();
+    const Entries entries = ScanEntries();
+    if (!entries.valid) return kLapInvalidEntries;
     int free_count;
-    if (n_ == m_ && AllFinite()) {
+    if (n_ == m_ && entries.finite) {
       free_count = ColumnReduction();
       if (free_count > 0) free_count = AugmentingRowReduction(free_count);
     } else {
@@ -648,6 +657,11 @@ class TeamJv {
   // x0 [n] of an earlier solve (global memory).
   __device__ int SolveFrom(const T* v0, const int* x0, int max_searches,
                            int* augmentations) {
+    const Entries entries = ScanEntries();
+    if (!entries.valid) {
+      Clear();
+      return kLapInvalidEntries;
+    }
     for (int j = me_; j < m_; j += kSize) {
       const W p = static_cast<W>(v0[j]);
       const bool finite = isfinite(static_cast<double>(v0[j]));
@@ -658,31 +672,29 @@ class TeamJv {
     team_.sync();
     KeepMinimalRows(x0);
     if (n_ < m_) ZeroUnassignedPrices();
-    return SolveFromKept(max_searches, augmentations);
+    return FinishFromKept(entries.finite, max_searches, augmentations);
   }
 
   // The end of SolveFrom: from the prices v_ and the assignment x_, y_ in
   // the state, each assigned row at its least reduced cost (and, when
-  // n < m, the free columns' prices 0), the free rows augmented.
+  // n < m, the free columns' prices 0), the free rows augmented;
+  // kLapInvalidEntries (the state cleared) when a cost is NaN or -inf.
   __device__ int SolveFromKept(int max_searches, int* augmentations) {
-    int free_count = 0;
-    for (int base = 0; base < n_; base += kSize) {
-      const int i = base + me_;
-      const bool is_free = i < n_ && x_[i] < 0;
-      int total;
-      const int before = team_.Enumerate(is_free, &total);
-      if (is_free) rows_[free_count + before] = i;
-      free_count += total;
+    const Entries entries = ScanEntries();
+    if (!entries.valid) {
+      Clear();
+      return kLapInvalidEntries;
     }
-    team_.sync();
-    if (n_ == m_ && free_count > 0 && AllFinite())
-      free_count = AugmentingRowReduction(free_count);
-    return AugmentFreeRows(free_count, max_searches, augmentations);
+    return FinishFromKept(entries.finite, max_searches, augmentations);
   }
 
-  // lap_jv.h's LapJv::Write: the assignment and the duals (global memory);
-  // false when a dual does not fit T.
-  __device__ bool Write(int* col_for_row, int* row_for_col, T* u, T* v) const {
+  // lap_jv.h's LapJv::Write: the assignment and the duals (global memory)
+  // of a solve that ended with `status`; returns the problem's status:
+  // kLapOverflow instead of kLapOptimal when a dual, or the total cost of
+  // integer costs, does not fit T.  The assignment is -1 throughout unless
+  // the status is kLapOptimal.
+  __device__ int Write(int status, int* col_for_row, int* row_for_col, T* u,
+                       T* v) const {
     W u_min = jv_warp::WideInf<W>(), u_max = -jv_warp::WideInf<W>();
     W v_min = jv_warp::WideInf<W>(), v_max = -jv_warp::WideInf<W>();
     for (int i = me_; i < n_; i += kSize) {
@@ -709,15 +721,23 @@ class TeamJv {
       }
     }
     bool fits = true;
+    W total = W(0);
     for (int i = me_; i < n_; i += kSize) {
-      col_for_row[i] = x_[i];
       fits &= Store(RowDual(i) - shift, u + i);
+      if (x_[i] >= 0) total += Cost(i, x_[i]);
     }
-    for (int j = me_; j < m_; j += kSize) {
-      row_for_col[j] = y_[j];
-      fits &= Store(v_[j] + shift, v + j);
+    for (int j = me_; j < m_; j += kSize) fits &= Store(v_[j] + shift, v + j);
+    if constexpr (!std::is_floating_point<T>::value) {
+      // |total| < n 2^31: no int64 overflow.
+      total = team_.Sum(total);
+      fits &=
+          static_cast<W>(INT_MIN) <= total && total <= static_cast<W>(INT_MAX);
     }
-    return team_.All(fits);
+    if (!team_.All(fits) && status == kLapOptimal) status = kLapOverflow;
+    const bool optimal = status == kLapOptimal;
+    for (int i = me_; i < n_; i += kSize) col_for_row[i] = optimal ? x_[i] : -1;
+    for (int j = me_; j < m_; j += kSize) row_for_col[j] = optimal ? y_[j] : -1;
+    return status;
   }
 
  private:
@@ -736,22 +756,64 @@ class TeamJv {
     return true;
   }
 
-  // Four entries a thread per iteration, without an exit per entry: the
-  // loads overlap.
-  __device__ bool AllFinite() const {
+  // The prices 0 and nothing assigned.
+  __device__ void Clear() {
+    for (int j = me_; j < m_; j += kSize) v_[j] = W(0), y_[j] = -1;
+    for (int i = me_; i < n_; i += kSize) x_[i] = -1;
+    team_.sync();
+  }
+
+  // Whether the costs are valid (no NaN or -inf; +inf marks a forbidden
+  // pair) and finite, in one pass: four entries a thread per iteration,
+  // without an exit per entry, so that the loads overlap.
+  struct Entries {
+    bool valid, finite;
+  };
+  __device__ Entries ScanEntries() const {
     if constexpr (!std::is_floating_point<T>::value) {
-      return true;
+      return Entries{true, true};
     } else {
       const size_t size = static_cast<size_t>(n_) * m_;
-      const auto finite = [](T c) { return fabs(c) < T(INFINITY); };  // NaN
-      bool all = true;
+      bool valid = true, finite = true;
+      const auto scan = [&](T c) {
+        valid &= c > T(-INFINITY);  // false for NaN
+        finite &= fabs(c) < T(INFINITY);
+      };
       size_t k = me_;
-      for (; k + 3 * kSize < size; k += 4 * kSize)
-        all &= finite(C_[k]) & finite(C_[k + kSize]) &
-               finite(C_[k + 2 * kSize]) & finite(C_[k + 3 * kSize]);
-      for (; k < size; k += kSize) all &= finite(C_[k]);
-      return team_.All(all);
+      for (; k + 3 * kSize < size; k += 4 * kSize) {
+        const T a = C_[k], b = C_[k + kSize], c = C_[k + 2 * kSize],
+                d = C_[k + 3 * kSize];
+        scan(a), scan(b), scan(c), scan(d);
+      }
+      for (; k < size; k += kSize) scan(C_[k]);
+      valid = team_.All(valid);
+      return Entries{valid, valid && team_.All(finite)};
     }
+  }
+
+  // Lists the free rows (x_ < 0) in rows_ in increasing order; returns
+  // their number.
+  __device__ int ListFreeRows() {
+    int free_count = 0;
+    for (int base = 0; base < n_; base += kSize) {
+      const int i = base + me_;
+      const bool is_free = i < n_ && x_[i] < 0;
+      int total;
+      const int before = team_.Enumerate(is_free, &total);
+      if (is_free) rows_[free_count + before] = i;
+      free_count += total;
+    }
+    team_.sync();
+    return free_count;
+  }
+
+  // SolveFromKept's search, `finite`: every cost.
+  __device__ int FinishFromKept(bool finite, int max_searches,
+                                int* augmentations) {
+    int free_count = ListFreeRows();
+    if (n_ == m_ && free_count > 0 && finite)
+      free_count = AugmentingRowReduction(free_count);
+    return AugmentFreeRows(free_count, max_searches, augmentations);
   }
 
   // The least reduced cost c_ij - v_j of row i over the columns, excluding
@@ -859,23 +921,12 @@ class TeamJv {
     for (int i = me_; i < n_; i += kSize)
       if (x_[i] >= 0) atomicMin(&y_[x_[i]], i);
     team_.sync();
-    int free_count = 0;
-    for (int base = 0; base < n_; base += kSize) {
-      const int i = base + me_;
-      const bool is_free = i < n_ && (x_[i] < 0 || y_[x_[i]] != i);
-      int total;
-      const int before = team_.Enumerate(is_free, &total);
-      if (is_free) {
-        x_[i] = -1;
-        rows_[free_count + before] = i;
-      }
-      free_count += total;
-    }
+    for (int i = me_; i < n_; i += kSize)
+      if (x_[i] >= 0 && y_[x_[i]] != i) x_[i] = -1;
     team_.sync();
     for (int j = me_; j < m_; j += kSize)
       if (y_[j] == INT_MAX) y_[j] = -1;
-    team_.sync();
-    return free_count;
+    return ListFreeRows();
   }
 
   // lap_jv.h's AugmentingRowReduction over rows_[0, count); returns the

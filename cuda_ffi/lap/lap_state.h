@@ -42,7 +42,7 @@ enum LapStatus : int32_t {
   kLapInfeasible = 2,
   kLapOverflow = 3,
   kLapIterationLimit = 4,
-  kLapInvalidEntries = 5,    // set by the Python wrapper (NaN / -inf input)
+  kLapInvalidEntries = 5,    // NaN / -inf input (JV; the wrapper for others)
   kLapInvalidStructure = 6,  // a malformed sparse (CSR) cost matrix
 };
 

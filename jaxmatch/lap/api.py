@@ -290,12 +290,17 @@ def finished_result(
     v: jax.Array,
     n_iters: jax.Array,
     status: jax.Array,
+    assignment_final: bool = False,
 ) -> LAPResult:
     """The result of a solve: ``cost`` from ``matched_costs`` (``[..., k]``,
     the cost of each matched pair, 0 elsewhere; an int32 total that does not
-    fit makes the status OVERFLOW), and the assignment -1 unless OPTIMAL."""
+    fit makes the status OVERFLOW), and the assignment -1 unless OPTIMAL.
+    ``assignment_final``: the solver did both already (JV's kernels), so
+    ``status`` and the assignment are taken as they are."""
     ok = status == LAPStatus.OPTIMAL
     cost, fits = _total_cost(matched_costs, ok)
+    if assignment_final:
+        return LAPResult(col_for_row, row_for_col, cost, u, v, ok, n_iters, status)
     status = jnp.where(ok & ~fits, LAPStatus.OVERFLOW, status)
     ok = status == LAPStatus.OPTIMAL
     return LAPResult(
@@ -363,6 +368,47 @@ def _stepped(
     return _solution(lax.while_loop(running, step, init))
 
 
+def _gpu_plan(Ck: jax.Array, method: str, execution: str, max_iterations: int) -> tuple[str, bool]:
+    """The GPU's solver for ``Ck`` (rows <= columns): ``"jv"``, or the tree
+    or classical variant ``"fused"`` or ``"stepped"``; and whether integer
+    ``auto`` picks JV or that variant then JV at run time
+    (:func:`_integer_auto`). The rules are :func:`_run_solver`'s."""
+    if method == "jv":
+        return "jv", False
+    if execution == "stepped":
+        return "stepped", False
+    n, m = Ck.shape[-2:]
+    few_rows = n <= JV_GPU_MAX_ROWS and m <= _JV_WARP_MAX_COLUMNS
+    jv_float_max = min(JV_GPU_FLOAT_MAX_COLUMNS, JV_GPU_MAX_COLUMNS)
+    jv_float = jnp.issubdtype(Ck.dtype, jnp.floating) and (
+        1 <= m <= JV_GPU_FLOAT_WARP_MAX_COLUMNS or JV_GPU_FLOAT_MIN_COLUMNS <= m <= jv_float_max
+    )
+    jv_int_warp = jnp.issubdtype(Ck.dtype, jnp.integer) and m <= min(
+        JV_GPU_INT_WARP_MAX_COLUMNS, JV_GPU_MAX_COLUMNS
+    )
+    if method == "auto" and (few_rows or jv_float or jv_int_warp):
+        return "jv", False
+    plan = "fused" if execution == "fused" or m <= FUSED_MAX_COLUMNS else "stepped"
+    jv_int = (
+        method == "auto"
+        and execution == "auto"
+        and max_iterations == 0
+        and jnp.issubdtype(Ck.dtype, jnp.integer)
+        and JV_GPU_FLOAT_MIN_COLUMNS <= m <= jv_float_max
+    )
+    return plan, jv_int
+
+
+def _jv_everywhere(Ck: jax.Array, method: str, execution: str, max_iterations: int) -> bool:
+    """Whether JV solves ``Ck`` on every platform: its kernels report NaN
+    and -inf entries (``INVALID_ENTRIES``) and an int32 total that does not
+    fit (``OVERFLOW``) themselves, and leave the assignment -1 unless
+    optimal."""
+    if method not in ("auto", "jv") or execution == "stepped":
+        return False
+    return _gpu_plan(Ck, method, execution, max_iterations) == ("jv", False)
+
+
 def _run_solver(
     Ck: jax.Array,
     method: str,
@@ -394,30 +440,8 @@ def _run_solver(
     if execution == "stepped":
         return stepped(Ck)
     cpu = jv if method == "auto" else fused
-    n, m = Ck.shape[-2:]
-    few_rows = n <= JV_GPU_MAX_ROWS and m <= _JV_WARP_MAX_COLUMNS
-    jv_float_max = min(JV_GPU_FLOAT_MAX_COLUMNS, JV_GPU_MAX_COLUMNS)
-    jv_float = jnp.issubdtype(Ck.dtype, jnp.floating) and (
-        1 <= m <= JV_GPU_FLOAT_WARP_MAX_COLUMNS or JV_GPU_FLOAT_MIN_COLUMNS <= m <= jv_float_max
-    )
-    jv_int_warp = jnp.issubdtype(Ck.dtype, jnp.integer) and m <= min(
-        JV_GPU_INT_WARP_MAX_COLUMNS, JV_GPU_MAX_COLUMNS
-    )
-    if method == "auto" and (few_rows or jv_float or jv_int_warp):
-        gpu = jv
-    elif execution == "fused" or m <= FUSED_MAX_COLUMNS:
-        gpu = fused
-    else:
-        gpu = stepped
-    jv_int = (
-        method == "auto"
-        and execution == "auto"
-        and max_iterations == 0
-        and not few_rows
-        and not jv_int_warp
-        and jnp.issubdtype(Ck.dtype, jnp.integer)
-        and JV_GPU_FLOAT_MIN_COLUMNS <= m <= jv_float_max
-    )
+    plan, jv_int = _gpu_plan(Ck, method, execution, max_iterations)
+    gpu = {"jv": jv, "fused": fused, "stepped": stepped}[plan]
     if jv_int:
         tree_then_jv = functools.partial(_tree_then_jv, tree=gpu, auction=warm is None)
         gpu = functools.partial(_integer_auto, jv=jv, tree_then_jv=tree_then_jv)
@@ -517,12 +541,11 @@ def _solve(
     Ck = jnp.swapaxes(C, -1, -2) if transposed else C
     nk = Ck.shape[-2]
     Ck = _flip(Ck, maximize, 2)
-    valid = _valid_entries(Ck)
-    overflow = jnp.zeros(valid.shape, bool)
-    if maximize is not False and jnp.issubdtype(C.dtype, jnp.integer):
-        # -INT32_MIN does not fit: such problems report OVERFLOW.
-        overflow = maximize & jnp.any(jnp.iinfo(jnp.int32).min == C, axis=(-2, -1))
-    ok_input = valid & ~overflow
+    # JV's kernels check the entries and finish the assignment themselves; a
+    # maximized integer problem keeps the checks below, which see C's signs.
+    self_checked = _jv_everywhere(Ck, method, execution, max_iterations) and (
+        maximize is False or jnp.issubdtype(C.dtype, jnp.floating)
+    )
 
     if nk == 0:  # an empty side: the empty assignment is optimal
         status = jnp.full(batch, LAPStatus.OPTIMAL, jnp.int32)
@@ -538,13 +561,21 @@ def _solve(
             status=status,
         )
 
-    Ck = jnp.where(ok_input[..., None, None], Ck, jnp.zeros((), Ck.dtype))
+    if not self_checked:
+        valid = _valid_entries(Ck)
+        overflow = jnp.zeros(valid.shape, bool)
+        if maximize is not False and jnp.issubdtype(C.dtype, jnp.integer):
+            # -INT32_MIN does not fit: such problems report OVERFLOW.
+            overflow = maximize & jnp.any(jnp.iinfo(jnp.int32).min == C, axis=(-2, -1))
+        ok_input = valid & ~overflow
+        Ck = jnp.where(ok_input[..., None, None], Ck, jnp.zeros((), Ck.dtype))
     warm = None if init is None else _internal_warm_start(init, Ck, maximize, transposed)
     state = _run_solver(Ck, method, execution, max_iterations, warm)
 
     status = lap_ffi.info_field(state.info, "STATUS")
-    status = jnp.where(valid, status, LAPStatus.INVALID_ENTRIES)
-    status = jnp.where(overflow, LAPStatus.OVERFLOW, status)
+    if not self_checked:
+        status = jnp.where(valid, status, LAPStatus.INVALID_ENTRIES)
+        status = jnp.where(overflow, LAPStatus.OVERFLOW, status)
     cfr, rfc = state.col_for_row, state.row_for_col
     u, v = _flip(state.u, maximize, 1), _flip(state.v, maximize, 1)
     if transposed:
@@ -553,7 +584,7 @@ def _solve(
     picked = jnp.take_along_axis(C, jnp.clip(cfr, 0, None)[..., None], axis=-1)[..., 0]
     matched = jnp.where(cfr >= 0, picked, jnp.zeros((), C.dtype))
     iters = lap_ffi.info_field(state.info, "ITERS")
-    return finished_result(cfr, rfc, matched, u, v, iters, status)
+    return finished_result(cfr, rfc, matched, u, v, iters, status, assignment_final=self_checked)
 
 
 def _cost_tangent(C, dC, res: LAPResult) -> LAPResult:

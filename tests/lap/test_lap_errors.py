@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import jax
 import numpy as np
 import pytest
@@ -93,6 +95,87 @@ def test_invalid_under_jit_reports_status(device, execution):
     assert not bool(res.feasible) and int(res.status) == LAPStatus.INFEASIBLE
     neg = np.array([[-np.inf, 1.0], [1.0, 1.0]], np.float32)
     assert int(f(neg).status) == LAPStatus.INVALID_ENTRIES
+
+
+def _check_invalid_members(C, res, invalid, maximize=False):
+    """Members ``invalid`` report INVALID_ENTRIES with nothing assigned and
+    zero duals; the others equal scipy's optimum, certified."""
+    status = np.asarray(res.status)
+    for b in range(C.shape[0]):
+        if b in invalid:
+            assert status[b] == LAPStatus.INVALID_ENTRIES, b
+            assert not bool(res.feasible[b]) and np.isnan(float(res.cost[b]))
+            assert np.all(np.asarray(res.col_for_row[b]) == -1)
+            assert np.all(np.asarray(res.row_for_col[b]) == -1)
+            assert not np.any(np.asarray(res.u[b])) and not np.any(np.asarray(res.v[b]))
+            continue
+        assert status[b] == LAPStatus.OPTIMAL, b
+        r, c = scipy_lsa(C[b], maximize=maximize)
+        np.testing.assert_allclose(float(res.cost[b]), C[b][r, c].sum(), rtol=1e-5)
+        member = jax.tree.map(lambda x, b=b: np.asarray(x)[b], res)
+        assert jaxmatch.verify_lap(C[b], member, maximize=maximize).optimal
+
+
+@pytest.mark.parametrize("shape", [(6, 5, 7), (6, 7, 5), (6, 32, 32), (4, 300, 300)])
+@pytest.mark.parametrize("method", ["auto", "jv", "tree"])
+def test_invalid_members_beside_valid_ones(device, shape, method):
+    # JV's kernels find the NaN and -inf entries themselves (no mask of the
+    # matrix in XLA); the tree variant's are masked before its kernels.
+    rng = np.random.default_rng(sum(shape))
+    C = rng.random(shape).astype(np.float32)
+    C[0, 1, 1] = np.inf  # a forbidden pair: valid
+    C[1, 0, 2] = np.nan
+    C[2, -1, 0] = -np.inf
+    C[3, :, :] = np.nan
+    f = jax.jit(lambda c: jaxmatch.solve_lap(c, method=method))
+    _check_invalid_members(C, f(C), {1, 2, 3})
+    # Maximized: +inf is the invalid entry, -inf a forbidden pair.
+    M = np.where(np.isinf(C), -C, C)
+    g = jax.jit(lambda c: jaxmatch.solve_lap(c, maximize=True, method=method))
+    _check_invalid_members(M, g(M), {1, 2, 3}, maximize=True)
+    # From a warm start: the same.
+    warm = jaxmatch.solve_lap(C[:1].repeat(C.shape[0], 0), method=method)
+    if method != "tree":
+        h = jax.jit(lambda c, w: jaxmatch.solve_lap(c, method=method, init=w))
+        _check_invalid_members(C, h(C, warm), {1, 2, 3})
+
+
+def _entry_opcodes(f, C) -> set[str]:
+    """The opcodes of the compiled program's entry computation."""
+    text = jax.jit(f).lower(C).compile().as_text()
+    entry = text[text.index("\nENTRY ") :]
+    entry = entry[entry.index("{") + 1 : entry.index("\n}")]
+    return {re.findall(r" ([a-z][a-z0-9-]*)\(", line)[0] for line in entry.strip().splitlines()}
+
+
+def test_jv_kernels_check_the_entries_without_a_pass_in_xla(device):
+    # Where JV solves (every platform), hungarian() compiles to the custom
+    # call alone: no check or mask of the matrix, no fix-up of the result.
+    C = jax.device_put(np.zeros((8, 32, 32), np.float32), device)
+    bare = {"parameter", "custom-call", "get-tuple-element", "tuple", "bitcast", "copy"}
+    assert _entry_opcodes(jaxmatch.hungarian, C) <= bare
+    assert not _entry_opcodes(lambda c: jaxmatch.hungarian(c, method="tree"), C) <= bare
+    Ci = jax.device_put(np.zeros((8, 32, 32), np.int32), device)
+    assert _entry_opcodes(jaxmatch.hungarian, Ci) <= bare
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("n", [512, 1024])
+def test_gpu_jv_large_problem_with_invalid_entries(n):
+    # A single large square problem: the cluster's auction start (from 256
+    # rows) and the cluster's JV (from 1024), cold and warm.
+    rng = np.random.default_rng(n)
+    C = rng.random((n, n)).astype(np.float32)
+    with jax.default_device(jax.devices("gpu")[0]):
+        warm = jaxmatch.solve_lap(C)
+        assert bool(warm.feasible)
+        for entry in (np.nan, -np.inf):
+            bad = C.copy()
+            bad[n // 2, n // 3] = entry
+            for res in (jaxmatch.solve_lap(bad), jaxmatch.solve_lap(bad, init=warm)):
+                assert int(res.status) == LAPStatus.INVALID_ENTRIES
+                assert np.all(np.asarray(res.col_for_row) == -1)
+                assert not np.any(np.asarray(res.v))
 
 
 def test_int32_overflow_detected(device):
