@@ -11,12 +11,14 @@ import numpy as np
 BASE_SEED = 20240611
 
 #: (batch, n, dist): "f32" = U[0, 1) float32, "int" = integers in [0, n],
-#: "machol" = Machol-Wien c_ij = i * j (int32), "sqdist" = squared distances
-#: between two sets of n random points in the unit square (float32),
-#: "rank1" = u_i * v_j with u, v in U[0, 1) (float32), "zeros" = every cost
-#: 0 (int32: all ties), "few" = integers in [0, 3] (int32: few distinct
-#: values). Cases are appended, never inserted: a case's seed follows its
-#: position.
+#: "int10" = integers in [0, n / 10], "int10n" = integers in [0, 10 n] (the
+#: seed paper's classes), "machol" = Machol-Wien c_ij = i * j (int32),
+#: "sqdist" = squared distances between two sets of n random points in the
+#: unit square (float32), "euclid" = their distances (float32; DETR-like
+#: matching costs), "rank1" = u_i * v_j with u, v in U[0, 1) (float32),
+#: "zeros" = every cost 0 (int32: all ties), "few" = integers in [0, 3]
+#: (int32: few distinct values). Cases are appended, never inserted: a
+#: case's seed follows its position.
 GPU_CASES = [
     (1024, 32, "f32"),
     (256, 128, "f32"),
@@ -28,6 +30,17 @@ GPU_CASES = [
     (1, 2000, "zeros"),
     (1, 5000, "zeros"),
     (1, 5000, "few"),
+    (1, 10000, "f32"),
+    (1, 4096, "sqdist"),
+    (256, 100, "euclid"),
+    (1, 5000, "int10"),
+    (1, 5000, "int10n"),
+    (1, 10000, "int10"),
+    (1, 10000, "int"),
+    (1, 10000, "int10n"),
+    (1, 20000, "int10"),
+    (1, 20000, "int"),
+    (1, 20000, "int10n"),
 ]
 CPU_CASES = [
     (64, 32, "f32"),
@@ -42,7 +55,11 @@ CPU_CASES = [
     (1, 2000, "few"),
 ]
 #: Distributions of integer costs (checked exactly).
-INT_DISTS = ("int", "machol", "zeros", "few")
+INT_DISTS = ("int", "int10", "int10n", "machol", "zeros", "few")
+#: From this many entries per problem the reference objective is
+#: jaxmatch's own (the prep worker runs on the CPU), certified by
+#: ``verify_lap``, not scipy's (scipy takes minutes there).
+CERTIFIED_REFERENCE_ENTRIES = 8192**2
 #: Relative objective tolerance for float costs (integer costs must match exactly).
 FLOAT_RTOL = 1e-6
 
@@ -67,8 +84,9 @@ def make_costs(case: dict) -> np.ndarray:
     b, n = case["batch"], case["n"]
     if case["dist"] == "f32":
         return rng.random((b, n, n), dtype=np.float32)
-    if case["dist"] == "int":
-        return rng.integers(0, n, size=(b, n, n), dtype=np.int32, endpoint=True)
+    if case["dist"] in ("int", "int10", "int10n"):
+        high = {"int": n, "int10": max(n // 10, 1), "int10n": 10 * n}[case["dist"]]
+        return rng.integers(0, high, size=(b, n, n), dtype=np.int32, endpoint=True)
     if case["dist"] == "zeros":
         return np.zeros((b, n, n), np.int32)
     if case["dist"] == "few":
@@ -76,9 +94,10 @@ def make_costs(case: dict) -> np.ndarray:
     if case["dist"] == "machol":
         i = np.arange(n, dtype=np.int32)
         return np.broadcast_to(np.outer(i, i), (b, n, n)).copy()
-    if case["dist"] == "sqdist":
+    if case["dist"] in ("sqdist", "euclid"):
         p, q = rng.random((b, n, 2)), rng.random((b, n, 2))
-        return ((p[:, :, None, :] - q[:, None, :, :]) ** 2).sum(-1).astype(np.float32)
+        sq = ((p[:, :, None, :] - q[:, None, :, :]) ** 2).sum(-1)
+        return (sq if case["dist"] == "sqdist" else np.sqrt(sq)).astype(np.float32)
     if case["dist"] == "rank1":
         u, v = rng.random((b, n, 1)), rng.random((b, 1, n))
         return (u * v).astype(np.float32)
@@ -99,10 +118,23 @@ def objectives(C: np.ndarray, col_for_row: np.ndarray) -> dict:
 
 
 def reference_objectives(case: dict) -> list[float]:
-    """scipy's optimal objective of every problem of the case."""
+    """scipy's optimal objective of every problem of the case, or, from
+    ``CERTIFIED_REFERENCE_ENTRIES`` entries a problem, jaxmatch's, each
+    certified optimal by ``verify_lap`` (raises if one is not)."""
     from scipy.optimize import linear_sum_assignment
 
     C = make_costs(case)
+    if case["n"] ** 2 >= CERTIFIED_REFERENCE_ENTRIES:
+        import jaxmatch
+
+        out = []
+        for c in C:
+            res = jaxmatch.solve_lap(c)
+            if not jaxmatch.verify_lap(c, res).optimal:
+                raise RuntimeError(f"{case['name']}: the reference solve is not certified")
+            cols = np.asarray(res.col_for_row)
+            out.append(float(c[np.arange(c.shape[0]), cols].astype(np.float64).sum()))
+        return out
     out = []
     for c in C:
         r, k = linear_sum_assignment(c)
