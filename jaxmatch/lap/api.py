@@ -403,9 +403,8 @@ def _jv_everywhere(Ck: jax.Array, method: str, execution: str, max_iterations: i
     """Whether JV solves ``Ck`` on every platform: its kernels report NaN
     and -inf entries (``INVALID_ENTRIES``) and an int32 total that does not
     fit (``OVERFLOW``) themselves, and leave the assignment -1 unless
-    optimal."""
-    if method not in ("auto", "jv") or execution == "stepped":
-        return False
+    optimal. The GPU's plan decides: where it is JV alone, the CPU's is JV
+    too (``"jv"``, or ``"auto"``)."""
     return _gpu_plan(Ck, method, execution, max_iterations) == ("jv", False)
 
 
