@@ -204,6 +204,46 @@ def test_int32_overflow_detected(device):
     assert bool(res.feasible) and int(res.cost) == 2**30
 
 
+@pytest.mark.parametrize("k", [0, 1, 7, 65535, 65536, 300_000])
+def test_exact_int32_sum(k):
+    """The total of int32 costs is exact without 64-bit integers, and says
+    whether it fits, for any count up to EXACT_INT32_SUM_MAX."""
+    from jaxmatch.lap.api import EXACT_INT32_SUM_MAX, _exact_int32_sum
+
+    rng = np.random.default_rng(k)
+    info = np.iinfo(np.int32)
+    rows = [
+        rng.integers(info.min, info.max, k, endpoint=True),  # mostly overflows
+        rng.integers(-(2**31) // max(k, 1), 2**31 // max(k, 1), k),  # fits
+        np.full(k, info.max),
+        np.full(k, info.min),
+        np.concatenate([np.full(k // 2, info.max), np.full(k - k // 2, info.min)]),
+        rng.integers(-1000, 1000, k),
+    ]
+    vals = np.stack(rows).astype(np.int32)
+    total, fits = jax.jit(_exact_int32_sum)(vals)
+    exact = vals.astype(np.int64).sum(axis=1)
+    want_fits = (exact >= info.min) & (exact <= info.max)
+    np.testing.assert_array_equal(np.asarray(fits), want_fits)
+    np.testing.assert_array_equal(np.asarray(total)[want_fits], exact[want_fits])
+    assert want_fits.any() and (k < 2 or not want_fits.all())
+    assert EXACT_INT32_SUM_MAX >= 2**23 - 1
+
+
+def test_int32_costs_beyond_65535_rows(device):
+    """A tall int32 problem: the total over 70,000 rows is exact, and a total
+    that leaves int32 is OVERFLOW."""
+    rng = np.random.default_rng(5)
+    C = rng.integers(-(2**20), 2**20, (70_000, 3)).astype(np.int32)
+    res = jaxmatch.solve_lap(C)
+    r, c = scipy_lsa(C)
+    assert res.status_name == "OPTIMAL" and int(res.cost) == C[r, c].astype(np.int64).sum()
+    C = np.full((70_000, 3), 2**30, dtype=np.int32)
+    assert jaxmatch.solve_lap(C).status_name == "OVERFLOW"
+    res = jaxmatch.solve_lap_split(np.full((70_000, 2), 2**30, dtype=np.int32))
+    assert res.status_name == "OVERFLOW"
+
+
 def test_int64_outside_int32_range_with_x64(device):
     C = np.array([[2**40, 1], [1, 2**40]], dtype=np.int64)
     r, c = jaxmatch.linear_sum_assignment(C)
