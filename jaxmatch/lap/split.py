@@ -329,7 +329,10 @@ def _solve_split(C, *, mesh, axis, maximize, max_iterations):
     n, m = Ck.shape
     plan = _Plan(n, m, _axis_size(mesh, axis), axis, max_iterations, Ck.dtype)
     if maximize:  # the devices minimise -C; u, v and the costs flip back below
-        Ck = -Ck
+        # The barrier keeps the negation out of the start's row minima: XLA
+        # on GPUs (jax 0.11.2) fuses min(-C, axis=1) with -C as a second
+        # output and gets some int32 row minima wrong.
+        Ck = lax.optimization_barrier(-Ck)
     valid = _valid_entries(Ck)
     status0 = jnp.where(valid, LAPStatus.RUNNING, LAPStatus.INVALID_ENTRIES)
     if jnp.issubdtype(Ck.dtype, jnp.integer):
