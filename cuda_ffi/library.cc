@@ -7,6 +7,7 @@
 #include "common/cancel.h"
 #include "common/ffi_helpers.h"
 
+#include "lap/lap_split_steps.h"
 #include "lap/lap_state.h"
 #include "matching/matching_state.h"
 #include "weighted/weighted_state.h"
@@ -17,7 +18,7 @@ namespace {
 
 // Bump whenever a handler's operands, attributes or a constant change; the
 // Python package refuses a library of another version.
-constexpr int kAbiVersion = 10;
+constexpr int kAbiVersion = 11;
 
 struct NamedConstant {
   const char* name;
@@ -48,6 +49,12 @@ constexpr NamedConstant kConstants[] = {
     {"LAP_HOST_FLOAT32", kLapHostFloat32},
     {"LAP_HOST_FLOAT64", kLapHostFloat64},
     {"LAP_HOST_INT32", kLapHostInt32},
+    {"LAP_SPLIT_INFO_LEN", kSplitInfoLen},
+    {"LAP_SPLIT_INFO_STATUS", kSplitStatus},
+    {"LAP_SPLIT_INFO_ITERS", kSplitIters},
+    {"LAP_SPLIT_INFO_COUNT", kSplitCount},
+    {"LAP_SPLIT_INFO_ROW0", kSplitRow0},
+    {"LAP_SPLIT_SCAN_SLICES", kSplitScanSlices},
     // Matching
     {"MATCHING_DRIVER_APFB", kMcmApfb},
     {"MATCHING_DRIVER_APSB", kMcmApsb},

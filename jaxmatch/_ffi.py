@@ -19,7 +19,7 @@ from pathlib import Path
 import jax
 
 #: The library ABI this package speaks (``kAbiVersion`` in cuda_ffi/library.cc).
-ABI_VERSION = 10
+ABI_VERSION = 11
 
 _PKG_DIR = Path(__file__).resolve().parent
 
@@ -31,6 +31,8 @@ TARGETS = (
     "lap_solve_warm",
     "lap_init_warm",
     "lap_csr_solve",
+    "lap_split_scan",
+    "lap_split_update",
     "matching_init",
     "matching_step",
     "matching_solve",

@@ -1,7 +1,7 @@
 """Representative workloads for compute-sanitizer (memcheck, racecheck, ...).
 
     XLA_PYTHON_CLIENT_ALLOCATOR=platform compute-sanitizer --tool memcheck \\
-        python3 tools/sanitize.py lap|lap-jv|sparse-lap|matching|weighted
+        python3 tools/sanitize.py lap|lap-jv|lap-split|sparse-lap|matching|weighted
 
 With the platform allocator every XLA buffer is its own cudaMalloc, so
 out-of-bounds accesses are caught. Where compute-sanitizer itself crashes
@@ -12,7 +12,10 @@ seen on the H100 machine, 2026-11-25), add ``--show-backtrace no``.
 cold and warm (from that result, on the costs moved a little), and JV in a
 warp and in blocks of every size. ``lap-jv``: JV alone (warps, blocks,
 clusters) on uniform, Euclidean and tied costs, cold and warm, which
-loads no other LAP kernel module. ``sparse-lap``: solve_lap_csr on padded
+loads no other LAP kernel module. ``lap-split``: solve_lap_split's scan
+and update kernels on every GPU (square, wide, tall, every dtype, ties,
+forbidden entries, an infeasible and an iteration-limited solve).
+``sparse-lap``: solve_lap_csr on padded
 batches. ``matching``: every BFS driver x level kernel x init x execution x
 thread mapping, and push-relabel x init x execution, on graphs with free
 rows and columns left, batched (vmap) and single, plus a malformed graph
@@ -315,8 +318,43 @@ def weighted_workload() -> tuple[int, int]:
     return runs, bad
 
 
+def lap_split_workload() -> tuple[int, int]:
+    rng = np.random.default_rng(11)
+    gpus = jax.devices("gpu")
+    runs = bad = 0
+    cases = [
+        rng.random((200, 200), dtype=np.float32),
+        rng.random((157, 260)),
+        rng.integers(0, 3, (300, 300)).astype(np.int32),
+        rng.integers(-40, 2000, (300, 280)).astype(np.int32),
+    ]
+    sparse = rng.random((120, 150), dtype=np.float32)
+    sparse[rng.random(sparse.shape) < 0.8] = np.inf
+    sparse[np.arange(120), np.arange(120)] = 1.0
+    cases.append(sparse)
+    for k in sorted({1, len(gpus)}):
+        for C in cases:
+            for maximize in (False, True):
+                if maximize and np.isinf(C).any():
+                    continue
+                res = jaxmatch.solve_lap_split(C, maximize=maximize, devices=gpus[:k])
+                runs += 1
+                cert = jaxmatch.verify_lap(C, jax.tree.map(np.asarray, res), maximize=maximize)
+                bad += not (res.status_name == "OPTIMAL" and cert.optimal)
+        infeasible = rng.random((40, 40), dtype=np.float32)
+        infeasible[:, :3] = np.inf
+        res = jaxmatch.solve_lap_split(infeasible, devices=gpus[:k])
+        runs += 1
+        bad += res.status_name != "INFEASIBLE"
+        res = jaxmatch.solve_lap_split(cases[0], devices=gpus[:k], max_iterations=5)
+        runs += 1
+        bad += res.status_name != "ITERATION_LIMIT"
+    return runs, bad
+
+
 WORKLOADS = {
     "lap": lap_workload,
+    "lap-split": lap_split_workload,
     "lap-jv": lap_jv_workload,
     "sparse-lap": sparse_lap_workload,
     "matching": matching_workload,

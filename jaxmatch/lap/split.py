@@ -3,11 +3,12 @@
 :func:`solve_lap_split` solves ``min sum_i C[i, x(i)]`` with the rows of
 ``C`` divided among the devices of a mesh axis, after Date and Nagi's
 multi-GPU Hungarian algorithm (the seed paper's section 5): each device
-holds a block of rows of the cost matrix and scans only those; the state
-of the columns (duals, slacks, the tree and the matching) is replicated,
-kept equal on every device by collectives (``pmin`` and ``all_gather``
-of column-wise minima and row values). There is no communication layer of
-its own: it is JAX's ``shard_map`` and XLA's collectives (NCCL on GPUs).
+holds a block of rows of the cost matrix, their duals and their place in
+the forest, and scans only those; the state of the columns (duals, keys,
+the forest and the matching) is replicated, kept equal on every device by
+collectives (``pmin`` and ``all_gather`` of column-wise minima). There is
+no communication layer of its own: it is JAX's ``shard_map`` and XLA's
+collectives (NCCL on GPUs).
 
 The algorithm is the alternating-forest Hungarian method with lazy dual
 updates (as in Jonker and Volgenant's shortest augmenting paths, but from
@@ -32,8 +33,13 @@ every free row at once):
 
 Each dual is updated once per phase, from one sum, so float32 duals keep
 their certificates (``verify_lap``'s tolerance) without carried errors.
-An iteration costs a gather of the new rows on their devices and one
-all-gather of ``2m`` values; a phase start scans every free row.
+
+The start is XLA operations; an iteration is two custom calls per device
+(``cuda_ffi/lap/lap_split_steps.h``, CUDA kernels on GPUs and C++ on
+CPUs) around one all-gather of ``2m`` values: the *scan* of the device's
+pending rows, and the *update* of the state, which every device applies to
+the same gathered minima. Column state and the matching are replicated;
+row duals and the forest's rows stay on their device.
 """
 
 from __future__ import annotations
@@ -51,13 +57,10 @@ from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
 from .._interrupt import wait_ready
 from .._static import static_int
+from . import _ffi as lap_ffi
 from .api import _canonical_costs, _cost_tangent, _valid_entries, finished_result
 from .types import LAPResult, LAPStatus
 
-#: Rows of its block a device gathers at a time to scan them, and the
-#: size of the last, smaller gather.
-SCAN_GATHER_ROWS = 256
-SCAN_LAST_ROWS = 16
 #: int32 costs are solved exactly when every ``|C_ij|`` is below this bound
 #: (duals stay within a few times the costs' range); larger ones report
 #: ``OVERFLOW``.
@@ -94,15 +97,6 @@ def row_split_axis(C: Any) -> tuple[Mesh, AxisName] | None:
     if _axis_size(sharding.mesh, axis) < 2:
         return None
     return sharding.mesh, axis
-
-
-def _min_arg(vals: jax.Array, rows: jax.Array, big: int) -> tuple[jax.Array, jax.Array]:
-    """Column-wise minimum of ``vals [k, m]`` and the least of ``rows``
-    (``[k]`` or ``[k, m]``) attaining it."""
-    best = jnp.min(vals, axis=0)
-    rows = rows if rows.ndim == 2 else rows[:, None]
-    arg = jnp.min(jnp.where(vals == best[None, :], rows, big), axis=0)
-    return best, arg
 
 
 class _Plan:
@@ -164,161 +158,60 @@ def _start(plan: _Plan, Cl: jax.Array, square: bool):
     return cfr, rfc, u, v
 
 
-def _new_phase(plan: _Plan, cfr: jax.Array) -> dict[str, jax.Array]:
-    """The forest state with every free real row a root."""
-    roots = (cfr < 0) & (jnp.arange(plan.n_pad) < plan.n)
-    return {
-        "row_tree": roots,
-        "pending": roots,
-        "row_D": jnp.zeros((plan.n_pad,), plan.dtype),
-        "col_tree": jnp.zeros((plan.m,), bool),
-        "col_D": jnp.zeros((plan.m,), plan.dtype),
-        "key": jnp.full((plan.m,), plan.inf),
-        "parent": jnp.full((plan.m,), plan.n_pad, jnp.int32),
-        "D": jnp.zeros((), plan.dtype),
-    }
-
-
-def _scan(plan: _Plan, Cl: jax.Array, s: dict[str, jax.Array]):
-    """The least ``C_ij - u_i + D_i`` over the pending rows, per column, and
-    the least row attaining it, reduced over the devices. Each device
-    gathers its pending rows ``SCAN_GATHER_ROWS`` at a time while more than
-    ``SCAN_LAST_ROWS`` are left, then the last ones (usually all of them:
-    an iteration adds a few rows) in one smaller gather."""
-    offset = _local_rows(plan, s["u"] - s["row_D"])
+def _initial_state(
+    plan: _Plan, cfr: jax.Array, rfc: jax.Array, u: jax.Array, v: jax.Array, status: jax.Array
+) -> lap_ffi.SplitState:
+    """The state of the first phase: every free real row a root."""
     rows = _global_rows(plan)
-
-    def chunk(c, k):
-        pending, best, arg = c
-        (idx,) = jnp.nonzero(pending, size=k, fill_value=plan.n_local)
-        block = jnp.take(Cl, idx, axis=0, mode="fill", fill_value=plan.inf.item())
-        ok = idx < plan.n_local
-        idx = jnp.clip(idx, 0, plan.n_local - 1)
-        vals = jnp.where(ok[:, None], block - offset[idx][:, None], plan.inf)
-        cb, ca = _min_arg(vals, jnp.where(ok, rows[idx], plan.n_pad), plan.n_pad)
-        better = (cb < best) | ((cb == best) & (ca < arg))
-        pending = pending.at[jnp.where(ok, idx, plan.n_local)].set(False, mode="drop")
-        return pending, jnp.where(better, cb, best), jnp.where(better, ca, arg)
-
-    last = min(SCAN_LAST_ROWS, plan.n_local)
-    big = min(SCAN_GATHER_ROWS, plan.n_local)
-    start = (
-        _local_rows(plan, s["pending"]),
-        jnp.full((plan.m,), plan.inf),
-        jnp.full((plan.m,), plan.n_pad, jnp.int32),
+    free = (_local_rows(plan, cfr) < 0) & (rows < plan.n)
+    (pending,) = jnp.nonzero(free, size=plan.n_local, fill_value=0)
+    m, nl = plan.m, plan.n_local
+    zeros = functools.partial(jnp.zeros, dtype=plan.dtype)
+    return lap_ffi.SplitState(
+        key=jnp.full((m,), plan.inf),
+        col_D=zeros((m,)),
+        v=v,
+        u=_local_rows(plan, u),
+        row_D=zeros((nl,)),
+        D=zeros((1,)),
+        parent=jnp.full((m,), plan.n_pad, jnp.int32),
+        col_tree=jnp.zeros((m,), jnp.int32),
+        row_for_col=rfc,
+        root=jnp.zeros((m,), jnp.int32),
+        col_for_row=cfr,
+        winner=jnp.full((plan.n_pad,), np.iinfo(np.int32).max, jnp.int32),
+        row_tree=free.astype(jnp.int32),
+        pending=pending.astype(jnp.int32),
+        info=lap_ffi.split_info(status, jnp.sum(free), rows[0]),
     )
-    c = lax.while_loop(lambda c: jnp.sum(c[0]) > last, lambda c: chunk(c, big), start)
-    _, best, arg = chunk(c, last)
-    # Two independent all-gathers (XLA combines them into one collective)
-    # rather than two dependent reductions.
+
+
+def _iterate(plan: _Plan, Cl: jax.Array, s: lap_ffi.SplitState) -> lap_ffi.SplitState:
+    """One iteration (see the module docstring): this device's scan, the
+    all-gather of every device's minima, the update."""
+    best, arg = lap_ffi.split_scan(Cl, s.u, s.row_D, s.pending, s.info)
+    # Two independent all-gathers (XLA combines them into one collective).
     bests = lax.all_gather(best, plan.axis)
     args = lax.all_gather(arg, plan.axis)
-    return _min_arg(bests, args, plan.n_pad)
-
-
-def _walk(step, carry, active):
-    """Runs ``step`` on ``carry`` while any lane of ``active`` is set;
-    ``step(carry, active) -> (carry, active)``."""
-
-    def cond(c):
-        return jnp.any(c[1])
-
-    return lax.while_loop(cond, lambda c: step(*c), (carry, active))[0]
-
-
-def _augment(plan: _Plan, Cl: jax.Array, s: dict[str, jax.Array], ends: jax.Array):
-    """Settles the duals, flips one augmenting path per tree (ending at the
-    free tight columns ``ends``) and re-tightens the matched rows."""
-    D = s["D"]
-    u = jnp.where(s["row_tree"], s["u"] + (D - s["row_D"]), s["u"])
-    v = jnp.where(s["col_tree"], s["v"] - (D - s["col_D"]), s["v"])
-    parent, cfr, rfc = s["parent"], s["cfr"], s["rfc"]
-    cols = jnp.arange(plan.m, dtype=jnp.int32)
-
-    def to_root(c, active):
-        col, root = c
-        row = parent[col]
-        nxt = cfr[row]
-        root = jnp.where(active, row, root)
-        active = active & (nxt >= 0)
-        return (jnp.where(active, nxt, col), root), active
-
-    _, root = _walk(to_root, (cols, jnp.full((plan.m,), plan.n_pad, jnp.int32)), ends)
-    winner = jnp.full((plan.n_pad,), plan.m, jnp.int32)
-    winner = winner.at[jnp.where(ends, root, plan.n_pad)].min(cols, mode="drop")
-    chosen = ends & (winner[jnp.clip(root, 0, plan.n_pad - 1)] == cols)
-
-    def flip(c, active):
-        col, cfr, rfc = c
-        row = parent[col]
-        nxt = cfr[row]
-        rfc = rfc.at[jnp.where(active, col, plan.m)].set(row, mode="drop")
-        cfr = cfr.at[jnp.where(active, row, plan.n_pad)].set(col, mode="drop")
-        return (jnp.where(active, nxt, col), cfr, rfc), active & (nxt >= 0)
-
-    _, cfr, rfc = _walk(flip, (cols, cfr, rfc), chosen)
-    if jnp.issubdtype(plan.dtype, jnp.floating):
-        cm = _matched_costs(plan, Cl, cfr)
-        u = jnp.where(cfr >= 0, cm - v[jnp.clip(cfr, 0)], u)
-    s = dict(s, u=u, v=v, cfr=cfr, rfc=rfc)
-    return s | _new_phase(plan, cfr)
-
-
-def _iterate(plan: _Plan, Cl: jax.Array, s: dict[str, jax.Array]) -> dict[str, jax.Array]:
-    """One iteration of a phase (see the module docstring)."""
-    best, arg = _scan(plan, Cl, s)
-    outside = ~s["col_tree"]
-    better = outside & (best < s["key"])
-    key = jnp.where(better, best, s["key"])
-    parent = jnp.where(better, arg, s["parent"])
-    slack = jnp.where(outside & (key < plan.inf), key - s["v"], plan.inf)
-    least = jnp.min(slack)
-    infeasible = least >= plan.inf
-    D = jnp.where(infeasible, s["D"], jnp.maximum(s["D"], least))
-    tight = outside & (slack <= D) & ~infeasible
-    s = dict(
-        s,
-        key=key,
-        parent=parent,
-        D=D,
-        pending=jnp.zeros_like(s["pending"]),
-        col_tree=s["col_tree"] | tight,
-        col_D=jnp.where(tight, D, s["col_D"]),
-        iters=s["iters"] + 1,
-    )
-    ends = tight & (s["rfc"] < 0)
-
-    def grow(s):
-        joined = jnp.zeros((plan.n_pad,), bool)
-        joined = joined.at[jnp.where(tight, s["rfc"], plan.n_pad)].set(True, mode="drop")
-        return dict(
-            s,
-            row_tree=s["row_tree"] | joined,
-            pending=joined,
-            row_D=jnp.where(joined, D, s["row_D"]),
-        )
-
-    s = lax.cond(jnp.any(ends) & ~infeasible, lambda s: _augment(plan, Cl, s, ends), grow, s)
-    status = jnp.where(infeasible, LAPStatus.INFEASIBLE, s["status"])
-    done = ~jnp.any(s["row_tree"])  # no free row left: every phase root matched
-    status = jnp.where((status == LAPStatus.RUNNING) & done, LAPStatus.OPTIMAL, status)
-    limited = (status == LAPStatus.RUNNING) & (s["iters"] >= plan.max_iterations)
-    return dict(s, status=jnp.where(limited, LAPStatus.ITERATION_LIMIT, status))
+    return lap_ffi.split_update(Cl, bests, args, s, n=plan.n, max_iterations=plan.max_iterations)
 
 
 def _solve_local(Cl: jax.Array, status0: jax.Array, *, plan: _Plan, square: bool):
     """The per-device program (inside ``shard_map``): ``Cl [n_local, m]``."""
     cfr, rfc, u, v = _start(plan, Cl, square)
-    s = {"cfr": cfr, "rfc": rfc, "u": u, "v": v} | _new_phase(plan, cfr)
-    none_free = ~jnp.any(s["row_tree"])
-    status = jnp.where(none_free, LAPStatus.OPTIMAL, LAPStatus.RUNNING).astype(jnp.int32)
-    s["status"] = jnp.where(status0 != LAPStatus.RUNNING, status0, status)
-    s["iters"] = jnp.zeros((), jnp.int32)
+    none_free = ~jnp.any(cfr[: plan.n] < 0)
+    status = jnp.where(none_free, LAPStatus.OPTIMAL, LAPStatus.RUNNING)
+    status = jnp.where(status0 != LAPStatus.RUNNING, status0, status)
+    s = _initial_state(plan, cfr, rfc, u, v, status)
+    slot = lap_ffi.split_info_slot("STATUS")
     s = lax.while_loop(
-        lambda s: s["status"] == LAPStatus.RUNNING, functools.partial(_iterate, plan, Cl), s
+        lambda s: s.info[slot] == LAPStatus.RUNNING, functools.partial(_iterate, plan, Cl), s
     )
-    cm = _matched_costs(plan, Cl, s["cfr"])
-    return s["cfr"], s["rfc"], s["u"], s["v"], cm, s["iters"], s["status"]
+    cfr = s.col_for_row
+    cm = _matched_costs(plan, Cl, cfr)
+    u = lax.all_gather(s.u, plan.axis, tiled=True)
+    iters = s.info[lap_ffi.split_info_slot("ITERS")]
+    return cfr, s.row_for_col, u, s.v, cm, iters, s.info[slot]
 
 
 @functools.partial(jax.jit, static_argnames=("mesh", "axis", "maximize", "max_iterations"))

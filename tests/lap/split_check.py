@@ -1,8 +1,9 @@
-"""``solve_lap_split`` on forced CPU devices (run by ``test_lap_split.py``
-in a fresh process: JAX reads the device count once, at start).
+"""``solve_lap_split`` on forced CPU devices, or on every GPU (run by
+``test_lap_split.py`` in a fresh process: JAX reads the device count once,
+at start).
 
-Usage: ``python split_check.py DEVICES``. Prints ``split: OK`` when every
-check passes.
+Usage: ``python split_check.py DEVICES`` (that many forced CPU devices) or
+``python split_check.py gpu``. Prints ``split: OK`` when every check passes.
 """
 
 from __future__ import annotations
@@ -10,8 +11,9 @@ from __future__ import annotations
 import os
 import sys
 
-DEVICES = int(sys.argv[1]) if len(sys.argv) > 1 else 4
-os.environ["XLA_FLAGS"] = f"--xla_force_host_platform_device_count={DEVICES}"
+MODE = sys.argv[1] if len(sys.argv) > 1 else "4"
+if MODE != "gpu":
+    os.environ["XLA_FLAGS"] = f"--xla_force_host_platform_device_count={int(MODE)}"
 
 import jax  # noqa: E402
 
@@ -25,7 +27,9 @@ from scipy.optimize import linear_sum_assignment  # noqa: E402
 import jaxmatch  # noqa: E402
 from jaxmatch import LAPStatus  # noqa: E402
 
-assert jax.device_count() == DEVICES, jax.devices()
+all_devices = jax.devices("gpu" if MODE == "gpu" else "cpu")
+DEVICES = len(all_devices)
+assert MODE == "gpu" or int(MODE) == DEVICES, all_devices
 
 
 def oracle(C: np.ndarray, maximize: bool) -> float:
@@ -44,7 +48,6 @@ def check(C: np.ndarray, maximize: bool = False, devices=None, label: str = "") 
 
 
 rng = np.random.default_rng(2026)
-all_devices = jax.devices()
 
 # Random sweep: shapes (square, wide, tall, rows not divisible by the
 # device count), dtypes, ties, maximize, device counts.
@@ -66,6 +69,19 @@ for n, m in shapes:
         case += 1
         k, maximize = counts[case % len(counts)], case % 3 == 0
         check(C, maximize, all_devices[:k], f"{n}x{m} {kind} max={maximize} dev={k}")
+
+# Many seeds, larger: ties make many columns tight at once and many trees
+# end a phase together (concurrent appends, walks and flips on a GPU).
+for seed in range(16):
+    r = np.random.default_rng(seed)
+    n = int(r.integers(150, 420))
+    m = n if seed % 2 else int(r.integers(n, n + 60))
+    hi = (2, 5, 50, 10**6)[seed % 4]
+    C = r.integers(0, hi, (n, m)).astype(np.int32)
+    if seed % 3 == 0:
+        C = C.astype(np.float32) + r.random((n, m), dtype=np.float32) * (seed % 2)
+    k = counts[seed % len(counts)]
+    check(C, seed % 5 == 0, all_devices[:k], f"stress {seed}: {n}x{m} hi={hi} dev={k}")
 
 # Geometric costs (many near-ties in float32), zeros, one distinct value.
 X, Y = rng.random((120, 2)), rng.random((120, 2))

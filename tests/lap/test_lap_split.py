@@ -21,19 +21,30 @@ SCRIPT = Path(__file__).with_name("split_check.py")
 CPU = jax.devices("cpu")[:1]
 
 
-def test_split_over_forced_cpu_devices():
-    """The oracle sweep of ``split_check.py`` on four forced CPU devices:
-    shapes, dtypes, ties, maximize, forbidden entries, device counts 1-4,
-    a row-sharded input through ``solve_lap``, jit, a two-axis mesh."""
-    env = dict(os.environ, JAX_PLATFORMS="cpu")
+def _run_check(mode: str, env: dict[str, str]) -> None:
     env.pop("XLA_FLAGS", None)
     root = str(SCRIPT.parents[2])
     env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
     proc = subprocess.run(
-        [sys.executable, str(SCRIPT), "4"], capture_output=True, text=True, env=env, timeout=900
+        [sys.executable, str(SCRIPT), mode], capture_output=True, text=True, env=env, timeout=900
     )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-5000:]
     assert "split: OK" in proc.stdout
+
+
+def test_split_over_forced_cpu_devices():
+    """The oracle sweep of ``split_check.py`` on four forced CPU devices:
+    shapes, dtypes, ties, maximize, forbidden entries, device counts 1-4,
+    many tie-heavy seeds, a row-sharded input through ``solve_lap``, jit, a
+    two-axis mesh."""
+    _run_check("4", dict(os.environ, JAX_PLATFORMS="cpu"))
+
+
+@pytest.mark.gpu
+def test_split_sweep_on_gpus():
+    """The same sweep on every GPU of the machine (the CUDA kernels; one
+    GPU, or several device counts where there are)."""
+    _run_check("gpu", dict(os.environ))
 
 
 def _oracle(C, maximize=False):

@@ -1,0 +1,62 @@
+// CPU back end of the split LAP's steps (lap_split_steps.h): a serial team,
+// one device's block at a time (XLA runs each CPU device's call apart).
+// Operands: lap_split_ffi.h.
+#include <cstring>
+
+#include "lap/lap_split_ffi.h"
+
+namespace jaxmatch {
+namespace {
+
+ffi::Error SplitScanCpu(ffi::AnyBuffer C, ffi::AnyBuffer u,
+                        ffi::AnyBuffer row_D, ffi::AnyBuffer plist,
+                        ffi::AnyBuffer info, ffi::Result<ffi::AnyBuffer> best,
+                        ffi::Result<ffi::AnyBuffer> arg,
+                        ffi::Result<ffi::AnyBuffer> part_best,
+                        ffi::Result<ffi::AnyBuffer> part_arg) {
+  LapSplitScanData s;
+  JM_RETURN_IF_ERROR(CheckSplitScan(C, u, row_D, plist, info, best, arg,
+                                    part_best, part_arg, &s));
+  return DispatchCost(C.element_type(), [&](auto zero) -> ffi::Error {
+    using T = decltype(zero);
+    const int count = s.info[kSplitCount];
+    const int row0 = s.info[kSplitRow0];
+    if (count < 0 || count > s.nl)
+      return InvalidArgument("split LAP: corrupt pending count");
+    for (int j = 0; j < s.m; ++j) {
+      T b = Num<T>::inf();
+      int a = INT_MAX;
+      split_scan_column(
+          static_cast<const T*>(s.C), s.m, static_cast<const T*>(s.u),
+          static_cast<const T*>(s.row_D), s.plist, 0, count, 1, j, &b, &a);
+      static_cast<T*>(s.best)[j] = b;
+      s.arg[j] = a == INT_MAX ? INT_MAX : row0 + a;
+    }
+    return ffi::Error::Success();
+  });
+}
+
+ffi::Error SplitUpdateCpu(ffi::AnyBuffer C, ffi::AnyBuffer bests,
+                          ffi::AnyBuffer args, ffi::RemainingArgs state,
+                          ffi::RemainingRets rets, int32_t n,
+                          int32_t max_iterations) {
+  LapSplitUpdateData s;
+  JM_RETURN_IF_ERROR(
+      CheckSplitUpdate(C, bests, args, state, rets, n, max_iterations, &s));
+  for (int k = 0; k < kSplitStateBuffers; ++k)
+    if (s.in[k] != s.out[k]) std::memcpy(s.out[k], s.in[k], s.bytes[k]);
+  return DispatchCost(C.element_type(), [&](auto zero) -> ffi::Error {
+    using T = decltype(zero);
+    LapSplitView<T> p = SplitViewOf<T>(s);
+    split_update(SerialTeam{}, p);
+    return ffi::Error::Success();
+  });
+}
+
+}  // namespace
+}  // namespace jaxmatch
+
+JM_EXPORT_HANDLER(jaxmatch_lap_split_scan_cpu, jaxmatch::SplitScanCpu,
+                  jaxmatch::BindSplitScan(jaxmatch::ffi::Ffi::Bind()));
+JM_EXPORT_HANDLER(jaxmatch_lap_split_update_cpu, jaxmatch::SplitUpdateCpu,
+                  jaxmatch::BindSplitUpdate(jaxmatch::ffi::Ffi::Bind()));

@@ -1,0 +1,26 @@
+// Launchers of the split LAP's CUDA kernels (lap_split_steps.h).  Each
+// enqueues work on `stream` and returns the launch status; nothing
+// synchronises or allocates, so the handlers can be captured in CUDA graphs.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include "lap/lap_split_steps.h"
+
+namespace jaxmatch {
+
+// scan: the least c_ij - (u_i - D_i) per column over the pending rows
+// plist[0 .. info[kSplitCount]) of C [nl, m], and the least global row
+// attaining it (INT_MAX: none), into best and arg [m]; part_best and
+// part_arg [kSplitScanSlices, m] hold the slices' minima.
+template <class T>
+cudaError_t LaunchSplitScan(cudaStream_t stream, const T* C, int nl, int m,
+                            const T* u, const T* row_D, const int* plist,
+                            const int* info, T* best, int* arg, T* part_best,
+                            int* part_arg);
+
+// update: one block of threads runs split_update on the device's state.
+template <class T>
+cudaError_t LaunchSplitUpdate(cudaStream_t stream, const LapSplitView<T>& p);
+
+}  // namespace jaxmatch
