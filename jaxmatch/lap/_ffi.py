@@ -258,9 +258,10 @@ def split_scan(
         jax.ShapeDtypeStruct((slices * m,), C.dtype),
         jax.ShapeDtypeStruct((slices * m,), jnp.int32),
     )
-    best, arg, _, _ = jax.ffi.ffi_call("jaxmatch_lap_split_scan", shapes)(
-        C, u, row_D, pending, info
-    )
+    # Under jax.vmap (a batch of split problems) members are scanned one
+    # after another; the update leaves a finished member as it is.
+    call = jax.ffi.ffi_call("jaxmatch_lap_split_scan", shapes, vmap_method="sequential")
+    best, arg, _, _ = call(C, u, row_D, pending, info)
     return best, arg
 
 
@@ -282,6 +283,7 @@ def split_update(
         "jaxmatch_lap_split_update",
         shapes,
         input_output_aliases={k + 3: k for k in range(len(state))},
+        vmap_method="sequential",
     )(C, bests, args, *state, n=np.int32(n), max_iterations=np.int32(max_iterations))
     return SplitState(*out)
 

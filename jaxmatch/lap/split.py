@@ -277,7 +277,10 @@ def solve_lap_split(
     resharded so if it is not already) and the devices cooperate through
     collectives (module docstring; ``docs/lap.md``, "One problem over
     several devices"). Jittable with the static ``mesh``, ``axis_name``,
-    ``maximize`` and ``max_iterations``.
+    ``maximize`` and ``max_iterations``; under ``jax.vmap`` the members of a
+    batch iterate together, each iteration's custom calls taking them one
+    after another (for many problems that each fit one device,
+    :func:`jaxmatch.solve_lap` on a batch is the fast way).
 
     Args:
       C: ``[n, m]`` costs, one problem (no batch dimensions): float32,

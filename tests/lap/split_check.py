@@ -144,6 +144,13 @@ if DEVICES % 2 == 0:
     res = solve(jnp.asarray(C))
     assert int(res.status) == LAPStatus.OPTIMAL and int(res.cost) == oracle(C, True)
 
+# jax.vmap over a batch of problems, each split over every device.
+Cb = rng.integers(0, 5, (3, 30, 34)).astype(np.int32)
+res = jax.vmap(lambda c: jaxmatch.solve_lap_split(c, devices=all_devices))(jnp.asarray(Cb))
+for b in range(Cb.shape[0]):
+    assert int(res.status[b]) == LAPStatus.OPTIMAL, res.status
+    assert int(res.cost[b]) == oracle(Cb[b], False), (b, res.cost)
+
 # The iteration limit stops the solve; its result is not certified.
 C = rng.random((80, 80))
 res = jaxmatch.solve_lap_split(C, max_iterations=3)

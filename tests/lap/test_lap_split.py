@@ -106,6 +106,27 @@ def test_jit_with_a_mesh():
     assert jaxmatch.verify_lap(C, jax.tree.map(np.asarray, res)).optimal
 
 
+def test_vmap_over_problems():
+    """``jax.vmap`` solves a batch of split problems (one after another in
+    each iteration; a finished member stays as it is), each equal to its
+    own solve."""
+    rng = np.random.default_rng(3)
+    Cf = rng.random((3, 9, 11), dtype=np.float32)
+    Ci = rng.integers(0, 4, (4, 12, 12)).astype(np.int32)
+    for C, maximize in ((Cf, False), (Ci, False), (Ci, True)):
+
+        def one_split(c, mx=maximize):
+            return jaxmatch.solve_lap_split(c, maximize=mx, devices=CPU)
+
+        res = jax.vmap(one_split)(jnp.asarray(C))
+        for b in range(C.shape[0]):
+            one = jaxmatch.solve_lap_split(C[b], maximize=maximize, devices=CPU)
+            assert int(res.status[b]) == LAPStatus.OPTIMAL
+            assert float(res.cost[b]) == pytest.approx(_oracle(C[b], maximize), rel=1e-6)
+            np.testing.assert_array_equal(np.asarray(res.col_for_row[b]), one.col_for_row)
+            assert int(res.n_iters[b]) == int(one.n_iters)
+
+
 def test_cost_gradient_is_the_assignment():
     C = np.random.default_rng(4).random((6, 8))
     grad = jax.grad(lambda C: jaxmatch.solve_lap_split(C, devices=CPU).cost)(jnp.asarray(C))
