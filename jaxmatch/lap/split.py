@@ -134,12 +134,12 @@ def _matched_costs(plan: _Plan, Cl: jax.Array, cfr: jax.Array) -> jax.Array:
 
 
 def _start(plan: _Plan, Cl: jax.Array, square: bool):
-    """Initial duals and the greedy matching of tight pairs."""
+    """Initial duals and the greedy matching of tight pairs: ``cfr``,
+    ``rfc`` and ``v`` replicated, ``ul`` this device's row duals."""
     rows = _global_rows(plan)
     real = rows < plan.n
     ul = jnp.min(Cl, axis=1)
     ul = jnp.where(real & (ul < plan.inf), ul, jnp.zeros((), plan.dtype))
-    u = lax.all_gather(ul, plan.axis, tiled=True)
     reduced = Cl - ul[:, None]
     if square:
         v = lax.pmin(jnp.min(jnp.where(real[:, None], reduced, plan.inf), axis=0), plan.axis)
@@ -155,11 +155,11 @@ def _start(plan: _Plan, Cl: jax.Array, square: bool):
     rfc = rfc.at[jnp.where(cfr >= 0, cfr, plan.m)].set(
         jnp.arange(plan.n_pad, dtype=jnp.int32), mode="drop"
     )
-    return cfr, rfc, u, v
+    return cfr, rfc, ul, v
 
 
 def _initial_state(
-    plan: _Plan, cfr: jax.Array, rfc: jax.Array, u: jax.Array, v: jax.Array, status: jax.Array
+    plan: _Plan, cfr: jax.Array, rfc: jax.Array, ul: jax.Array, v: jax.Array, status: jax.Array
 ) -> lap_ffi.SplitState:
     """The state of the first phase: every free real row a root."""
     rows = _global_rows(plan)
@@ -171,7 +171,7 @@ def _initial_state(
         key=jnp.full((m,), plan.inf),
         col_D=zeros((m,)),
         v=v,
-        u=_local_rows(plan, u),
+        u=ul,
         row_D=zeros((nl,)),
         D=zeros((1,)),
         parent=jnp.full((m,), plan.n_pad, jnp.int32),
@@ -198,11 +198,11 @@ def _iterate(plan: _Plan, Cl: jax.Array, s: lap_ffi.SplitState) -> lap_ffi.Split
 
 def _solve_local(Cl: jax.Array, status0: jax.Array, *, plan: _Plan, square: bool):
     """The per-device program (inside ``shard_map``): ``Cl [n_local, m]``."""
-    cfr, rfc, u, v = _start(plan, Cl, square)
+    cfr, rfc, ul, v = _start(plan, Cl, square)
     none_free = ~jnp.any(cfr[: plan.n] < 0)
     status = jnp.where(none_free, LAPStatus.OPTIMAL, LAPStatus.RUNNING)
     status = jnp.where(status0 != LAPStatus.RUNNING, status0, status)
-    s = _initial_state(plan, cfr, rfc, u, v, status)
+    s = _initial_state(plan, cfr, rfc, ul, v, status)
     slot = lap_ffi.split_info_slot("STATUS")
     s = lax.while_loop(
         lambda s: s.info[slot] == LAPStatus.RUNNING, functools.partial(_iterate, plan, Cl), s
