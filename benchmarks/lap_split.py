@@ -10,13 +10,16 @@ unit square, float32). For each case and each device count in
 ``--repeats`` further calls, the forest iterations and the time per
 iteration, the cost and status; ``--single`` adds ``jaxmatch.solve_lap`` on
 the first device for the same matrix (the one-GPU solver), and cases up to
-``--verify-max`` are certified with ``verify_lap``. One JSON line per run;
+``--verify-max`` are certified with ``verify_lap``; ``--per-trip`` runs each
+case with each of these numbers of forest iterations per trip of the
+solver's loop (``jaxmatch.lap.split.ITERATIONS_PER_TRIP``; default: the
+library's). One JSON line per run;
 weak and strong scaling efficiencies are computed from these lines (see
 ``docs/benchmarks.md``). Run:
 
     python -m benchmarks.lap_split int:20000 int:28284 f32:20000 --devices 1 2
         [--repeats 3] [--single] [--verify-max 20000] [--max-iterations N]
-        [--seconds 520]
+        [--seconds 520] [--per-trip 1 4]
 
 On a machine without several accelerators, ``XLA_FLAGS=
 --xla_force_host_platform_device_count=2 JAX_PLATFORMS=cpu`` runs it on
@@ -77,9 +80,12 @@ def timed(fn, repeats: int) -> tuple[float, list[float], object]:
     return first, times, out
 
 
-def run(kind: str, n: int, devices: int, args) -> dict:
+def run(kind: str, n: int, devices: int, args, per_trip: int | None = None) -> dict:
     import jaxmatch
+    from jaxmatch.lap import split
 
+    if per_trip is not None:
+        split.ITERATIONS_PER_TRIP = per_trip
     mesh = Mesh(np.array(jax.devices()[:devices]), ("rows",))
     C = costs(kind, n, mesh)
     limit = args.max_iterations
@@ -93,6 +99,7 @@ def run(kind: str, n: int, devices: int, args) -> dict:
         "case": f"{kind}:{n}",
         "device": str(jax.devices()[0].device_kind),
         "devices": devices,
+        "per_trip": split.ITERATIONS_PER_TRIP,
         "first_s": round(first, 3),
         "seconds": round(sec, 4),
         "iterations": iters,
@@ -129,6 +136,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--verify-max", type=int, default=20000)
     p.add_argument("--max-iterations", type=int, default=None)
     p.add_argument("--seconds", type=float, default=520.0)
+    p.add_argument("--per-trip", type=int, nargs="+", default=[None])
     args = p.parse_args(argv)
     deadline = time.time() + args.seconds
     for case in args.cases:
@@ -136,10 +144,12 @@ def main(argv: list[str] | None = None) -> int:
         for devices in args.devices:
             if devices > jax.device_count():
                 continue
-            if time.time() > deadline:
-                print(json.dumps({"case": case, "devices": devices, "skipped": "time"}), flush=True)
-                continue
-            print(json.dumps(run(kind, int(size), devices, args)), flush=True)
+            for per_trip in args.per_trip:
+                if time.time() > deadline:
+                    skipped = {"case": case, "devices": devices, "skipped": "time"}
+                    print(json.dumps(skipped), flush=True)
+                    continue
+                print(json.dumps(run(kind, int(size), devices, args, per_trip)), flush=True)
     return 0
 
 

@@ -66,6 +66,12 @@ from .types import LAPResult, LAPStatus
 #: ``OVERFLOW``.
 INT32_COST_BOUND = 1 << 28
 
+#: Forest iterations per trip of the ``while_loop``. On a GPU each trip's
+#: predicate is a device-to-host copy that no kernel overlaps; an iteration
+#: after the solve has ended is a no-op (the update keeps a finished state and
+#: the scan has no pending rows), so the trip count only bounds the waste.
+ITERATIONS_PER_TRIP = 4
+
 
 AxisName = str | tuple[str, ...]
 
@@ -103,12 +109,13 @@ class _Plan:
     """The static description of one split solve: ``n`` real rows (``n <=
     m``) in blocks of ``n_local`` over ``devices``, ``n_pad`` in all."""
 
-    def __init__(self, n, m, devices, axis, max_iterations, dtype):
+    def __init__(self, n, m, devices, axis, max_iterations, dtype, per_trip):
         self.n, self.m = n, m
         self.n_local = -(-n // devices)
         self.n_pad = self.n_local * devices
         self.axis = axis
         self.max_iterations, self.dtype = max_iterations, dtype
+        self.per_trip = per_trip
         if jnp.issubdtype(dtype, jnp.floating):
             self.inf: Any = np.array(np.inf, dtype)[()]
         else:
@@ -204,9 +211,13 @@ def _solve_local(Cl: jax.Array, status0: jax.Array, *, plan: _Plan, square: bool
     status = jnp.where(status0 != LAPStatus.RUNNING, status0, status)
     s = _initial_state(plan, cfr, rfc, ul, v, status)
     slot = lap_ffi.split_info_slot("STATUS")
-    s = lax.while_loop(
-        lambda s: s.info[slot] == LAPStatus.RUNNING, functools.partial(_iterate, plan, Cl), s
-    )
+
+    def trip(s: lap_ffi.SplitState) -> lap_ffi.SplitState:
+        for _ in range(plan.per_trip):
+            s = _iterate(plan, Cl, s)
+        return s
+
+    s = lax.while_loop(lambda s: s.info[slot] == LAPStatus.RUNNING, trip, s)
     cfr = s.col_for_row
     cm = _matched_costs(plan, Cl, cfr)
     u = lax.all_gather(s.u, plan.axis, tiled=True)
@@ -214,13 +225,15 @@ def _solve_local(Cl: jax.Array, status0: jax.Array, *, plan: _Plan, square: bool
     return cfr, s.row_for_col, u, s.v, cm, iters, s.info[slot]
 
 
-@functools.partial(jax.jit, static_argnames=("mesh", "axis", "maximize", "max_iterations"))
-def _solve_split(C, *, mesh, axis, maximize, max_iterations):
+@functools.partial(
+    jax.jit, static_argnames=("mesh", "axis", "maximize", "max_iterations", "per_trip")
+)
+def _solve_split(C, *, mesh, axis, maximize, max_iterations, per_trip):
     n0, m0 = C.shape
     transposed = n0 > m0
     Ck = C.T if transposed else C
     n, m = Ck.shape
-    plan = _Plan(n, m, _axis_size(mesh, axis), axis, max_iterations, Ck.dtype)
+    plan = _Plan(n, m, _axis_size(mesh, axis), axis, max_iterations, Ck.dtype, per_trip)
     if maximize:  # the devices minimise -C; u, v and the costs flip back below
         # The barrier keeps the negation out of the start's row minima: XLA
         # on GPUs (jax 0.11.2) fuses min(-C, axis=1) with -C as a second
@@ -252,7 +265,14 @@ def _solve_split(C, *, mesh, axis, maximize, max_iterations):
 
 @functools.partial(jax.custom_jvp, nondiff_argnums=(1, 2, 3, 4))
 def _solve_differentiable(C, mesh, axis, maximize, max_iterations) -> LAPResult:
-    return _solve_split(C, mesh=mesh, axis=axis, maximize=maximize, max_iterations=max_iterations)
+    return _solve_split(
+        C,
+        mesh=mesh,
+        axis=axis,
+        maximize=maximize,
+        max_iterations=max_iterations,
+        per_trip=ITERATIONS_PER_TRIP,
+    )
 
 
 @_solve_differentiable.defjvp

@@ -16,6 +16,7 @@ from scipy.optimize import linear_sum_assignment
 
 import jaxmatch
 from jaxmatch import LAPStatus
+from jaxmatch.lap import split as split_module
 
 SCRIPT = Path(__file__).with_name("split_check.py")
 CPU = jax.devices("cpu")[:1]
@@ -125,6 +126,28 @@ def test_vmap_over_problems():
             assert float(res.cost[b]) == pytest.approx(_oracle(C[b], maximize), rel=1e-6)
             np.testing.assert_array_equal(np.asarray(res.col_for_row[b]), one.col_for_row)
             assert int(res.n_iters[b]) == int(one.n_iters)
+
+
+@pytest.mark.parametrize("per_trip", [1, 3])
+def test_iterations_per_trip_change_nothing(monkeypatch, per_trip):
+    """The loop's trips of several iterations give the solve of one
+    iteration per trip: the same assignment, duals and iteration count, and
+    an iteration limit that is not a multiple of the trip still stops there."""
+    rng = np.random.default_rng(8)
+    cases = [rng.random((40, 52), dtype=np.float32), rng.integers(0, 6, (45, 45)).astype(np.int32)]
+    want = [jaxmatch.solve_lap_split(C, devices=CPU) for C in cases]
+    limited = jaxmatch.solve_lap_split(cases[0], devices=CPU, max_iterations=7)
+    monkeypatch.setattr(split_module, "ITERATIONS_PER_TRIP", per_trip)
+    for C, one in zip(cases, want, strict=True):
+        res = jaxmatch.solve_lap_split(C, devices=CPU)
+        assert int(res.status) == LAPStatus.OPTIMAL
+        assert int(res.n_iters) == int(one.n_iters) > 1
+        for got, ref in zip(res, one, strict=True):
+            np.testing.assert_array_equal(np.asarray(got), np.asarray(ref))
+    res = jaxmatch.solve_lap_split(cases[0], devices=CPU, max_iterations=7)
+    assert int(res.status) == int(limited.status) == LAPStatus.ITERATION_LIMIT
+    assert int(res.n_iters) == int(limited.n_iters) == 7
+    np.testing.assert_array_equal(np.asarray(res.col_for_row), np.asarray(limited.col_for_row))
 
 
 def test_cost_gradient_is_the_assignment():
