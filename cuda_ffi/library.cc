@@ -18,7 +18,7 @@ namespace {
 
 // Bump whenever a handler's operands, attributes or a constant change; the
 // Python package refuses a library of another version.
-constexpr int kAbiVersion = 11;
+constexpr int kAbiVersion = 12;
 
 struct NamedConstant {
   const char* name;
@@ -54,7 +54,6 @@ constexpr NamedConstant kConstants[] = {
     {"LAP_SPLIT_INFO_ITERS", kSplitIters},
     {"LAP_SPLIT_INFO_COUNT", kSplitCount},
     {"LAP_SPLIT_INFO_ROW0", kSplitRow0},
-    {"LAP_SPLIT_SCAN_SLICES", kSplitScanSlices},
     // Matching
     {"MATCHING_DRIVER_APFB", kMcmApfb},
     {"MATCHING_DRIVER_APSB", kMcmApsb},

@@ -19,7 +19,7 @@ from pathlib import Path
 import jax
 
 #: The library ABI this package speaks (``kAbiVersion`` in cuda_ffi/library.cc).
-ABI_VERSION = 11
+ABI_VERSION = 12
 
 _PKG_DIR = Path(__file__).resolve().parent
 

@@ -8,6 +8,14 @@ out-of-bounds accesses are caught. Where compute-sanitizer itself crashes
 while saving host backtraces (a segfault inside the tool before any output;
 seen on the H100 machine, 2026-11-25), add ``--show-backtrace no``.
 
+Under the sanitizer XLA compiles very slowly (minutes per program): run
+the workload once without it, with JAX's persistent compilation cache
+(``JAX_COMPILATION_CACHE_DIR=DIR JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS=0
+JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES=0``, the same ``XLA_FLAGS``), then
+under the sanitizer with the same variables. On several GPUs add
+``--report-api-errors no``: XLA and NCCL probe peer access and kernel images
+through failing API calls, which memcheck would count as errors.
+
 ``lap``: every method x execution on float, int and infeasible batches,
 cold and warm (from that result, on the costs moved a little), and JV in a
 warp and in blocks of every size. ``lap-jv``: JV alone (warps, blocks,
@@ -319,6 +327,9 @@ def weighted_workload() -> tuple[int, int]:
 
 
 def lap_split_workload() -> tuple[int, int]:
+    """(runs, failed checks) of the split LAP on one GPU and on every GPU
+    (float64 costs need x64)."""
+    jax.config.update("jax_enable_x64", True)
     rng = np.random.default_rng(11)
     gpus = jax.devices("gpu")
     runs = bad = 0

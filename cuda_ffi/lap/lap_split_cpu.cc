@@ -1,6 +1,7 @@
 // CPU back end of the split LAP's steps (lap_split_steps.h): a serial team,
 // one device's block at a time (XLA runs each CPU device's call apart).
 // Operands: lap_split_ffi.h.
+#include <algorithm>
 #include <cstring>
 
 #include "lap/lap_split_ffi.h"
@@ -11,27 +12,32 @@ namespace {
 ffi::Error SplitScanCpu(ffi::AnyBuffer C, ffi::AnyBuffer u,
                         ffi::AnyBuffer row_D, ffi::AnyBuffer plist,
                         ffi::AnyBuffer info, ffi::Result<ffi::AnyBuffer> best,
-                        ffi::Result<ffi::AnyBuffer> arg,
-                        ffi::Result<ffi::AnyBuffer> part_best,
-                        ffi::Result<ffi::AnyBuffer> part_arg) {
+                        ffi::Result<ffi::AnyBuffer> arg) {
   LapSplitScanData s;
-  JM_RETURN_IF_ERROR(CheckSplitScan(C, u, row_D, plist, info, best, arg,
-                                    part_best, part_arg, &s));
+  JM_RETURN_IF_ERROR(CheckSplitScan(C, u, row_D, plist, info, best, arg, &s));
   return DispatchCost(C.element_type(), [&](auto zero) -> ffi::Error {
     using T = decltype(zero);
     const int count = s.info[kSplitCount];
     const int row0 = s.info[kSplitRow0];
     if (count < 0 || count > s.nl)
       return InvalidArgument("split LAP: corrupt pending count");
-    for (int j = 0; j < s.m; ++j) {
-      T b = Num<T>::inf();
-      int a = INT_MAX;
-      split_scan_column(
-          static_cast<const T*>(s.C), s.m, static_cast<const T*>(s.u),
-          static_cast<const T*>(s.row_D), s.plist, 0, count, 1, j, &b, &a);
-      static_cast<T*>(s.best)[j] = b;
-      s.arg[j] = a == INT_MAX ? INT_MAX : row0 + a;
+    const T* Ct = static_cast<const T*>(s.C);
+    const T* ut = static_cast<const T*>(s.u);
+    const T* Dt = static_cast<const T*>(s.row_D);
+    T* bt = static_cast<T*>(s.best);
+    std::fill(bt, bt + s.m, Num<T>::inf());
+    std::fill(s.arg, s.arg + s.m, INT_MAX);
+    // Row by row, each row's costs read in order.
+    for (int k = 0; k < count; ++k) {
+      const int r = s.plist[k];
+      if (r < 0 || r >= s.nl)
+        return InvalidArgument("split LAP: corrupt pending row");
+      for (int j = 0; j < s.m; ++j)
+        split_scan_fold(split_scan_value(Ct, s.m, ut, Dt, r, j), r, bt + j,
+                        s.arg + j);
     }
+    for (int j = 0; j < s.m; ++j)
+      if (s.arg[j] != INT_MAX) s.arg[j] += row0;
     return ffi::Error::Success();
   });
 }

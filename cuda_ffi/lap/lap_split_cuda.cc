@@ -2,6 +2,8 @@
 // Same operands as the CPU handlers (lap_split_ffi.h).
 #include <cuda_runtime_api.h>
 
+#include <cstdint>
+
 #include "common/cuda_check.h"
 #include "lap/lap_split_ffi.h"
 #include "lap/lap_split_kernels.h"
@@ -13,21 +15,16 @@ ffi::Error SplitScanCuda(cudaStream_t stream, ffi::AnyBuffer C,
                          ffi::AnyBuffer u, ffi::AnyBuffer row_D,
                          ffi::AnyBuffer plist, ffi::AnyBuffer info,
                          ffi::Result<ffi::AnyBuffer> best,
-                         ffi::Result<ffi::AnyBuffer> arg,
-                         ffi::Result<ffi::AnyBuffer> part_best,
-                         ffi::Result<ffi::AnyBuffer> part_arg) {
+                         ffi::Result<ffi::AnyBuffer> arg) {
   LapSplitScanData s;
-  JM_RETURN_IF_ERROR(CheckSplitScan(C, u, row_D, plist, info, best, arg,
-                                    part_best, part_arg, &s));
+  JM_RETURN_IF_ERROR(CheckSplitScan(C, u, row_D, plist, info, best, arg, &s));
   return DispatchCost(C.element_type(), [&](auto zero) -> ffi::Error {
     using T = decltype(zero);
-    return CudaCheck(
-        LaunchSplitScan<T>(stream, static_cast<const T*>(s.C), s.nl, s.m,
-                           static_cast<const T*>(s.u),
-                           static_cast<const T*>(s.row_D), s.plist, s.info,
-                           static_cast<T*>(s.best), s.arg,
-                           static_cast<T*>(s.part_best), s.part_arg),
-        "split LAP scan launch");
+    return CudaCheck(LaunchSplitScan<T>(stream, static_cast<const T*>(s.C),
+                                        s.nl, s.m, static_cast<const T*>(s.u),
+                                        static_cast<const T*>(s.row_D), s.plist,
+                                        s.info, static_cast<T*>(s.best), s.arg),
+                     "split LAP scan launch");
   });
 }
 
@@ -38,6 +35,8 @@ ffi::Error SplitUpdateCuda(cudaStream_t stream, ffi::AnyBuffer C,
   LapSplitUpdateData s;
   JM_RETURN_IF_ERROR(
       CheckSplitUpdate(C, bests, args, state, rets, n, max_iterations, &s));
+  if (reinterpret_cast<std::uintptr_t>(s.out[kSplitStateBuffers - 1]) % 8 != 0)
+    return InvalidArgument("split LAP: info must be 8-byte aligned");
   for (int k = 0; k < kSplitStateBuffers; ++k)
     JM_RETURN_IF_ERROR(CopyIfNotAliased(stream, s.in[k], s.out[k], s.bytes[k]));
   return DispatchCost(C.element_type(), [&](auto zero) -> ffi::Error {

@@ -1,12 +1,10 @@
 // Operands of the split LAP's handlers (lap_split_steps.h), shared by the
 // CPU (lap_split_cpu.cc) and CUDA (lap_split_cuda.cc) bindings.
 //
-// jaxmatch_lap_split_scan(C, u, row_D, plist, info)
-//     -> best, arg, part_best, part_arg
+// jaxmatch_lap_split_scan(C, u, row_D, plist, info) -> best, arg
 //   C [nl, m] (float32, float64 or int32), u and row_D [nl] (C's dtype),
 //   plist [nl] and info [kSplitInfoLen] (int32); best [m] (C's dtype), arg
-//   [m] (int32, global rows, INT_MAX where no pending row), and the CUDA
-//   kernel's partial minima part_best, part_arg [kSplitScanSlices, m].
+//   [m] (int32, global rows, INT_MAX where no pending row).
 //
 // jaxmatch_lap_split_update(C, bests, args, <state>) -> <state>
 //   bests, args [parts, m]: every device's scan results (all-gathered);
@@ -53,27 +51,23 @@ struct LapSplitScanData {
   int nl = 0, m = 0;
   const void *C = nullptr, *u = nullptr, *row_D = nullptr;
   const int *plist = nullptr, *info = nullptr;
-  void *best = nullptr, *part_best = nullptr;
-  int *arg = nullptr, *part_arg = nullptr;
+  void* best = nullptr;
+  int* arg = nullptr;
 };
 
 inline ffi::Error CheckSplitScan(
     const ffi::AnyBuffer& C, const ffi::AnyBuffer& u,
     const ffi::AnyBuffer& row_D, const ffi::AnyBuffer& plist,
     const ffi::AnyBuffer& info, ffi::Result<ffi::AnyBuffer> best,
-    ffi::Result<ffi::AnyBuffer> arg, ffi::Result<ffi::AnyBuffer> part_best,
-    ffi::Result<ffi::AnyBuffer> part_arg, LapSplitScanData* s) {
+    ffi::Result<ffi::AnyBuffer> arg, LapSplitScanData* s) {
   JM_RETURN_IF_ERROR(CheckSplitCost(C, &s->nl, &s->m));
   const ffi::DataType t = C.element_type(), i32 = ffi::DataType::S32;
-  const int64_t slices = int64_t{kSplitScanSlices} * s->m;
   JM_RETURN_IF_ERROR(CheckSplitBuffer(u, "u", t, s->nl));
   JM_RETURN_IF_ERROR(CheckSplitBuffer(row_D, "row_D", t, s->nl));
   JM_RETURN_IF_ERROR(CheckSplitBuffer(plist, "plist", i32, s->nl));
   JM_RETURN_IF_ERROR(CheckSplitBuffer(info, "info", i32, kSplitInfoLen));
   JM_RETURN_IF_ERROR(CheckSplitBuffer(*best, "best", t, s->m));
   JM_RETURN_IF_ERROR(CheckSplitBuffer(*arg, "arg", i32, s->m));
-  JM_RETURN_IF_ERROR(CheckSplitBuffer(*part_best, "part_best", t, slices));
-  JM_RETURN_IF_ERROR(CheckSplitBuffer(*part_arg, "part_arg", i32, slices));
   s->C = C.untyped_data();
   s->u = u.untyped_data();
   s->row_D = row_D.untyped_data();
@@ -81,8 +75,6 @@ inline ffi::Error CheckSplitScan(
   s->info = static_cast<const int*>(info.untyped_data());
   s->best = best->untyped_data();
   s->arg = static_cast<int*>(arg->untyped_data());
-  s->part_best = part_best->untyped_data();
-  s->part_arg = static_cast<int*>(part_arg->untyped_data());
   return ffi::Error::Success();
 }
 
@@ -193,9 +185,7 @@ auto BindSplitScan(Binding b) {
       .template Arg<ffi::AnyBuffer>()   // plist
       .template Arg<ffi::AnyBuffer>()   // info
       .template Ret<ffi::AnyBuffer>()   // best
-      .template Ret<ffi::AnyBuffer>()   // arg
-      .template Ret<ffi::AnyBuffer>()   // part_best
-      .template Ret<ffi::AnyBuffer>();  // part_arg
+      .template Ret<ffi::AnyBuffer>();  // arg
 }
 
 template <class Binding>

@@ -11,15 +11,15 @@ namespace jaxmatch {
 
 // scan: the least c_ij - (u_i - D_i) per column over the pending rows
 // plist[0 .. info[kSplitCount]) of C [nl, m], and the least global row
-// attaining it (INT_MAX: none), into best and arg [m]; part_best and
-// part_arg [kSplitScanSlices, m] hold the slices' minima.
+// attaining it (INT_MAX: none), into best and arg [m].
 template <class T>
 cudaError_t LaunchSplitScan(cudaStream_t stream, const T* C, int nl, int m,
                             const T* u, const T* row_D, const int* plist,
-                            const int* info, T* best, int* arg, T* part_best,
-                            int* part_arg);
+                            const int* info, T* best, int* arg);
 
-// update: one block of threads runs split_update on the device's state.
+// update: fold and join over a grid of column threads, then finish in one
+// block (three kernels).  p.info must be 8-byte aligned (its least-slack
+// word).
 template <class T>
 cudaError_t LaunchSplitUpdate(cudaStream_t stream, const LapSplitView<T>& p);
 

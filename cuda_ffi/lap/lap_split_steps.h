@@ -34,13 +34,14 @@ enum LapSplitInfo : int {
   kSplitIters = 1,   // iterations so far; equal on every device
   kSplitCount = 2,   // pending rows of this device (the head of `plist`)
   kSplitRow0 = 3,    // this device's first row
-  kSplitInfoLen = 4,
+  // Scratch of a back end that runs the update in several passes (CUDA:
+  // lap_split_kernels.cu), 0 between iterations: the least slack's
+  // complemented sortable word (a 64-bit word in slots 4-5, 8-byte
+  // aligned), and whether a free column became tight.
+  kSplitLeast = 4,
+  kSplitEnd = 6,
+  kSplitInfoLen = 8,
 };
-
-// The CUDA scan splits each column's pending rows into this many slices
-// (every slice-th row), then reduces the slices' minima; the scan's operands
-// carry the partial minima on every platform.
-constexpr int kSplitScanSlices = 16;
 
 // One device's part of a split solve.  Columns: m; rows: nl here, n_pad in
 // all (n real, the rest padding of the last block); `parts` devices.
@@ -96,25 +97,20 @@ JM_HD T split_unsortable(unsigned long long w) {
   }
 }
 
-// scan, for column j: folds pending rows plist[begin], plist[begin + step],
-// ... (below `count`) into (*best, *arg) -- the least c_ij - (u_i - D_i) and
-// the least local row attaining it.
+// scan: the candidate of pending local row r for column j, and its fold into
+// a column's running minimum (*best, *arg): the least value, then the least
+// row, so the result does not depend on the order of the rows.
 template <class T>
-JM_HD void split_scan_column(const T* C, int m, const T* u, const T* row_D,
-                             const int* plist, int begin, int count, int step,
-                             int j, T* best, int* arg) {
-  T b = *best;
-  int a = *arg;
-  for (int k = begin; k < count; k += step) {
-    const int r = plist[k];
-    const T val = C[static_cast<std::size_t>(r) * m + j] - (u[r] - row_D[r]);
-    if (val < b || (val == b && r < a)) {
-      b = val;
-      a = r;
-    }
+JM_HD T split_scan_value(const T* C, int m, const T* u, const T* row_D, int r,
+                         int j) {
+  return C[static_cast<std::size_t>(r) * m + j] - (u[r] - row_D[r]);
+}
+template <class T>
+JM_HD void split_scan_fold(T val, int r, T* best, int* arg) {
+  if (val < *best || (val == *best && r < *arg)) {
+    *best = val;
+    *arg = r;
   }
-  *best = b;
-  *arg = a;
 }
 
 // The row of global index i on this device, or -1.
@@ -200,65 +196,69 @@ JM_HD bool split_augment(const Team& team, LapSplitView<T>& p, T D) {
   return team.sync_or(free_left) != 0;
 }
 
-// update: one iteration after the scans (see the top of the file).  A no-op
-// once the status is no longer running.
+// update, in three parts (see the top of the file).  A back end runs `fold`
+// on every column, then `join` on every column with the D it implies, then
+// `finish` once; split_update below is the sequence for one team.
+//
+// fold, for column j: the devices' minima into key[j] and parent[j];
+// returns the complemented sortable word of the column's slack key_j - v_j
+// when it is outside the forest with a finite key, else 0 (the least slack
+// is the largest word; 0 overall: no column can join, the problem is
+// infeasible).
+template <class T>
+JM_HD unsigned long long split_fold_column(LapSplitView<T>& p, int j) {
+  if (p.col_tree[j]) return 0;
+  T b = p.bests[j];
+  int a = p.args[j];
+  for (int d = 1; d < p.parts; ++d) {
+    const std::size_t k = static_cast<std::size_t>(d) * p.m + j;
+    if (p.bests[k] < b || (p.bests[k] == b && p.args[k] < a)) {
+      b = p.bests[k];
+      a = p.args[k];
+    }
+  }
+  T key = p.key[j];
+  if (b < key) {
+    key = b;
+    p.key[j] = b;
+    p.parent[j] = a;
+  }
+  return key < Num<T>::inf() ? ~split_sortable(key - p.v[j]) : 0;
+}
+
+// The phase's total dual change after this iteration: the least slack
+// (largest word `least_word`, nonzero) when it is above D0.
+template <class T>
+JM_HD T split_raised_D(T D0, unsigned long long least_word) {
+  const T least = split_unsortable<T>(~least_word);
+  return least > D0 ? least : D0;
+}
+
+// join, for column j: a tight column outside the forest joins it at D, and
+// its matched row, if on this device, the pending list (whose count fold's
+// caller has reset).  Returns 1 when the column is free (the phase ends).
+template <class T>
+JM_HD int split_join_column(LapSplitView<T>& p, int j, T D) {
+  if (p.col_tree[j] || !(p.key[j] < Num<T>::inf()) || !(p.key[j] - p.v[j] <= D))
+    return 0;
+  p.col_tree[j] = 1;
+  p.col_D[j] = D;
+  const int i = p.rfc[j];
+  if (i < 0) return 1;
+  const int il = split_local_row(p, i);
+  if (il >= 0) {
+    p.row_tree[il] = 1;
+    p.row_D[il] = D;
+    split_push(p, il);
+  }
+  return 0;
+}
+
+// finish: at a phase end the augmentation (split_augment), then D, the
+// iteration count and the status.
 template <class T, class Team>
-JM_HD void split_update(const Team& team, LapSplitView<T>& p) {
-  if (load_shared_scalar(p.info + kSplitStatus) != kLapRunning) return;
-  const T inf = Num<T>::inf();
-  const T D0 = *p.D;
-  // The devices' minima into the keys; the least slack outside the forest
-  // (as the largest complemented sortable word; 0: none).
-  unsigned long long least_word = 0;
-  for (int j = team.rank(); j < p.m; j += team.size()) {
-    if (p.col_tree[j]) continue;
-    T b = p.bests[j];
-    int a = p.args[j];
-    for (int d = 1; d < p.parts; ++d) {
-      const std::size_t k = static_cast<std::size_t>(d) * p.m + j;
-      if (p.bests[k] < b || (p.bests[k] == b && p.args[k] < a)) {
-        b = p.bests[k];
-        a = p.args[k];
-      }
-    }
-    if (b < p.key[j]) {
-      p.key[j] = b;
-      p.parent[j] = a;
-    }
-    if (p.key[j] < inf) {
-      const unsigned long long w = ~split_sortable(p.key[j] - p.v[j]);
-      if (w > least_word) least_word = w;
-    }
-  }
-  if (team.rank() == 0) p.info[kSplitCount] = 0;
-  least_word = team.all_max(least_word);  // a barrier
-  const bool infeasible = least_word == 0;
-  T D = D0;
-  if (!infeasible) {
-    const T least = split_unsortable<T>(~least_word);
-    if (least > D) D = least;
-  }
-  // Tight columns join the forest, and their matched rows (on this device)
-  // the pending list; a free one ends the phase.
-  int end = 0;
-  for (int j = team.rank(); j < p.m && !infeasible; j += team.size()) {
-    if (p.col_tree[j] || !(p.key[j] < inf) || !(p.key[j] - p.v[j] <= D))
-      continue;
-    p.col_tree[j] = 1;
-    p.col_D[j] = D;
-    const int i = p.rfc[j];
-    if (i < 0) {
-      end = 1;
-      continue;
-    }
-    const int il = split_local_row(p, i);
-    if (il >= 0) {
-      p.row_tree[il] = 1;
-      p.row_D[il] = D;
-      split_push(p, il);
-    }
-  }
-  const bool phase_end = team.sync_or(end) != 0;
+JM_HD void split_finish(const Team& team, LapSplitView<T>& p, T D,
+                        bool infeasible, bool phase_end) {
   bool free_left = true;
   if (phase_end) free_left = split_augment(team, p, D);
   if (team.rank() == 0) {
@@ -274,6 +274,27 @@ JM_HD void split_update(const Team& team, LapSplitView<T>& p) {
       status = kLapIterationLimit;
     p.info[kSplitStatus] = status;
   }
+}
+
+// update: one iteration after the scans, by one team.  A no-op once the
+// status is no longer running.
+template <class T, class Team>
+JM_HD void split_update(const Team& team, LapSplitView<T>& p) {
+  if (load_shared_scalar(p.info + kSplitStatus) != kLapRunning) return;
+  unsigned long long least_word = 0;
+  for (int j = team.rank(); j < p.m; j += team.size()) {
+    const unsigned long long w = split_fold_column(p, j);
+    if (w > least_word) least_word = w;
+  }
+  if (team.rank() == 0) p.info[kSplitCount] = 0;
+  least_word = team.all_max(least_word);  // a barrier
+  const bool infeasible = least_word == 0;
+  const T D = infeasible ? *p.D : split_raised_D(*p.D, least_word);
+  int end = 0;
+  for (int j = team.rank(); j < p.m && !infeasible; j += team.size())
+    end |= split_join_column(p, j, D);
+  const bool phase_end = team.sync_or(end) != 0;
+  split_finish(team, p, D, infeasible, phase_end);
 }
 
 }  // namespace jaxmatch

@@ -207,7 +207,8 @@ class SplitState(NamedTuple):
       pending: int32 ``[nl]``. This device's rows to scan (local indices),
         ``info[COUNT]`` of them.
       info: int32 ``[LAP_SPLIT_INFO_LEN]``: status, iterations, pending
-        count, first row (read with :func:`split_info`).
+        count, first row (read with :func:`split_info_slot`), then a back
+        end's scratch, zero between iterations.
     """
 
     key: jax.Array
@@ -251,17 +252,11 @@ def split_scan(
     (``INT32_MAX``: none): ``[m]`` each."""
     _checked()
     m = C.shape[1]
-    slices = _ffi.constant("LAP_SPLIT_SCAN_SLICES")
-    shapes = (
-        jax.ShapeDtypeStruct((m,), C.dtype),
-        jax.ShapeDtypeStruct((m,), jnp.int32),
-        jax.ShapeDtypeStruct((slices * m,), C.dtype),
-        jax.ShapeDtypeStruct((slices * m,), jnp.int32),
-    )
+    shapes = (jax.ShapeDtypeStruct((m,), C.dtype), jax.ShapeDtypeStruct((m,), jnp.int32))
     # Under jax.vmap (a batch of split problems) members are scanned one
     # after another; the update leaves a finished member as it is.
     call = jax.ffi.ffi_call("jaxmatch_lap_split_scan", shapes, vmap_method="sequential")
-    best, arg, _, _ = call(C, u, row_D, pending, info)
+    best, arg = call(C, u, row_D, pending, info)
     return best, arg
 
 
