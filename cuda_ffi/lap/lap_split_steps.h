@@ -212,10 +212,7 @@ JM_HD unsigned long long split_fold_column(LapSplitView<T>& p, int j) {
   int a = p.args[j];
   for (int d = 1; d < p.parts; ++d) {
     const std::size_t k = static_cast<std::size_t>(d) * p.m + j;
-    if (p.bests[k] < b || (p.bests[k] == b && p.args[k] < a)) {
-      b = p.bests[k];
-      a = p.args[k];
-    }
+    split_scan_fold(p.bests[k], p.args[k], &b, &a);
   }
   T key = p.key[j];
   if (b < key) {
