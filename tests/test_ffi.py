@@ -36,6 +36,7 @@ def test_source_checkout_finds_the_installed_library(monkeypatch, tmp_path):
     a fresh checkout after `pip install .`) uses the installed ones."""
     found = _ffi._find_library("jaxmatch_cpu")
     assert found is not None
+    monkeypatch.delenv("JAXMATCH_LIB_DIR", raising=False)  # searched first
     monkeypatch.setattr(_ffi, "_PKG_DIR", tmp_path)  # no .so there
     monkeypatch.setattr(_ffi, "_installed_package_dir", lambda: found.parent)
     assert _ffi._find_library("jaxmatch_cpu") == found
