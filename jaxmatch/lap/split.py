@@ -68,8 +68,8 @@ INT32_COST_BOUND = 1 << 28
 
 #: Forest iterations per trip of the ``while_loop``. On a GPU each trip's
 #: predicate is a device-to-host copy that no kernel overlaps; an iteration
-#: after the solve has ended is a no-op (the update keeps a finished state and
-#: the scan has no pending rows), so the trip count only bounds the waste.
+#: after the solve has ended is a no-op (the update keeps a finished state,
+#: whatever the scan found), so the trip count only bounds the waste.
 ITERATIONS_PER_TRIP = 4
 
 
