@@ -3,7 +3,9 @@
 Cases are ``CLASS:N`` (``N x N``, generated on the devices, already
 sharded by rows): ``int`` (integers in [0, N], the seed paper's class),
 ``int10`` (integers in [0, N/10]), ``int10n`` (integers in [0, 10 N], the
-seed paper's scaling class), ``f32`` (U[0, 1) float32) and
+seed paper's scaling class), ``intxK`` (integers in [0, K N], e.g.
+``intx100``), ``f32int`` (float32 copies of integers in [0, N]), ``f32``
+(U[0, 1) float32) and
 ``sqdist`` (squared distances between two sets of N random points of the
 unit square, float32). For each case and each device count in
 ``--devices``: the first call (compilation included) and the median of
@@ -30,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import statistics
 import time
 
@@ -38,12 +41,13 @@ import jax.numpy as jnp
 import numpy as np
 from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
-CLASSES = ("int", "int10", "int10n", "f32", "sqdist")
+CLASSES = ("int", "int10", "int10n", "intxK", "f32int", "f32", "sqdist")
 
 
 def costs(kind: str, n: int, mesh: Mesh) -> jax.Array:
     """The ``n x n`` cost matrix of class ``kind``, sharded by rows."""
-    if kind not in CLASSES:
+    spread = int(kind[4:]) if re.fullmatch(r"intx[1-9][0-9]*", kind) else None
+    if kind not in CLASSES and spread is None:
         raise ValueError(f"unknown class {kind!r}; expected one of {CLASSES}")
     key = jax.random.key(n)
     sharding = NamedSharding(mesh, PartitionSpec("rows", None))
@@ -56,6 +60,10 @@ def costs(kind: str, n: int, mesh: Mesh) -> jax.Array:
             c = jax.random.randint(key, (n, n), 0, n // 10 + 1, jnp.int32)
         elif kind == "int10n":
             c = jax.random.randint(key, (n, n), 0, 10 * n + 1, jnp.int32)
+        elif spread is not None:
+            c = jax.random.randint(key, (n, n), 0, spread * n + 1, jnp.int32)
+        elif kind == "f32int":
+            c = jax.random.randint(key, (n, n), 0, n + 1, jnp.int32).astype(jnp.float32)
         elif kind == "f32":
             c = jax.random.uniform(key, (n, n), jnp.float32)
         else:
