@@ -68,6 +68,15 @@ def info_field_added(info: jax.Array, name: str, amount: jax.Array) -> jax.Array
     return info.at[..., _ffi.constant(f"LAP_INFO_{name}")].add(amount)
 
 
+def info_of(status: jax.Array, iterations: jax.Array) -> jax.Array:
+    """A solve's ``info`` (int32 ``[LAP_INFO_LEN]``) holding ``status`` and
+    ``iterations`` (int32 scalars), its other fields zero."""
+    _checked()
+    info = jnp.zeros((_ffi.constant("LAP_INFO_LEN"),), jnp.int32)
+    info = info.at[_ffi.constant("LAP_INFO_STATUS")].set(status)
+    return info.at[_ffi.constant("LAP_INFO_ITERS")].set(iterations)
+
+
 def _state_shapes(C: jax.Array, variant: int) -> Callable[[tuple[int, ...]], LapState]:
     """The state's shapes for leading dimensions ``lead`` (C's problem shape
     and dtype)."""

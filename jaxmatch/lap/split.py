@@ -107,7 +107,8 @@ def row_split_axis(C: Any) -> tuple[Mesh, AxisName] | None:
 
 class _Plan:
     """The static description of one split solve: ``n`` real rows (``n <=
-    m``) in blocks of ``n_local`` over ``devices``, ``n_pad`` in all."""
+    m``) in blocks of ``n_local`` over ``devices``, ``n_pad`` in all;
+    ``axis`` None: one device outside ``shard_map`` (no collectives)."""
 
     def __init__(self, n, m, devices, axis, max_iterations, dtype, per_trip):
         self.n, self.m = n, m
@@ -122,14 +123,28 @@ class _Plan:
             self.inf = np.array(np.iinfo(dtype).max, dtype)[()]
 
 
+def _device_index(plan: _Plan) -> jax.Array | int:
+    return 0 if plan.axis is None else lax.axis_index(plan.axis)
+
+
+def _pmin(plan: _Plan, x: jax.Array) -> jax.Array:
+    return x if plan.axis is None else lax.pmin(x, plan.axis)
+
+
+def _all_gather(plan: _Plan, x: jax.Array, tiled: bool = False) -> jax.Array:
+    if plan.axis is None:
+        return x if tiled else x[None]
+    return lax.all_gather(x, plan.axis, tiled=tiled)
+
+
 def _local_rows(plan: _Plan, x: jax.Array) -> jax.Array:
     """This device's slice of a replicated ``[n_pad]`` array."""
-    start = lax.axis_index(plan.axis) * plan.n_local
+    start = _device_index(plan) * plan.n_local
     return lax.dynamic_slice_in_dim(x, start, plan.n_local)
 
 
 def _global_rows(plan: _Plan) -> jax.Array:
-    return lax.axis_index(plan.axis) * plan.n_local + jnp.arange(plan.n_local, dtype=jnp.int32)
+    return _device_index(plan) * plan.n_local + jnp.arange(plan.n_local, dtype=jnp.int32)
 
 
 def _matched_costs(plan: _Plan, Cl: jax.Array, cfr: jax.Array) -> jax.Array:
@@ -137,7 +152,7 @@ def _matched_costs(plan: _Plan, Cl: jax.Array, cfr: jax.Array) -> jax.Array:
     mine = _local_rows(plan, cfr)
     picked = jnp.take_along_axis(Cl, jnp.clip(mine, 0)[:, None], axis=1)[:, 0]
     picked = jnp.where(mine >= 0, picked, jnp.zeros((), plan.dtype))
-    return lax.all_gather(picked, plan.axis, tiled=True)
+    return _all_gather(plan, picked, tiled=True)
 
 
 def _start(plan: _Plan, Cl: jax.Array, square: bool):
@@ -149,12 +164,12 @@ def _start(plan: _Plan, Cl: jax.Array, square: bool):
     ul = jnp.where(real & (ul < plan.inf), ul, jnp.zeros((), plan.dtype))
     reduced = Cl - ul[:, None]
     if square:
-        v = lax.pmin(jnp.min(jnp.where(real[:, None], reduced, plan.inf), axis=0), plan.axis)
+        v = _pmin(plan, jnp.min(jnp.where(real[:, None], reduced, plan.inf), axis=0))
         v = jnp.where(v < plan.inf, v, jnp.zeros((), plan.dtype))
     else:
         v = jnp.zeros((plan.m,), plan.dtype)
     tight = real[:, None] & (reduced - v[None, :] == 0)
-    choice = lax.pmin(jnp.min(jnp.where(tight, rows[:, None], plan.n_pad), axis=0), plan.axis)
+    choice = _pmin(plan, jnp.min(jnp.where(tight, rows[:, None], plan.n_pad), axis=0))
     cols = jnp.arange(plan.m, dtype=jnp.int32)
     first = jnp.full((plan.n_pad,), plan.m, jnp.int32).at[choice].min(cols, mode="drop")
     cfr = jnp.where(first < plan.m, first, -1)
@@ -198,8 +213,8 @@ def _iterate(plan: _Plan, Cl: jax.Array, s: lap_ffi.SplitState) -> lap_ffi.Split
     all-gather of every device's minima, the update."""
     best, arg = lap_ffi.split_scan(Cl, s.u, s.row_D, s.pending, s.info)
     # Two independent all-gathers (XLA combines them into one collective).
-    bests = lax.all_gather(best, plan.axis)
-    args = lax.all_gather(arg, plan.axis)
+    bests = _all_gather(plan, best)
+    args = _all_gather(plan, arg)
     return lap_ffi.split_update(Cl, bests, args, s, n=plan.n, max_iterations=plan.max_iterations)
 
 
@@ -220,9 +235,39 @@ def _solve_local(Cl: jax.Array, status0: jax.Array, *, plan: _Plan, square: bool
     s = lax.while_loop(lambda s: s.info[slot] == LAPStatus.RUNNING, trip, s)
     cfr = s.col_for_row
     cm = _matched_costs(plan, Cl, cfr)
-    u = lax.all_gather(s.u, plan.axis, tiled=True)
+    u = _all_gather(plan, s.u, tiled=True)
     iters = s.info[lap_ffi.split_info_slot("ITERS")]
     return cfr, s.row_for_col, u, s.v, cm, iters, s.info[slot]
+
+
+def _overflow_status(Ck: jax.Array, status: jax.Array) -> jax.Array:
+    """``status``, or ``OVERFLOW`` where int32 costs reach
+    :data:`INT32_COST_BOUND`."""
+    if not jnp.issubdtype(Ck.dtype, jnp.integer):
+        return status
+    return jnp.where(fits_int32_forest(Ck), status, LAPStatus.OVERFLOW)
+
+
+def fits_int32_forest(Ck: jax.Array) -> jax.Array:
+    """Whether every int32 cost of ``Ck`` is below :data:`INT32_COST_BOUND`
+    in magnitude (a bool scalar)."""
+    return jnp.max(jnp.abs(Ck.astype(jnp.float32))) < INT32_COST_BOUND
+
+
+def solve_on_one_device(Ck: jax.Array) -> tuple[jax.Array, ...]:
+    """The forest on the current device, without a mesh or collectives, for
+    :func:`jaxmatch.solve_lap`'s single problems: ``Ck [n, m]`` (``n <=
+    m``) to be minimized, its entries valid (no NaN or ``-inf``). Returns
+    ``col_for_row [n]``, ``row_for_col [m]``, ``u [n]``, ``v [m]``, the
+    forest iterations and the status (int32 scalars)."""
+    n, m = Ck.shape
+    plan = _Plan(n, m, 1, None, 2**31 - 1, Ck.dtype, ITERATIONS_PER_TRIP)
+    # As in _solve_split: a negation fused into the start's row minima can
+    # give wrong int32 minima on GPUs.
+    Ck = lax.optimization_barrier(Ck)
+    status0 = _overflow_status(Ck, jnp.asarray(LAPStatus.RUNNING, jnp.int32))
+    cfr, rfc, u, v, _, iters, status = _solve_local(Ck, status0, plan=plan, square=n == m)
+    return cfr, rfc, u, v, iters, status
 
 
 @functools.partial(
@@ -241,10 +286,7 @@ def _solve_split(C, *, mesh, axis, maximize, max_iterations, per_trip):
         Ck = lax.optimization_barrier(-Ck)
     valid = _valid_entries(Ck)
     status0 = jnp.where(valid, LAPStatus.RUNNING, LAPStatus.INVALID_ENTRIES)
-    if jnp.issubdtype(Ck.dtype, jnp.integer):
-        big = jnp.max(jnp.abs(Ck.astype(jnp.float32))) >= INT32_COST_BOUND
-        status0 = jnp.where(big, LAPStatus.OVERFLOW, status0)
-    status0 = status0.astype(jnp.int32)
+    status0 = _overflow_status(Ck, status0).astype(jnp.int32)
     if plan.n_pad > n:
         Ck = jnp.pad(Ck, ((0, plan.n_pad - n), (0, 0)))
     spec = PartitionSpec(axis, None)
