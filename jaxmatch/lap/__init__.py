@@ -3,6 +3,8 @@
 from .. import _tuning
 from . import api
 from .api import (
+    FOREST_MIN_TIED_ROWS,
+    FOREST_WIDE_COLUMNS,
     FUSED_MAX_COLUMNS,
     JV_GPU_FLOAT_MAX_COLUMNS,
     JV_GPU_FLOAT_MIN_COLUMNS,
@@ -30,6 +32,8 @@ from .types import LAPCertificate, LAPResult, LAPStatus
 from .verify import verify_lap
 
 __all__ = [
+    "FOREST_MIN_TIED_ROWS",
+    "FOREST_WIDE_COLUMNS",
     "FUSED_MAX_COLUMNS",
     "JV_GPU_FLOAT_MAX_COLUMNS",
     "JV_GPU_FLOAT_MIN_COLUMNS",
@@ -65,6 +69,8 @@ _tuning.forward_constants(
     __name__,
     api,
     (
+        "FOREST_MIN_TIED_ROWS",
+        "FOREST_WIDE_COLUMNS",
         "FUSED_MAX_COLUMNS",
         "JV_GPU_FLOAT_MAX_COLUMNS",
         "JV_GPU_FLOAT_MIN_COLUMNS",

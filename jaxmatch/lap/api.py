@@ -100,8 +100,13 @@ JV_GPU_INT_WARP_MAX_COLUMNS = 128
 #: in a cluster: 1.07 against 7.09 s), behind on costs with many ties
 #: (integers: the tree variant stays their default).
 JV_GPU_FLOAT_MIN_COLUMNS = 256
-#: See :data:`JV_GPU_FLOAT_MIN_COLUMNS`.
-JV_GPU_FLOAT_MAX_COLUMNS = 16384
+#: See :data:`JV_GPU_FLOAT_MIN_COLUMNS`: JV's own limit,
+#: :data:`JV_GPU_MAX_COLUMNS`. Measured on an H200 (docs/benchmarks.md)
+#: beyond 16384 columns, single problems: JV 13x ahead of the tree variant
+#: on U[0, 1) float32 20000^2 (0.56 against 7.44 s), 7.7x at 30000^2, 36x on
+#: squared distances 20000^2 (1.09 against 39.3 s), and 2.3-15x ahead of the
+#: alternating forest there.
+JV_GPU_FLOAT_MAX_COLUMNS = 65536
 #: On the GPU, ``method="auto"`` on integer problems of
 #: :data:`JV_GPU_FLOAT_MIN_COLUMNS` to :data:`JV_GPU_FLOAT_MAX_COLUMNS`
 #: columns (without ``max_iterations``) runs JV alone when in every problem
@@ -123,6 +128,27 @@ JV_GPU_INT_MAX_TIED_ROWS = 0.2
 #: problems from 256 rows whose rows' least columns are few with its auction
 #: instead of those duals. Measured on an H100 (docs/benchmarks.md).
 JV_GPU_INT_TREE_ITERATIONS_PER_ROW = 2
+#: On the GPU, ``method="auto"`` solves a single problem (``C`` of shape
+#: ``[n, m]``, not under ``jax.vmap``, without ``init`` or
+#: ``max_iterations``) with the alternating forest of
+#: :func:`jaxmatch.solve_lap_split` on its own device where that is the
+#: faster solver: integer problems of :data:`JV_GPU_FLOAT_MIN_COLUMNS` to
+#: :data:`JV_GPU_FLOAT_MAX_COLUMNS` columns whose least costs tie in more
+#: than this fraction of the rows from :data:`FOREST_WIDE_COLUMNS` columns,
+#: in more than :data:`JV_GPU_INT_MAX_TIED_ROWS` below (where the tree
+#: variant then JV ran), and every problem wider than JV's range (where the
+#: tree variant ran); int32 costs of magnitude ``2**28`` or more keep the
+#: other solvers. Measured on an H200 (docs/benchmarks.md), one problem at
+#: a time: on integers in [0, n] (43 % tied rows) 2.3-9x ahead of the tree
+#: variant then JV from 500^2 to 20000^2 (8.8x ahead of JV at 20000^2); in
+#: [0, 3n] (15 %) 1.4-2.5x and in [0, 10n] (5 %) 1.2-3.2x ahead of JV from
+#: 2000^2 and 3000^2 to 20000^2, 2.3x behind at 1000^2 in [0, 10n]; in
+#: [0, 100n] (0.3 %) 1.1-2.5x behind JV up to 10000^2, 1.3-1.6x ahead at
+#: 16000^2 and 20000^2; 2.5-5.4x ahead of the tree variant from 20000^2 to
+#: 40000^2 on every class tried.
+FOREST_MIN_TIED_ROWS = 0.03
+#: See :data:`FOREST_MIN_TIED_ROWS`.
+FOREST_WIDE_COLUMNS = 2048
 #: The widest problem the GPU's JV takes: a warp's state fits its 48 KiB of
 #: shared memory up to 1536 columns (square; 2048 with fewer rows), a block
 #: of 1024 threads owns up to 64 columns per thread.
@@ -382,6 +408,12 @@ def _stepped(
     return _solution(lax.while_loop(running, step, init))
 
 
+def _jv_max_columns() -> int:
+    """The widest problem ``method="auto"`` gives JV from
+    :data:`JV_GPU_FLOAT_MIN_COLUMNS` columns."""
+    return min(JV_GPU_FLOAT_MAX_COLUMNS, JV_GPU_MAX_COLUMNS)
+
+
 def _gpu_plan(Ck: jax.Array, method: str, execution: str, max_iterations: int) -> tuple[str, bool]:
     """The GPU's solver for ``Ck`` (rows <= columns): ``"jv"``, or the tree
     or classical variant ``"fused"`` or ``"stepped"``; and whether integer
@@ -393,7 +425,7 @@ def _gpu_plan(Ck: jax.Array, method: str, execution: str, max_iterations: int) -
         return "stepped", False
     n, m = Ck.shape[-2:]
     few_rows = n <= JV_GPU_MAX_ROWS and m <= _JV_WARP_MAX_COLUMNS
-    jv_float_max = min(JV_GPU_FLOAT_MAX_COLUMNS, JV_GPU_MAX_COLUMNS)
+    jv_float_max = _jv_max_columns()
     jv_float = jnp.issubdtype(Ck.dtype, jnp.floating) and (
         1 <= m <= JV_GPU_FLOAT_WARP_MAX_COLUMNS or JV_GPU_FLOAT_MIN_COLUMNS <= m <= jv_float_max
     )
@@ -454,11 +486,65 @@ def _run_solver(
         return stepped(Ck)
     cpu = jv if method == "auto" else fused
     plan, jv_int = _gpu_plan(Ck, method, execution, max_iterations)
-    gpu = {"jv": jv, "fused": fused, "stepped": stepped}[plan]
+    gpu: Callable[[jax.Array], _Solution] = {"jv": jv, "fused": fused, "stepped": stepped}[plan]
     if jv_int:
         tree_then_jv = functools.partial(_tree_then_jv, tree=gpu, auction=warm is None)
         gpu = functools.partial(_integer_auto, jv=jv, tree_then_jv=tree_then_jv)
+    single = Ck.ndim == 2 and method == execution == "auto" and max_iterations == 0
+    wide = plan == "stepped" and Ck.shape[-1] > _jv_max_columns()
+    if single and warm is None and (wide or jv_int):
+        gpu = _forest_for_single_problems(gpu)
     return lax.platform_dependent(Ck, cpu=cpu, cuda=gpu)
+
+
+def _forest_suits(Ck: jax.Array) -> jax.Array | None:
+    """Whether the forest runs the single problem ``Ck`` (rows <= columns)
+    on the GPU (:data:`FOREST_MIN_TIED_ROWS`): a bool scalar, or None when it
+    always does."""
+    from . import split  # imports this module
+
+    if not jnp.issubdtype(Ck.dtype, jnp.integer):
+        return None
+    suits = split.fits_int32_forest(Ck)
+    m = Ck.shape[-1]
+    if m <= _jv_max_columns():
+        floor = FOREST_MIN_TIED_ROWS if m >= FOREST_WIDE_COLUMNS else JV_GPU_INT_MAX_TIED_ROWS
+        suits &= _tied_rows(Ck) > floor
+    return suits
+
+
+def _forest(Ck: jax.Array) -> _Solution:
+    """The alternating forest of :mod:`jaxmatch.lap.split` on ``Ck``'s
+    device, for a single problem."""
+    from . import split  # imports this module
+
+    cfr, rfc, u, v, iters, status = split.solve_on_one_device(Ck)
+    return _Solution(cfr, rfc, u, v, lap_ffi.info_of(status, iters))
+
+
+def _forest_for_single_problems(
+    other: Callable[[jax.Array], _Solution],
+) -> Callable[[jax.Array], _Solution]:
+    """``other`` (the GPU's solver), except for a single problem that suits
+    the forest (:func:`_forest_suits`); under ``jax.vmap`` a batch of
+    problems always goes to ``other``, whose kernels solve the members side
+    by side."""
+
+    @jax.custom_batching.custom_vmap
+    def solve(Ck: jax.Array) -> _Solution:
+        suits = _forest_suits(Ck)
+        if suits is None:
+            return _forest(Ck)
+        return lax.cond(suits, _forest, other, Ck)
+
+    @solve.def_vmap
+    def solve_batch(axis_size, in_batched, Ck):
+        del axis_size
+        (batched,) = in_batched
+        out = jax.vmap(other)(Ck) if batched else solve(Ck)
+        return out, jax.tree.map(lambda _: batched, out)
+
+    return solve
 
 
 def _tied_rows(C: jax.Array) -> jax.Array:
@@ -689,7 +775,12 @@ def solve_lap(
         :data:`JV_GPU_FLOAT_MAX_COLUMNS` columns, the tree variant for
         the others, finished by JV on integer costs of as many columns when
         it needs more than :data:`JV_GPU_INT_TREE_ITERATIONS_PER_ROW`
-        iterations per row; the tree variant in stepped solves).
+        iterations per row; the tree variant in stepped solves; on a GPU
+        a single problem with many tied integer costs, or wider than JV's
+        range, runs the alternating forest of
+        :func:`jaxmatch.solve_lap_split` on its device
+        (:data:`FOREST_MIN_TIED_ROWS`), whose ``n_iters`` counts forest
+        iterations).
       execution: static. ``"fused"`` (the whole solve in one kernel),
         ``"stepped"`` (``lax.while_loop`` of step kernels) or ``"auto"``.
       max_iterations: static int >= 1, or None. Stops a solve after this

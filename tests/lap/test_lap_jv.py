@@ -477,8 +477,10 @@ def test_gpu_auto_integer_costs_jv_or_the_tree_variant_then_jv():
     result, bit for bit); the tree variant where they often tie, alone when
     it finishes within its cap (its result, bit for bit), followed by JV
     from its duals when it does not (a third of Machol-Wien's rows zero,
-    Machol-Wien divided by n). Single, batched, vmapped and maximised,
-    square and rectangular: certified, the CPU's optimum."""
+    Machol-Wien divided by n), in batches (a single problem whose rows tie
+    often runs the forest: ``test_lap_forest_route.py``). Single, batched,
+    vmapped and maximised, square and rectangular: certified, the CPU's
+    optimum."""
     gpu = jax.devices("gpu")[0]
     rng = np.random.default_rng(31)
     cap = jaxmatch.lap.JV_GPU_INT_TREE_ITERATIONS_PER_ROW
@@ -494,12 +496,15 @@ def test_gpu_auto_integer_costs_jv_or_the_tree_variant_then_jv():
     def on_gpu(C, method="auto"):
         return jax.device_get(jaxmatch.solve_lap(jax.device_put(C, gpu), method=method))
 
-    for name, method in (("machol", "jv"), ("distinct", "jv"), ("tied", "tree")):
-        for a, b in zip(on_gpu(costs[name]), on_gpu(costs[name], method), strict=True):
+    def pair(name):
+        return np.stack([costs[name], costs[name][::-1]])
+
+    for C, method in ((costs["machol"], "jv"), (costs["distinct"], "jv"), (pair("tied"), "tree")):
+        for a, b in zip(on_gpu(C), on_gpu(C, method), strict=True):
             np.testing.assert_array_equal(a, b)
     # Past the tree variant's cap, the iterations count both stages.
     for name in ("zero_third", "divided"):
-        assert int(on_gpu(costs[name]).n_iters) > cap * n
+        assert np.all(on_gpu(pair(name)).n_iters > cap * n)
     # vmap and a maximised batch.
     machol = costs["machol"]
     batch = jax.device_put(np.stack([machol, costs["zero_third"], machol[::-1]]), gpu)
@@ -533,9 +538,11 @@ def test_gpu_auto_integer_costs_auction_after_the_tree_variant(n):
     zero_third = _integer_costs(n, rng)["zero_third"]
     for C in (machol, rank1, distinct, zero_third, np.stack([machol, distinct])):
         _check_auto_on_gpu(C, gpu)
-    auto = jax.device_get(jaxmatch.solve_lap(jax.device_put(zero_third, gpu)))
+    # A batch: a single such problem runs the forest (test_lap_forest_route.py).
+    both = jax.device_put(np.stack([zero_third, zero_third[::-1]]), gpu)
+    auto = jax.device_get(jaxmatch.solve_lap(both))
     cap = jaxmatch.lap.JV_GPU_INT_TREE_ITERATIONS_PER_ROW * n
-    assert int(auto.n_iters) > cap  # the tree variant, then JV
+    assert np.all(auto.n_iters > cap)  # the tree variant, then JV
 
     def rounds(C, auction):
         x0 = np.full(C.shape[:-1], -1, np.int32)

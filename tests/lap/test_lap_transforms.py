@@ -199,8 +199,8 @@ def test_grad_with_traced_maximize(device):
 def test_tuning_constants_set_on_the_package_take_effect(monkeypatch):
     """jaxmatch.lap.FUSED_MAX_COLUMNS / JV_GPU_MAX_ROWS /
     JV_GPU_FLOAT_WARP_MAX_COLUMNS / JV_GPU_INT_WARP_MAX_COLUMNS /
-    JV_GPU_FLOAT_MIN_COLUMNS /
-    JV_GPU_FLOAT_MAX_COLUMNS / STEPPED_ITERATIONS_PER_CALL are read when a
+    JV_GPU_FLOAT_MIN_COLUMNS / JV_GPU_FLOAT_MAX_COLUMNS /
+    FOREST_MIN_TIED_ROWS / FOREST_WIDE_COLUMNS / STEPPED_ITERATIONS_PER_CALL are read when a
     call is traced; setting them on the package sets the api's."""
     from jaxmatch.lap import api
 
@@ -239,7 +239,14 @@ def test_tuning_constants_set_on_the_package_take_effect(monkeypatch):
     assert iterations(C=C.astype(jnp.int32)) == [7]  # integers keep the tree
     monkeypatch.setattr(jaxmatch.lap, "JV_GPU_FLOAT_MAX_COLUMNS", 5)
     assert api.JV_GPU_FLOAT_MAX_COLUMNS == 5
-    assert iterations() == [7]  # 6 columns: above JV's float range again
+    # 6 columns, above JV's float range again: a batch runs the stepped tree,
+    # a single problem the forest (no iteration attribute).
+    assert iterations(C=jnp.stack([C, C])) == [7]
+    assert iterations() == []
+    monkeypatch.setattr(jaxmatch.lap, "FOREST_WIDE_COLUMNS", 7)
+    assert api.FOREST_WIDE_COLUMNS == 7
+    monkeypatch.setattr(jaxmatch.lap, "FOREST_MIN_TIED_ROWS", 0.5)
+    assert api.FOREST_MIN_TIED_ROWS == 0.5
     monkeypatch.setattr(jaxmatch.lap, "JV_GPU_FLOAT_MIN_COLUMNS", 256)
     check_against_scipy(C, jax.device_get(jaxmatch.solve_lap(C, execution="stepped")), False)
     api.FUSED_MAX_COLUMNS = 6  # the api's name and the package's are one
