@@ -19,8 +19,11 @@ The method is column generation on the LP, exact:
    sparse optimum is the dense one, certified by LP duality.
 
 Square problems of ``2 * MULTISCALE_MIN_POINTS`` points or more start from
-a random half of them, solved the same way (recursively): its pairs, and
-prices for every column from its row duals.
+half of each set, solved the same way (recursively): its pairs, and prices
+for every column from its row duals. The halves are stratified: one point
+of each consecutive pair along a Z-order (Morton) curve, so that each half
+keeps its set's density at every scale above the pairs' and the other
+halves' points, left to the first solve, lie near a partner.
 
 Costs are computed in the points' dtype (float32, or float64 under
 ``jax_enable_x64``); the sparse solver takes them exactly as float64. The
@@ -55,8 +58,12 @@ GPU_BLOCK_BYTES = 1 << 30
 CPU_BLOCK_BYTES = 1 << 26
 
 #: Square problems of at least twice this many points start from the pairs
-#: and prices of a random half of them (solved the same way, recursively).
+#: and prices of half of them (solved the same way, recursively).
 MULTISCALE_MIN_POINTS = 512
+
+#: Bits per coordinate of the Z-order codes that stratify the halves (at
+#: most 62 bits in all, so fewer in more than three dimensions).
+MORTON_BITS = 20
 
 #: Visits per row of the sparse solver's augmenting row reduction: on the
 #: nearest-neighbour graphs of points a bound this low is 3-6x faster than
@@ -382,17 +389,48 @@ def _solve(Xc: np.ndarray, Yc: np.ndarray, setup: _Setup) -> PointsLAPSolution:
     return _column_generation(Xc, Yc, setup, start)
 
 
+def z_order(points: np.ndarray) -> np.ndarray:
+    """The order of ``points`` (``[n, d]``) along a Z-order (Morton) curve of
+    their bounding box: ``[n]`` indices. Each coordinate is quantised to
+    ``min(MORTON_BITS, 62 // d)`` bits (at least 1; beyond 62 dimensions the
+    first 62 coordinates) and the bits interleaved, most significant
+    first."""
+    n, d = points.shape
+    dims = min(d, 62)
+    if dims == 0:
+        return np.arange(n)
+    bits = max(1, min(MORTON_BITS, 62 // dims))
+    P = points[:, :dims].astype(np.float64)
+    lo, hi = P.min(axis=0), P.max(axis=0)
+    span = np.where(hi > lo, hi - lo, 1.0)
+    q = np.floor((P - lo) / span * ((1 << bits) - 1)).astype(np.uint64)
+    code = np.zeros(n, np.uint64)
+    one = np.uint64(1)
+    for b in range(bits - 1, -1, -1):
+        for k in range(dims):
+            code = (code << one) | ((q[:, k] >> np.uint64(b)) & one)
+    return np.argsort(code, kind="stable")
+
+
+def stratified_half(points: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """``n // 2`` of ``points`` (``[n, d]``), sorted indices: one of each
+    consecutive pair along :func:`z_order`, chosen at random."""
+    order = z_order(points)
+    half = points.shape[0] // 2
+    return np.sort(order[2 * np.arange(half) + rng.integers(0, 2, half)])
+
+
 def _coarse_start(Xc: np.ndarray, Yc: np.ndarray, setup: _Setup) -> tuple[np.ndarray, np.ndarray]:
-    """A warm start ``(x0 [n], v0 [m])`` from a random half of the rows
-    assigned to a random half of the columns (solved the same way): the
-    half's pairs (``-1`` for the other rows), and column prices from the
-    c-transform ``v_j = min_i (c_ij - u_i)`` over the half's rows of its row
-    duals ``u``. Its pairs are at their rows' least reduced cost under these
-    prices (up to rounding), so the first sparse solve keeps them. Only the
-    speed depends on the start."""
+    """A warm start ``(x0 [n], v0 [m])`` from a stratified half of the rows
+    assigned to a stratified half of the columns (:func:`stratified_half`,
+    solved the same way): the half's pairs (``-1`` for the other rows), and
+    column prices from the c-transform ``v_j = min_i (c_ij - u_i)`` over
+    the half's rows of its row duals ``u``. Its pairs are at their rows'
+    least reduced cost under these prices (up to rounding), so the first
+    sparse solve keeps them. Only the speed depends on the start."""
     n = Xc.shape[0]
     rng = np.random.default_rng(n)
-    rows, cols = np.sort(rng.permutation(n)[: n // 2]), np.sort(rng.permutation(n)[: n // 2])
+    rows, cols = stratified_half(Xc, rng), stratified_half(Yc, rng)
     coarse = _solve(Xc[rows], Yc[cols], setup)
     best = _sweep(
         Yc, Xc[rows], np.zeros(n, Xc.dtype), coarse.u.astype(Xc.dtype),

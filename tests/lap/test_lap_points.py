@@ -117,6 +117,35 @@ def test_multiscale_start_on_a_larger_problem(monkeypatch):
     _check(X, Y, sol)
 
 
+def test_z_order_of_a_grid_and_of_degenerate_sets():
+    """A 4 x 4 grid in Z order (y the less significant bit of each level);
+    one dimension: sorted order; repeated points and zero dimensions keep
+    their order; beyond 62 dimensions the first 62 decide."""
+    xs, ys = np.meshgrid(np.arange(4), np.arange(4), indexing="ij")
+    grid = np.stack([xs.ravel(), ys.ravel()], 1).astype(np.float32)  # index 4 x + y
+    got = [tuple(grid[i].astype(int)) for i in points.z_order(grid)]
+    quads = [[(0, 0), (0, 1), (1, 0), (1, 1)]]
+    quads += [[(a + 2 * i, b + 2 * j) for a, b in quads[0]] for i, j in ((0, 1), (1, 0), (1, 1))]
+    assert got == [p for q in quads for p in q]
+    line = np.random.default_rng(1).random((50, 1))
+    np.testing.assert_array_equal(points.z_order(line), np.argsort(line[:, 0], kind="stable"))
+    np.testing.assert_array_equal(points.z_order(np.ones((5, 3))), np.arange(5))
+    np.testing.assert_array_equal(points.z_order(np.zeros((4, 0))), np.arange(4))
+    wide = np.random.default_rng(2).random((30, 70))
+    np.testing.assert_array_equal(points.z_order(wide), points.z_order(wide[:, :62]))
+
+
+@pytest.mark.parametrize("n", [2, 7, 1000])
+def test_stratified_half_takes_one_point_of_each_pair_along_the_curve(n):
+    P = np.random.default_rng(n).random((n, 3))
+    order = points.z_order(P)
+    half = points.stratified_half(P, np.random.default_rng(0))
+    assert half.shape == (n // 2,) and np.all(np.diff(half) > 0)
+    position = np.empty(n, int)
+    position[order] = np.arange(n)
+    np.testing.assert_array_equal(np.sort(position[half] // 2), np.arange(n // 2))
+
+
 def test_ties_duplicates_and_integer_grids():
     g = np.arange(6, dtype=np.float64)
     grid = np.stack(np.meshgrid(g, g), -1).reshape(-1, 2)
