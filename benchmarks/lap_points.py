@@ -13,13 +13,15 @@ allow, the certificate of ``verify_lap_points`` (NumPy, all pairs), scipy's
 
     python -m benchmarks.lap_points 10000 100000 250000 [--metric sqeuclidean]
         [--dim 2] [--shift 0] [--candidates 16] [--verify-max 20000] [--scipy-max 5000]
-        [--dense-max 16384] [--seconds 520] [--once] [--progress]
+        [--dense-max 16384] [--seconds 520] [--once] [--progress] [--random-halves]
 
 Cases after ``--seconds`` have passed are skipped. ``--once`` makes one call
 per case (for sizes where two do not fit the time): its time, split the
 same way, includes the compilation (``first_s`` equals ``seconds``).
 ``--progress`` prints each sparse solve of the timed call to stderr as it
-ends.
+ends. ``--random-halves`` makes the multiscale start take random halves
+of the point sets instead of stratified ones (``points.stratified_half``),
+for comparison.
 """
 
 from __future__ import annotations
@@ -31,6 +33,13 @@ import time
 
 import jax
 import numpy as np
+
+
+def _random_half(P: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A random half of ``P``'s points (sorted indices): the multiscale
+    start's halves before they were stratified."""
+    n = P.shape[0]
+    return np.sort(rng.permutation(n)[: n // 2])
 
 
 class _SolveClock:
@@ -78,6 +87,9 @@ def run_case(case: str, args) -> dict:
     solve = lambda: jaxmatch.solve_lap_points(  # noqa: E731
         X, Y, args.metric, candidates=args.candidates
     )
+    stratified = points.stratified_half
+    if args.random_halves:
+        points.stratified_half = _random_half
     first = None
     if not args.once:
         t0 = time.perf_counter()
@@ -87,6 +99,7 @@ def run_case(case: str, args) -> dict:
         t0 = time.perf_counter()
         sol = solve()
         total = time.perf_counter() - t0
+    points.stratified_half = stratified
     first = total if first is None else first
     row = {
         "case": case,
@@ -147,6 +160,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seconds", type=float, default=520.0)
     p.add_argument("--once", action="store_true", help="one call per case (compilation included)")
     p.add_argument("--progress", action="store_true", help="print each sparse solve (stderr)")
+    p.add_argument("--random-halves", action="store_true", help="random multiscale halves")
     args = p.parse_args(argv)
     deadline = time.time() + args.seconds
     for case in args.cases:

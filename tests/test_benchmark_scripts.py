@@ -131,13 +131,29 @@ def test_points_benchmark_once_times_the_single_call(capsys):
     assert row["solve_s"] + row["sweep_s"] == pytest.approx(row["seconds"], abs=2e-3)
 
 
+def test_points_benchmark_random_halves_reach_the_same_optimum(capsys):
+    """``--random-halves`` (1100 points: the multiscale start runs) gives
+    the stratified run's cost, and the library's halves are restored."""
+    from benchmarks import lap_points
+    from jaxmatch.lap import points
+
+    stratified = points.stratified_half
+    argv = ["1100", "--once", "--verify-max", "0", "--scipy-max", "0"]
+    for extra in ([], ["--random-halves"]):
+        assert lap_points.main(argv + extra) == 0
+        assert points.stratified_half is stratified
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [r["status"] for r in rows] == ["OPTIMAL", "OPTIMAL"]
+    assert rows[0]["cost"] == pytest.approx(rows[1]["cost"], rel=1e-9)
+
+
 def test_split_benchmark_rows_are_certified_and_agree(capsys):
     from benchmarks import lap_split
 
-    argv = ["int:60", "f32:50", "sqdist:40", "int10:70", "--devices", "1", "--single"]
-    assert lap_split.main(argv + ["--repeats", "1"]) == 0
+    cases = ["int:60", "f32:50", "sqdist:40", "int10:70", "intx3:50", "f32int:40"]
+    assert lap_split.main([*cases, "--devices", "1", "--single", "--repeats", "1"]) == 0
     rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
-    assert [r["case"] for r in rows] == ["int:60", "f32:50", "sqdist:40", "int10:70"]
+    assert [r["case"] for r in rows] == cases
     for r in rows:
         assert r["status"] == "OPTIMAL" and r["certified"], r
         assert r["cost"] == pytest.approx(r["single_cost"], rel=1e-6)
