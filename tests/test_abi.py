@@ -124,9 +124,15 @@ def _custom_calls(fn, *args, platforms):
     "m, dtype, gpu_targets",
     [
         (8, jnp.float32, {"lap_solve"}),
-        # JV alone where the rows rarely tie; else the stepped tree, then JV
-        # from its duals where a problem is left
-        (1100, jnp.int32, {"lap_solve", "lap_init", "lap_step", "lap_solve_warm"}),
+        # A single problem: the forest where the rows often tie; else JV
+        # alone where they rarely do, else the stepped tree, then JV from
+        # its duals where a problem is left
+        (
+            1100,
+            jnp.int32,
+            {"lap_solve", "lap_init", "lap_step", "lap_solve_warm"}
+            | {"lap_split_scan", "lap_split_update"},
+        ),
         (1100, jnp.float32, {"lap_solve"}),  # JV, a block per problem
     ],
 )
