@@ -11,7 +11,8 @@ unit square, float32). For each case and each device count in
 ``--devices``: the first call (compilation included) and the median of
 ``--repeats`` further calls, the forest iterations and the time per
 iteration, the cost and status; ``--single`` adds ``jaxmatch.solve_lap`` on
-the first device for the same matrix (the one-GPU solver), and cases up to
+the first device for the same matrix (the one-GPU solver; its ``method``
+``--single-method``, default ``auto``), and cases up to
 ``--verify-max`` are certified with ``verify_lap``; ``--per-trip`` runs each
 case with each of these numbers of forest iterations per trip of the
 solver's loop (``jaxmatch.lap.split.ITERATIONS_PER_TRIP``; default: the
@@ -20,7 +21,8 @@ weak and strong scaling efficiencies are computed from these lines (see
 ``docs/benchmarks.md``). Run:
 
     python -m benchmarks.lap_split int:20000 int:28284 f32:20000 --devices 1 2
-        [--repeats 3] [--single] [--verify-max 20000] [--max-iterations N]
+        [--repeats 3] [--single] [--single-method jv] [--verify-max 20000]
+        [--max-iterations N]
         [--seconds 520] [--per-trip 1 4]
 
 On a machine without several accelerators, ``XLA_FLAGS=
@@ -31,6 +33,7 @@ forced CPU devices (a check of the script, not a measurement).
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import re
 import statistics
@@ -117,9 +120,10 @@ def run(kind: str, n: int, devices: int, args, per_trip: int | None = None) -> d
     }
     if args.single and devices == 1:
         C1 = jax.device_put(C, jax.devices()[0])
-        solve = jax.jit(jaxmatch.solve_lap)
+        solve = jax.jit(functools.partial(jaxmatch.solve_lap, method=args.single_method))
         first1, times1, res1 = timed(lambda: solve(C1), args.repeats)
         row.update(
+            single_method=args.single_method,
             single_first_s=round(first1, 3),
             single_s=round(statistics.median(times1), 4),
             single_iterations=int(res1.n_iters),
@@ -141,6 +145,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--devices", type=int, nargs="+", default=[1, 2])
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--single", action="store_true")
+    p.add_argument("--single-method", default="auto", choices=("auto", "tree", "classical", "jv"))
     p.add_argument("--verify-max", type=int, default=20000)
     p.add_argument("--max-iterations", type=int, default=None)
     p.add_argument("--seconds", type=float, default=520.0)

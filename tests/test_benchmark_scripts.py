@@ -151,9 +151,11 @@ def test_split_benchmark_rows_are_certified_and_agree(capsys):
     from benchmarks import lap_split
 
     cases = ["int:60", "f32:50", "sqdist:40", "int10:70", "intx3:50", "f32int:40"]
-    assert lap_split.main([*cases, "--devices", "1", "--single", "--repeats", "1"]) == 0
+    argv = [*cases, "--devices", "1", "--single", "--repeats", "1"]
+    assert lap_split.main(argv + ["--single-method", "jv"]) == 0
     rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert [r["case"] for r in rows] == cases
+    assert {r["single_method"] for r in rows} == {"jv"}
     for r in rows:
         assert r["status"] == "OPTIMAL" and r["certified"], r
         assert r["cost"] == pytest.approx(r["single_cost"], rel=1e-6)
