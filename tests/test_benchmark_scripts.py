@@ -15,6 +15,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+import jaxmatch  # noqa: E402
 from benchmarks import matching_methods  # noqa: E402
 from jaxmatch import Graph, MatchingStatus  # noqa: E402
 
@@ -145,6 +146,29 @@ def test_points_benchmark_random_halves_reach_the_same_optimum(capsys):
     rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert [r["status"] for r in rows] == ["OPTIMAL", "OPTIMAL"]
     assert rows[0]["cost"] == pytest.approx(rows[1]["cost"], rel=1e-9)
+
+
+def test_points_benchmark_sampled_check_passes_optima_and_catches_bad_duals(capsys):
+    """``--check-rows`` (sizes past ``--verify-max``) passes an optimal
+    solution, and fails one whose duals or pairs were spoiled."""
+    from benchmarks import lap_points
+
+    argv = ["1100", "--once", "--verify-max", "0", "--scipy-max", "0", "--check-rows", "50"]
+    assert lap_points.main(argv) == 0
+    (row,) = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert row["check_ok"] and row["check_rows"] == 50
+    assert row["check_min_reduced"] >= -row["tol"] and row["check_slack"] <= row["tol"]
+
+    rng = np.random.default_rng(3)
+    X, Y = rng.random((300, 2), dtype=np.float32), rng.random((300, 2), dtype=np.float32)
+    sol = jaxmatch.solve_lap_points(X, Y)
+    assert lap_points._sampled_check(X, Y, sol, "sqeuclidean", 300)["check_ok"]
+    raised = sol._replace(v=np.asarray(sol.v) + 0.01)  # every reduced cost drops
+    assert not lap_points._sampled_check(X, Y, raised, "sqeuclidean", 300)["check_ok"]
+    swapped = np.asarray(sol.col_for_row).copy()
+    swapped[[0, 1]] = swapped[[1, 0]]
+    bad_pairs = sol._replace(col_for_row=swapped)
+    assert not lap_points._sampled_check(X, Y, bad_pairs, "sqeuclidean", 300)["check_ok"]
 
 
 def test_split_benchmark_rows_are_certified_and_agree(capsys):
