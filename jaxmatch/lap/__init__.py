@@ -3,6 +3,7 @@
 from .. import _tuning
 from . import api
 from .api import (
+    AUTOTUNE_MAX_FRACTION,
     FOREST_MIN_TIED_ROWS,
     FOREST_WIDE_COLUMNS,
     FUSED_MAX_COLUMNS,
@@ -32,6 +33,7 @@ from .types import LAPCertificate, LAPResult, LAPStatus
 from .verify import verify_lap
 
 __all__ = [
+    "AUTOTUNE_MAX_FRACTION",
     "FOREST_MIN_TIED_ROWS",
     "FOREST_WIDE_COLUMNS",
     "FUSED_MAX_COLUMNS",
@@ -69,6 +71,7 @@ _tuning.forward_constants(
     __name__,
     api,
     (
+        "AUTOTUNE_MAX_FRACTION",
         "FOREST_MIN_TIED_ROWS",
         "FOREST_WIDE_COLUMNS",
         "FUSED_MAX_COLUMNS",

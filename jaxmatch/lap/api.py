@@ -40,8 +40,9 @@ Two execution shapes:
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
-from typing import Literal, NamedTuple
+import math
+from collections.abc import Callable, Sequence
+from typing import Any, Literal, NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -155,6 +156,45 @@ FOREST_WIDE_COLUMNS = 2048
 JV_GPU_MAX_COLUMNS = 65536
 #: The widest problem the GPU's JV solves in one warp.
 _JV_WARP_MAX_COLUMNS = 1536
+#: An eager call (``solve_lap``, ``hungarian``, ``solve_lap_split``) whose
+#: costs take more than this fraction of a GPU's memory on each device
+#: compiles with XLA's autotuning off: the autotuner copies a fusion's
+#: inputs to time its variants, and a copy of the matrix would not fit (a
+#: 102 GB matrix on a 141 GB H200 stopped the compilation with
+#: ``RESOURCE_EXHAUSTED``). The fusions over the whole matrix run a few
+#: times per solve, so this costs no measurable time (int32 113137^2 on
+#: an H200: 9.49 against 9.47 s). Under ``jax.jit`` the caller's compiler
+#: options apply (``docs/lap.md``, "Matrices over half a GPU's memory").
+AUTOTUNE_MAX_FRACTION = 0.4
+#: The compiler options of such a call.
+UNTUNED_COMPILER_OPTIONS = {"xla_gpu_autotune_level": 0}
+
+
+def autotune_off(block_bytes: int, devices: Sequence[Any]) -> bool:
+    """Whether ``block_bytes`` of costs on each of ``devices`` exceed
+    :data:`AUTOTUNE_MAX_FRACTION` of a GPU's memory (False off GPUs and
+    where the memory is not reported)."""
+    device = next(iter(devices))
+    if device.platform != "gpu":
+        return False
+    limit = (device.memory_stats() or {}).get("bytes_limit")
+    return limit is not None and block_bytes > AUTOTUNE_MAX_FRACTION * limit
+
+
+def _eager_autotune_off(C: Any) -> bool:
+    """:func:`autotune_off` for concrete costs ``C``: their shards' bytes
+    where ``C`` is a ``jax.Array``, else the whole on the default device."""
+    itemsize = np.dtype(C.dtype).itemsize
+    sharding = getattr(C, "sharding", None)
+    if isinstance(sharding, jax.sharding.Sharding):
+        block = math.prod(sharding.shard_shape(C.shape)) * itemsize
+        return autotune_off(block, list(sharding.device_set))
+    chosen = getattr(jax.config, "jax_default_device", None)
+    if chosen is None:
+        device = jax.devices()[0]
+    else:
+        device = jax.devices(chosen)[0] if isinstance(chosen, str) else chosen
+    return autotune_off(math.prod(C.shape) * itemsize, [device])
 
 
 def _x64_enabled() -> bool:
@@ -736,6 +776,13 @@ def _solve_traced_jvp(method, execution, max_iterations, primals, tangents):
 # caller can wait interruptibly (wait_ready).
 _solve_static_eager = jax.jit(_solve_static, static_argnums=(2, 3, 4, 5))
 _solve_traced_eager = jax.jit(_solve_traced, static_argnums=(3, 4, 5))
+# The same for costs too large for XLA's autotuner (AUTOTUNE_MAX_FRACTION).
+_solve_static_eager_untuned = jax.jit(
+    _solve_static, static_argnums=(2, 3, 4, 5), compiler_options=UNTUNED_COMPILER_OPTIONS
+)
+_solve_traced_eager_untuned = jax.jit(
+    _solve_traced, static_argnums=(3, 4, 5), compiler_options=UNTUNED_COMPILER_OPTIONS
+)
 
 
 def solve_lap(
@@ -846,12 +893,13 @@ def solve_lap(
             return split.solve_lap_split(
                 C, maximize=flag, mesh=found[0], axis_name=found[1], max_iterations=max_iterations
             )
+    untuned = eager and _eager_autotune_off(C)
     if isinstance(flag, bool):
-        solve = _solve_static_eager if eager else _solve_static
-        res = solve(C, warm, flag, method, execution, limit)
+        solve = _solve_static_eager_untuned if untuned else _solve_static_eager
+        res = (solve if eager else _solve_static)(C, warm, flag, method, execution, limit)
     else:
-        solve = _solve_traced_eager if eager else _solve_traced
-        res = solve(C, warm, flag, method, execution, limit)
+        solve = _solve_traced_eager_untuned if untuned else _solve_traced_eager
+        res = (solve if eager else _solve_traced)(C, warm, flag, method, execution, limit)
     return wait_ready(res) if eager else res
 
 

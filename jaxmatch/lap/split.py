@@ -58,6 +58,7 @@ from jax.sharding import Mesh, NamedSharding, PartitionSpec
 from .._interrupt import wait_ready
 from .._static import static_int
 from . import _ffi as lap_ffi
+from . import api
 from .api import _canonical_costs, _cost_tangent, _valid_entries, finished_result
 from .types import LAPResult, LAPStatus
 
@@ -270,9 +271,6 @@ def solve_on_one_device(Ck: jax.Array) -> tuple[jax.Array, ...]:
     return cfr, rfc, u, v, iters, status
 
 
-@functools.partial(
-    jax.jit, static_argnames=("mesh", "axis", "maximize", "max_iterations", "per_trip")
-)
 def _solve_split(C, *, mesh, axis, maximize, max_iterations, per_trip):
     n0, m0 = C.shape
     transposed = n0 > m0
@@ -305,9 +303,18 @@ def _solve_split(C, *, mesh, axis, maximize, max_iterations, per_trip):
     return jax.lax.with_sharding_constraint(res, NamedSharding(mesh, PartitionSpec()))
 
 
-@functools.partial(jax.custom_jvp, nondiff_argnums=(1, 2, 3, 4))
-def _solve_differentiable(C, mesh, axis, maximize, max_iterations) -> LAPResult:
-    return _solve_split(
+_STATIC = ("mesh", "axis", "maximize", "max_iterations", "per_trip")
+_solve_split_tuned = jax.jit(_solve_split, static_argnames=_STATIC)
+# For blocks too large for XLA's autotuner (api.AUTOTUNE_MAX_FRACTION).
+_solve_split_untuned = jax.jit(
+    _solve_split, static_argnames=_STATIC, compiler_options=api.UNTUNED_COMPILER_OPTIONS
+)
+
+
+@functools.partial(jax.custom_jvp, nondiff_argnums=(1, 2, 3, 4, 5))
+def _solve_differentiable(C, mesh, axis, maximize, max_iterations, untuned) -> LAPResult:
+    solve = _solve_split_untuned if untuned else _solve_split_tuned
+    return solve(
         C,
         mesh=mesh,
         axis=axis,
@@ -318,9 +325,9 @@ def _solve_differentiable(C, mesh, axis, maximize, max_iterations) -> LAPResult:
 
 
 @_solve_differentiable.defjvp
-def _solve_jvp(mesh, axis, maximize, max_iterations, primals, tangents):
+def _solve_jvp(mesh, axis, maximize, max_iterations, untuned, primals, tangents):
     (C,), (dC,) = primals, tangents
-    res = _solve_differentiable(C, mesh, axis, maximize, max_iterations)
+    res = _solve_differentiable(C, mesh, axis, maximize, max_iterations, untuned)
     return res, _cost_tangent(C, dC, res)
 
 
@@ -411,5 +418,9 @@ def solve_lap_split(
             n_iters=jnp.zeros((), jnp.int32),
             status=jnp.array(LAPStatus.OPTIMAL, jnp.int32),
         )
-    res = _solve_differentiable(C, mesh, axis, bool(maximize), limit)
-    return res if isinstance(C, jax.core.Tracer) else wait_ready(res)
+    traced = isinstance(C, jax.core.Tracer)
+    # XLA takes compiler options from the outermost jit only: an eager call.
+    block = -(-min(n, m) // _axis_size(mesh, axis)) * max(n, m) * C.dtype.itemsize
+    untuned = not traced and api.autotune_off(block, list(mesh.devices.flat))
+    res = _solve_differentiable(C, mesh, axis, bool(maximize), limit, untuned)
+    return res if traced else wait_ready(res)
