@@ -62,7 +62,9 @@ def test_solve_lap_untuned_gives_the_same_solve(monkeypatch):
     assert asked[-1] == (C.nbytes, [CPU[0]])
     jax.jit(jaxmatch.solve_lap)(C)
     jax.grad(lambda c: jaxmatch.solve_lap(c).cost.sum())(jnp.asarray(C))
+    batched = jax.vmap(jaxmatch.solve_lap)(C)
     assert len(asked) == 3
+    np.testing.assert_array_equal(np.asarray(batched.col_for_row), np.asarray(want[0].col_for_row))
 
 
 def test_split_untuned_gives_the_same_solve(monkeypatch):
