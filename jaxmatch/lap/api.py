@@ -895,11 +895,12 @@ def solve_lap(
             )
     untuned = eager and _eager_autotune_off(C)
     if isinstance(flag, bool):
-        solve = _solve_static_eager_untuned if untuned else _solve_static_eager
-        res = (solve if eager else _solve_static)(C, warm, flag, method, execution, limit)
+        solve = _solve_static_eager if eager else _solve_static
+        solve = _solve_static_eager_untuned if untuned else solve
     else:
-        solve = _solve_traced_eager_untuned if untuned else _solve_traced_eager
-        res = (solve if eager else _solve_traced)(C, warm, flag, method, execution, limit)
+        solve = _solve_traced_eager if eager else _solve_traced
+        solve = _solve_traced_eager_untuned if untuned else solve
+    res = solve(C, warm, flag, method, execution, limit)
     return wait_ready(res) if eager else res
 
 
