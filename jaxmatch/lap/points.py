@@ -45,6 +45,7 @@ from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
 from .._interrupt import run_host
 from . import _ffi as lap_ffi
+from .api import UNTUNED_COMPILER_OPTIONS
 from .types import LAPCertificate, LAPStatus
 from .verify import _invalid, certificate
 
@@ -144,12 +145,29 @@ def pair_costs(x: jax.Array, y: jax.Array, metric: Metric) -> jax.Array:
     return _formula(x[:, None, :] - y[None, :, :], metric, jnp)
 
 
-@functools.partial(jax.jit, static_argnames="metric")
-def _aligned_costs(x: jax.Array, y: jax.Array, metric: Metric) -> jax.Array:
+def _aligned_body(x: jax.Array, y: jax.Array, metric: Metric) -> jax.Array:
     """``[b]``: the cost of each pair ``(x[i], y[i])``."""
     if callable(metric):
         return jax.vmap(metric)(x, y)
     return _formula(x - y, metric, jnp)
+
+
+_aligned_costs = jax.jit(_aligned_body, static_argnames="metric")
+_aligned_costs_untuned = jax.jit(
+    _aligned_body, static_argnames="metric", compiler_options=UNTUNED_COMPILER_OPTIONS
+)
+
+
+def autotune_off(metric: Metric, devices: Sequence[Any]) -> bool:
+    """Whether the programs of a solve on ``devices`` compile without XLA's
+    autotuner: on GPUs, for the built-in metrics. Their programs (elementwise
+    costs, reductions, ``top_k``) hold no matrix product, and on H100s the
+    autotuner took 4-7 s of the 8-12 s that a first solve of 100,000 or
+    250,000 points spent compiling, with no sweep faster for it
+    (``docs/benchmarks.md``). A
+    function metric may hold products (a dot of its points), so it keeps
+    the autotuner."""
+    return isinstance(metric, str) and next(iter(devices)).platform == "gpu"
 
 
 class _Sweep(NamedTuple):
@@ -180,14 +198,17 @@ def _sweep_local(X, u, Y, v, *, metric, k, sign, block):
 
 
 @functools.cache
-def _sweep_program(metric: Metric, k: int, sign: float, block: int, devices: tuple[Any, ...]):
+def _sweep_program(
+    metric: Metric, k: int, sign: float, block: int, devices: tuple[Any, ...], untuned: bool
+):
     local = functools.partial(_sweep_local, metric=metric, k=k, sign=sign, block=block)
+    options = UNTUNED_COMPILER_OPTIONS if untuned else None
     if len(devices) == 1:
-        return jax.jit(local)
+        return jax.jit(local, compiler_options=options)
     mesh = Mesh(np.array(devices), ("rows",))
     rows, rep = PartitionSpec("rows"), PartitionSpec()
     mapped = jax.shard_map(local, mesh=mesh, in_specs=(rows, rows, rep, rep), out_specs=(rows,) * 3)
-    return jax.jit(mapped)
+    return jax.jit(mapped, compiler_options=options)
 
 
 def _sweep(X, Y, u, v, *, metric, k, sign, devices) -> _Sweep:
@@ -204,7 +225,8 @@ def _sweep(X, Y, u, v, *, metric, k, sign, devices) -> _Sweep:
     pad = len(devices) * block * -(-per_device // block) - n
     Xp = np.concatenate([X, np.broadcast_to(X[:1], (pad, X.shape[1]))]) if pad else X
     up = np.concatenate([u, np.zeros(pad, u.dtype)]) if pad else u
-    program = _sweep_program(metric, k, float(sign), block, tuple(devices))
+    untuned = autotune_off(metric, devices)
+    program = _sweep_program(metric, k, float(sign), block, tuple(devices), untuned)
     if len(devices) == 1:
         args = jax.device_put((Xp, up, Y, v), devices[0])
     else:
@@ -537,7 +559,8 @@ def _column_generation(
 
 def _costs_of_pairs(x: np.ndarray, y: np.ndarray, metric: Metric, device: Any) -> np.ndarray:
     """``[b]``: the cost of each pair ``(x[i], y[i])``, computed on ``device``."""
-    return np.asarray(_aligned_costs(*jax.device_put((x, y), device), metric))
+    program = _aligned_costs_untuned if autotune_off(metric, [device]) else _aligned_costs
+    return np.asarray(program(*jax.device_put((x, y), device), metric))
 
 
 def _check_finite(*arrays: np.ndarray) -> None:

@@ -117,6 +117,45 @@ def test_multiscale_start_on_a_larger_problem(monkeypatch):
     _check(X, Y, sol)
 
 
+class _FakeDevice:
+    def __init__(self, platform):
+        self.platform = platform
+
+
+def test_autotune_off_for_built_in_metrics_on_gpus():
+    gpu, cpu = _FakeDevice("gpu"), _FakeDevice("cpu")
+    for metric in points.METRICS:
+        assert points.autotune_off(metric, [gpu])
+        assert not points.autotune_off(metric, [cpu])
+    assert not points.autotune_off(lambda x, y: jnp.dot(x, y), [gpu])
+
+
+def test_untuned_programs_solve_bit_for_bit_as_the_others(monkeypatch):
+    """Compiled without the autotuner (as for built-in metrics on GPUs), a
+    solve with the multiscale start gives the same arrays; every program of
+    the solve was the untuned one."""
+    monkeypatch.setattr(points, "MULTISCALE_MIN_POINTS", 100)
+    rng = np.random.default_rng(17)
+    X, Y = rng.random((300, 2)).astype(np.float32), rng.random((300, 2)).astype(np.float32)
+    want = jaxmatch.solve_lap_points(X, Y, "euclidean")
+    asked: list = []
+    sweep_program = points._sweep_program
+
+    def spy(*args):
+        asked.append(args[-1])
+        return sweep_program(*args)
+
+    monkeypatch.setattr(points, "_sweep_program", spy)
+    monkeypatch.setattr(points, "autotune_off", lambda metric, devices: True)
+    monkeypatch.setattr(points, "_aligned_costs", None)  # the tuned program is not used
+    got = jaxmatch.solve_lap_points(X, Y, "euclidean")
+    assert asked and all(asked)
+    for name in ("col_for_row", "row_for_col", "u", "v"):
+        np.testing.assert_array_equal(getattr(got, name), getattr(want, name))
+    assert (got.cost, got.rounds, got.edges) == (want.cost, want.rounds, want.edges)
+    _check(X, Y, got, "euclidean")
+
+
 def test_z_order_of_a_grid_and_of_degenerate_sets():
     """A 4 x 4 grid in Z order (y the less significant bit of each level);
     one dimension: sorted order; repeated points and zero dimensions keep
