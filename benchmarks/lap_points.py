@@ -14,7 +14,7 @@ allow, the certificate of ``verify_lap_points`` (NumPy, all pairs), scipy's
     python -m benchmarks.lap_points 10000 100000 250000 [--metric sqeuclidean]
         [--dim 2] [--shift 0] [--candidates 16] [--verify-max 20000] [--scipy-max 5000]
         [--dense-max 16384] [--seconds 520] [--once] [--progress] [--random-halves]
-        [--check-rows 0]
+        [--check-rows 0] [--keep-autotuner]
 
 Cases after ``--seconds`` have passed are skipped. ``--once`` makes one call
 per case (for sizes where two do not fit the time): its time, split the
@@ -26,7 +26,10 @@ for comparison. ``--check-rows R`` checks, where the sizes exceed
 ``--verify-max``, what can be checked at any size: the assignment is a
 full matching, every assigned pair has zero reduced cost, and ``R``
 random rows have no negative reduced cost against all columns (float64,
-the solution's own tolerance): a sampled certificate.
+the solution's own tolerance): a sampled certificate. ``first_compile_s``
+is the first call's XLA compilation (JAX's ``backend_compile_duration``
+events); ``--keep-autotuner`` compiles the built-in metrics' programs with
+XLA's GPU autotuner on (``points.autotune_off``), for comparison.
 """
 
 from __future__ import annotations
@@ -45,6 +48,26 @@ def _random_half(P: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     start's halves before they were stratified."""
     n = P.shape[0]
     return np.sort(rng.permutation(n)[: n // 2])
+
+
+_COMPILE_EVENT = "/jax/core/compile/backend_compile_duration"
+_compile_seconds = [0.0]
+
+
+def _count_compilation(event: str, seconds: float, **kwargs) -> None:
+    if event == _COMPILE_EVENT:
+        _compile_seconds[0] += seconds
+
+
+_listening = [False]
+
+
+def _compilation_so_far() -> float:
+    """XLA compilation seconds since the first call of this function."""
+    if not _listening[0]:
+        jax.monitoring.register_event_duration_secs_listener(_count_compilation)
+        _listening[0] = True
+    return _compile_seconds[0]
 
 
 class _SolveClock:
@@ -119,20 +142,25 @@ def run_case(case: str, args) -> dict:
     solve = lambda: jaxmatch.solve_lap_points(  # noqa: E731
         X, Y, args.metric, candidates=args.candidates
     )
-    stratified = points.stratified_half
+    stratified, autotune_off = points.stratified_half, points.autotune_off
     if args.random_halves:
         points.stratified_half = _random_half
+    if args.keep_autotuner:
+        points.autotune_off = lambda metric, devices: False
     first = None
+    compiled = _compilation_so_far()
     if not args.once:
         t0 = time.perf_counter()
         solve()
         first = time.perf_counter() - t0
+    first_compile = _compilation_so_far() - compiled
     with _SolveClock(points, args.progress) as clock:
         t0 = time.perf_counter()
         sol = solve()
         total = time.perf_counter() - t0
-    points.stratified_half = stratified
-    first = total if first is None else first
+    points.stratified_half, points.autotune_off = stratified, autotune_off
+    if first is None:
+        first, first_compile = total, _compilation_so_far() - compiled
     row = {
         "case": case,
         "device": str(jax.devices()[0].device_kind),
@@ -141,6 +169,7 @@ def run_case(case: str, args) -> dict:
         "dim": args.dim,
         "shift": args.shift,
         "first_s": round(first, 3),
+        "first_compile_s": round(first_compile, 3),
         "seconds": round(total, 3),
         "solve_s": round(sum(clock.seconds), 3),
         "sweep_s": round(total - sum(clock.seconds), 3),
@@ -198,6 +227,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--progress", action="store_true", help="print each sparse solve (stderr)")
     p.add_argument("--random-halves", action="store_true", help="random multiscale halves")
     p.add_argument("--check-rows", type=int, default=0, help="sampled certificate's rows")
+    p.add_argument("--keep-autotuner", action="store_true", help="XLA's autotuner on (GPUs)")
     args = p.parse_args(argv)
     deadline = time.time() + args.seconds
     for case in args.cases:

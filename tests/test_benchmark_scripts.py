@@ -148,6 +148,22 @@ def test_points_benchmark_random_halves_reach_the_same_optimum(capsys):
     assert rows[0]["cost"] == pytest.approx(rows[1]["cost"], rel=1e-9)
 
 
+def test_points_benchmark_counts_compilation_and_restores_the_autotuner_rule(capsys):
+    """A size not compiled before in this process (1300 points) reports its
+    compilation; ``--keep-autotuner`` asks for the tuned programs and the
+    library's rule is restored."""
+    from benchmarks import lap_points
+    from jaxmatch.lap import points
+
+    rule = points.autotune_off
+    argv = ["1300", "--keep-autotuner", "--verify-max", "0", "--scipy-max", "0"]
+    assert lap_points.main(argv) == 0
+    assert points.autotune_off is rule
+    (row,) = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert row["status"] == "OPTIMAL"
+    assert 0 < row["first_compile_s"] < row["first_s"]
+
+
 def test_points_benchmark_sampled_check_passes_optima_and_catches_bad_duals(capsys):
     """``--check-rows`` (sizes past ``--verify-max``) passes an optimal
     solution, and fails one whose duals or pairs were spoiled."""
