@@ -7,6 +7,7 @@
 #include "common/cancel.h"
 #include "common/ffi_helpers.h"
 
+#include "lap/lap_points_steps.h"
 #include "lap/lap_split_steps.h"
 #include "lap/lap_state.h"
 #include "matching/matching_state.h"
@@ -18,7 +19,7 @@ namespace {
 
 // Bump whenever a handler's operands, attributes or a constant change; the
 // Python package refuses a library of another version.
-constexpr int kAbiVersion = 12;
+constexpr int kAbiVersion = 13;
 
 struct NamedConstant {
   const char* name;
@@ -54,6 +55,11 @@ constexpr NamedConstant kConstants[] = {
     {"LAP_SPLIT_INFO_ITERS", kSplitIters},
     {"LAP_SPLIT_INFO_COUNT", kSplitCount},
     {"LAP_SPLIT_INFO_ROW0", kSplitRow0},
+    {"LAP_POINTS_SQEUCLIDEAN", kPointsSqeuclidean},
+    {"LAP_POINTS_EUCLIDEAN", kPointsEuclidean},
+    {"LAP_POINTS_CITYBLOCK", kPointsCityblock},
+    {"LAP_POINTS_MAX_K", kPointsMaxK},
+    {"LAP_POINTS_MAX_DIM", kPointsMaxDim},
     // Matching
     {"MATCHING_DRIVER_APFB", kMcmApfb},
     {"MATCHING_DRIVER_APSB", kMcmApsb},

@@ -19,7 +19,7 @@ from pathlib import Path
 import jax
 
 #: The library ABI this package speaks (``kAbiVersion`` in cuda_ffi/library.cc).
-ABI_VERSION = 12
+ABI_VERSION = 13
 
 _PKG_DIR = Path(__file__).resolve().parent
 
@@ -33,6 +33,7 @@ TARGETS = (
     "lap_csr_solve",
     "lap_split_scan",
     "lap_split_update",
+    "lap_points_sweep",
     "matching_init",
     "matching_step",
     "matching_solve",

@@ -1,7 +1,7 @@
 """Representative workloads for compute-sanitizer (memcheck, racecheck, ...).
 
     XLA_PYTHON_CLIENT_ALLOCATOR=platform compute-sanitizer --tool memcheck \\
-        python3 tools/sanitize.py lap|lap-jv|lap-split|sparse-lap|matching|weighted
+        python3 tools/sanitize.py lap|lap-jv|lap-split|lap-points|sparse-lap|matching|weighted
 
 With the platform allocator every XLA buffer is its own cudaMalloc, so
 out-of-bounds accesses are caught. Where compute-sanitizer itself crashes
@@ -23,7 +23,8 @@ clusters) on uniform, Euclidean and tied costs, cold and warm, which
 loads no other LAP kernel module. ``lap-split``: solve_lap_split's scan
 and update kernels on every GPU (square, wide, tall, every dtype, ties,
 forbidden entries, an infeasible and an iteration-limited solve).
-``sparse-lap``: solve_lap_csr on padded
+``lap-points``: solve_lap_points' sweep kernel (every built-in metric,
+both float dtypes, square, wide and tall, maximized). ``sparse-lap``: solve_lap_csr on padded
 batches. ``matching``: every BFS driver x level kernel x init x execution x
 thread mapping, and push-relabel x init x execution, on graphs with free
 rows and columns left, batched (vmap) and single, plus a malformed graph
@@ -363,9 +364,36 @@ def lap_split_workload() -> tuple[int, int]:
     return runs, bad
 
 
+def lap_points_workload() -> tuple[int, int]:
+    """(runs, failed checks) of solve_lap_points (the sweep kernel) on one
+    GPU: every built-in metric, float32 and float64, square (the multiscale
+    start), wide and tall, fewer columns than pairs per row, maximized, and
+    odd dimensions; each certified over all pairs."""
+    jax.config.update("jax_enable_x64", True)
+    rng = np.random.default_rng(13)
+    gpu = jax.devices("gpu")[:1]
+    runs = bad = 0
+    cases = [
+        (1100, 1100, 2, "sqeuclidean", np.float32, False),
+        (300, 420, 3, "euclidean", np.float64, True),
+        (90, 40, 1, "cityblock", np.float32, False),
+        (5, 9, 7, "sqeuclidean", np.float32, True),
+        (200, 200, 33, "euclidean", np.float64, False),
+    ]
+    for n, m, d, metric, dtype, maximize in cases:
+        X = rng.random((n, d)).astype(dtype)
+        Y = rng.random((m, d)).astype(dtype)
+        sol = jaxmatch.solve_lap_points(X, Y, metric, maximize=maximize, devices=gpu)
+        runs += 1
+        cert = jaxmatch.verify_lap_points(X, Y, sol, metric, maximize=maximize)
+        bad += not (sol.status_name == "OPTIMAL" and cert.optimal)
+    return runs, bad
+
+
 WORKLOADS = {
     "lap": lap_workload,
     "lap-split": lap_split_workload,
+    "lap-points": lap_points_workload,
     "lap-jv": lap_jv_workload,
     "sparse-lap": sparse_lap_workload,
     "matching": matching_workload,

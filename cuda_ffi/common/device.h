@@ -20,6 +20,14 @@
 #define JM_HD inline
 #endif
 
+// Unrolls the next loop in CUDA code (a lane's small arrays then stay in
+// registers); nothing elsewhere.
+#if defined(__CUDACC__)
+#define JM_UNROLL _Pragma("unroll")
+#else
+#define JM_UNROLL
+#endif
+
 namespace jaxmatch {
 
 // ---------------------------------------------------------------- atomics

@@ -18,6 +18,12 @@ The method is column generation on the LP, exact:
    is left, ``(u, v)`` is dual feasible on all ``n * m`` pairs, so the
    sparse optimum is the dense one, certified by LP duality.
 
+A sweep of a built-in metric is one custom call per device
+(``cuda_ffi/lap/lap_points_steps.h``: a warp per row on GPUs, each lane's
+least pairs in registers; a loop per row on CPUs); a function metric, or
+more than 16 pairs per row, goes through XLA (a block of costs at a time,
+ranked by ``lax.top_k``).
+
 Square problems of ``2 * MULTISCALE_MIN_POINTS`` points or more start from
 half of each set, solved the same way (recursively): its pairs, and prices
 for every column from its row duals. The halves are stratified: one point
@@ -179,6 +185,19 @@ class _Sweep(NamedTuple):
     cost_max: np.ndarray
 
 
+def fused_sweep(metric: Metric, k: int, d: int) -> bool:
+    """Whether a sweep runs as the library's kernel (one custom call per
+    device: costs computed and ranked in registers, never stored): for the
+    built-in metrics, ``k`` up to 16 and points of 1 to 512 dimensions.
+    Otherwise XLA computes a block of costs at a time and ``lax.top_k``
+    ranks them."""
+    return (
+        isinstance(metric, str)
+        and k <= lap_ffi.points_limit("MAX_K")
+        and 1 <= d <= lap_ffi.points_limit("MAX_DIM")
+    )
+
+
 def _sweep_block(x, u, Y, v, *, metric, k, sign):
     c = sign * pair_costs(x, Y, metric)
     r = c - u[:, None] - v[None, :]
@@ -197,11 +216,25 @@ def _sweep_local(X, u, Y, v, *, metric, k, sign, block):
     return tuple(o.reshape((-1,) + o.shape[2:]) for o in out)
 
 
+def _sweep_local_fused(X, u, Y, v, *, metric, k, sign):
+    """The sweep of one device's rows by the library's kernel."""
+    return lap_ffi.points_sweep(X, u, Y.T, v, metric=metric, k=k, negate=sign < 0)
+
+
 @functools.cache
 def _sweep_program(
-    metric: Metric, k: int, sign: float, block: int, devices: tuple[Any, ...], untuned: bool
+    metric: Metric,
+    k: int,
+    sign: float,
+    block: int | None,
+    devices: tuple[Any, ...],
+    untuned: bool,
 ):
-    local = functools.partial(_sweep_local, metric=metric, k=k, sign=sign, block=block)
+    """The jitted sweep (``block`` None: the library's kernel)."""
+    if block is None:
+        local = functools.partial(_sweep_local_fused, metric=metric, k=k, sign=sign)
+    else:
+        local = functools.partial(_sweep_local, metric=metric, k=k, sign=sign, block=block)
     options = UNTUNED_COMPILER_OPTIONS if untuned else None
     if len(devices) == 1:
         return jax.jit(local, compiler_options=options)
@@ -218,11 +251,16 @@ def _sweep(X, Y, u, v, *, metric, k, sign, devices) -> _Sweep:
     ``n * m`` is held)."""
     n, m = X.shape[0], Y.shape[0]
     k = min(k, m)
-    budget = GPU_BLOCK_BYTES if devices[0].platform == "gpu" else CPU_BLOCK_BYTES
     per_device = -(-n // len(devices))
-    # Four [block, m] arrays live at once: costs, reduced costs, top_k's.
-    block = max(1, min(per_device, budget // (4 * max(m, 1) * X.dtype.itemsize)))
-    pad = len(devices) * block * -(-per_device // block) - n
+    block: int | None = None
+    if fused_sweep(metric, k, X.shape[1]):
+        rows = per_device
+    else:
+        budget = GPU_BLOCK_BYTES if devices[0].platform == "gpu" else CPU_BLOCK_BYTES
+        # Four [block, m] arrays live at once: costs, reduced costs, top_k's.
+        block = max(1, min(per_device, budget // (4 * max(m, 1) * X.dtype.itemsize)))
+        rows = block * -(-per_device // block)
+    pad = len(devices) * rows - n
     Xp = np.concatenate([X, np.broadcast_to(X[:1], (pad, X.shape[1]))]) if pad else X
     up = np.concatenate([u, np.zeros(pad, u.dtype)]) if pad else u
     untuned = autotune_off(metric, devices)
@@ -351,7 +389,9 @@ def solve_lap_points(
         or a jittable function of two points ``[d]`` to a finite scalar cost.
       maximize: maximize the total cost instead.
       candidates: pairs per point kept by the first sweep and per row added
-        by each later one (at most 16 keeps ``lax.top_k`` fast on a GPU).
+        by each later one (up to 16, the library's sweep kernel serves the
+        built-in metrics; more go through XLA's ``lax.top_k``, several times
+        slower).
       max_rounds: sparse solves at most; then ``status`` is
         ``ITERATION_LIMIT`` if violated pairs remain.
       devices: the devices that sweep (their rows split evenly); default

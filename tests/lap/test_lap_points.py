@@ -156,6 +156,141 @@ def test_untuned_programs_solve_bit_for_bit_as_the_others(monkeypatch):
     _check(X, Y, got, "euclidean")
 
 
+def _fused(X, u, Y, v, metric, k, maximize, device):
+    args = jax.device_put((X, u, Y.T, v), device)
+    out = lap_ffi.points_sweep(*args, metric=metric, k=k, negate=maximize)
+    return tuple(np.asarray(a) for a in out)
+
+
+def _reference(X, u, Y, v, metric, k, maximize, device):
+    args = jax.device_put((X, u, Y, v), device)
+    sign = -1.0 if maximize else 1.0
+    out = jax.jit(points._sweep_block, static_argnames=("metric", "k", "sign"))(
+        *args, metric=metric, k=k, sign=sign
+    )
+    return tuple(np.asarray(a) for a in out)
+
+
+SWEEP_CASES = [
+    # n, m, d, metric, k, maximize
+    (37, 300, 2, "sqeuclidean", 16, False),
+    (20, 129, 3, "euclidean", 5, True),
+    (9, 7, 1, "cityblock", 7, False),
+    (33, 64, 5, "sqeuclidean", 1, True),
+]
+
+
+def _assert_same_sweep(got, want, metric):
+    """Two sweeps of integer points: the same columns (ties included) and
+    costs; Euclidean costs (square roots) up to an ulp, as a GPU's
+    ``sqrt`` in XLA may round apart from IEEE's."""
+    np.testing.assert_array_equal(got[0], want[0])
+    for g, w in zip(got[1:], want[1:], strict=True):
+        if metric == "euclidean":
+            np.testing.assert_allclose(g, w, rtol=2 * np.finfo(g.dtype).eps, atol=0)
+        else:
+            np.testing.assert_array_equal(g, w)
+
+
+def _check_sweep(X, u, Y, v, metric, k, maximize, device):
+    """The kernel's sweep on ``device``: on integer points (exact squared and
+    city-block costs, many ties) equal to XLA's ``top_k`` sweep entry for
+    entry; on random points a valid least-k list (float64 reference, up to
+    rounding)."""
+    got = _fused(X, u, Y, v, metric, k, maximize, device)
+    if np.array_equal(X, np.round(X)) and np.array_equal(Y, np.round(Y)):
+        want = _reference(X, u, Y, v, metric, k, maximize, device)
+        _assert_same_sweep(got, want, metric)
+        return
+    cols, cost, cost_max = got
+    sign = -1.0 if maximize else 1.0
+    C = sign * cdist(X.astype(np.float64), Y.astype(np.float64), CDIST[metric])
+    R = C - u[:, None].astype(np.float64) - v[None, :].astype(np.float64)
+    tol = 1e-4 * max(1.0, np.abs(R).max())
+    kth = np.sort(R, axis=1)[:, k - 1]
+    picked = np.take_along_axis(R, cols, 1)
+    assert all(np.unique(row).size == k for row in cols)
+    assert np.all(picked <= kth[:, None] + tol)
+    assert np.all(np.diff(picked, axis=1) >= -tol)
+    np.testing.assert_allclose(cost, np.take_along_axis(C, cols, 1), rtol=1e-5, atol=tol)
+    np.testing.assert_allclose(cost_max, np.abs(C).max(axis=1), rtol=1e-5)
+
+
+@pytest.mark.parametrize("n, m, d, metric, k, maximize", SWEEP_CASES)
+@pytest.mark.parametrize("grid", [False, True])
+def test_sweep_kernel_on_the_cpu(n, m, d, metric, k, maximize, grid):
+    rng = np.random.default_rng(n * m + d)
+    if grid:  # small integers: exact costs, many ties, duplicate points
+        X = rng.integers(0, 4, (n, d)).astype(np.float32)
+        Y = rng.integers(0, 4, (m, d)).astype(np.float32)
+        u = rng.integers(-2, 3, n).astype(np.float32)
+        v = rng.integers(-2, 3, m).astype(np.float32)
+    else:
+        X, Y = rng.random((n, d), dtype=np.float32), rng.random((m, d), dtype=np.float32)
+        u, v = rng.random(n, dtype=np.float32), rng.random(m, dtype=np.float32)
+    _check_sweep(X, u, Y, v, metric, k, maximize, jax.devices("cpu")[0])
+
+
+def test_sweep_kernel_in_float64_and_with_nan_and_infinite_costs():
+    """float64 points; a NaN reduced cost (an infinite cost less an infinite
+    price) ranks first, an infinite cost makes the row's largest |cost|
+    infinite, as in XLA's sweep."""
+    cpu = jax.devices("cpu")[0]
+    rng = np.random.default_rng(3)
+    with jax.enable_x64(True):
+        X = rng.integers(0, 5, (12, 2)).astype(np.float64)
+        Y = rng.integers(0, 5, (40, 2)).astype(np.float64)
+        u, v = np.zeros(12), rng.integers(-3, 3, 40).astype(np.float64)
+        _check_sweep(X, u, Y, v, "sqeuclidean", 16, False, cpu)
+        X[0, 0] = 1e200  # costs of row 0 overflow to inf
+        v[5] = np.inf  # inf - inf in row 0, column 5
+        got = _fused(X, u, Y, v, "sqeuclidean", 4, False, cpu)
+        want = _reference(X, u, Y, v, "sqeuclidean", 4, False, cpu)
+        for g, w in zip(got, want, strict=True):
+            np.testing.assert_array_equal(g, w)
+        assert got[0][0, 0] == 5 and got[2][0] == np.inf
+
+
+def test_solves_take_the_kernel_or_xla_by_metric_k_and_dimension(monkeypatch):
+    assert points.fused_sweep("sqeuclidean", 16, 2)
+    assert points.fused_sweep("cityblock", 1, 512)
+    assert not points.fused_sweep("euclidean", 17, 2)
+    assert not points.fused_sweep("euclidean", 16, 513)
+    assert not points.fused_sweep("euclidean", 16, 0)
+    assert not points.fused_sweep(lambda x, y: jnp.sum(x * y), 16, 2)
+    rng = np.random.default_rng(23)
+    X, Y = rng.random((150, 2)).astype(np.float32), rng.random((150, 2)).astype(np.float32)
+    want = jaxmatch.solve_lap_points(X, Y, candidates=20)  # k > 16: XLA's sweeps
+    got = jaxmatch.solve_lap_points(X, Y, candidates=16)
+    _check(X, Y, got)
+    assert got.cost == pytest.approx(want.cost, rel=1e-6)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize(
+    "n, m, d, metric, k, maximize", SWEEP_CASES + [(3000, 2500, 2, "sqeuclidean", 16, False)]
+)
+@pytest.mark.parametrize("grid", [False, True])
+def test_sweep_kernel_on_a_gpu(n, m, d, metric, k, maximize, grid):
+    """The CUDA kernel passes the CPU's checks, and on integer points
+    equals the CPU kernel entry for entry (Euclidean costs up to an ulp)."""
+    rng = np.random.default_rng(n * m + d)
+    if grid:
+        X = rng.integers(0, 4, (n, d)).astype(np.float32)
+        Y = rng.integers(0, 4, (m, d)).astype(np.float32)
+        u = rng.integers(-2, 3, n).astype(np.float32)
+        v = rng.integers(-2, 3, m).astype(np.float32)
+    else:
+        X, Y = rng.random((n, d), dtype=np.float32), rng.random((m, d), dtype=np.float32)
+        u, v = rng.random(n, dtype=np.float32), rng.random(m, dtype=np.float32)
+    gpu = jax.devices("gpu")[0]
+    _check_sweep(X, u, Y, v, metric, k, maximize, gpu)
+    if grid:
+        cpu_out = _fused(X, u, Y, v, metric, k, maximize, jax.devices("cpu")[0])
+        gpu_out = _fused(X, u, Y, v, metric, k, maximize, gpu)
+        _assert_same_sweep(gpu_out, cpu_out, metric)
+
+
 def test_z_order_of_a_grid_and_of_degenerate_sets():
     """A 4 x 4 grid in Z order (y the less significant bit of each level);
     one dimension: sorted order; repeated points and zero dimensions keep
