@@ -5,10 +5,10 @@
 //   r_ij = s * cost(x_i, y_j) - u_i - v_j     (s = -1 when maximizing)
 //
 // over every point y_j of Y, in the order (r, j) (a NaN r counts as -inf, so
-// that the caller sees it), their signed costs, and the row's largest
-// |s * cost|.  The costs are computed on the fly: nothing of size n * m is
-// held.  The CPU keeps one sorted list per row; a CUDA warp keeps one per
-// lane and merges them.
+// that the caller sees it; -0 equals +0), their signed costs, and the
+// row's largest |s * cost|.  The costs are computed on the fly: nothing of
+// size n * m is held.  The CPU keeps one sorted list per row; a CUDA warp
+// keeps one per lane and merges them.
 #pragma once
 
 #include <cmath>
@@ -54,7 +54,8 @@ JM_HD T points_rank_value(T c, T u, T v) {
   return r == r ? r : -Num<T>::inf();
 }
 
-// Whether (a, ja) comes before (b, jb): the lesser value, then column.
+// Whether (a, ja) comes before (b, jb): the lesser value (-0 and +0 alike),
+// then column.
 template <class T>
 JM_HD bool points_before(T a, int ja, T b, int jb) {
   return a < b || (a == b && ja < jb);

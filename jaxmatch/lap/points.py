@@ -5,7 +5,7 @@ so hundreds of thousands of points fit where the matrix would not.
 The method is column generation on the LP, exact:
 
 1. *Candidates.* The devices (``devices=``, split by rows) compute the
-   costs block by block and keep each point's ``k`` cheapest partners,
+   costs on the fly and keep each point's ``k`` cheapest partners,
    both ways (each row's ``k`` nearest columns and each column's ``k``
    nearest rows), plus the pairs ``(i, i)`` so that the sparse problem
    always has a full matching.
@@ -49,6 +49,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
+from .. import _ffi
 from .._interrupt import run_host
 from . import _ffi as lap_ffi
 from .api import UNTUNED_COMPILER_OPTIONS
@@ -185,14 +186,17 @@ class _Sweep(NamedTuple):
     cost_max: np.ndarray
 
 
-def fused_sweep(metric: Metric, k: int, d: int) -> bool:
-    """Whether a sweep runs as the library's kernel (one custom call per
-    device: costs computed and ranked in registers, never stored): for the
-    built-in metrics, ``k`` up to 16 and points of 1 to 512 dimensions.
+def fused_sweep(metric: Metric, k: int, d: int, device: Any) -> bool:
+    """Whether a sweep on ``device`` runs as the library's kernel (one custom
+    call per device: costs computed and ranked in registers, never stored):
+    for the built-in metrics, ``k`` up to 16 and points of 1 to 512
+    dimensions, on CPUs and on CUDA GPUs where the CUDA library was built.
     Otherwise XLA computes a block of costs at a time and ``lax.top_k``
     ranks them."""
+    platform_ok = device.platform == "cpu" or (device.platform == "gpu" and _ffi.has_cuda())
     return (
-        isinstance(metric, str)
+        platform_ok
+        and isinstance(metric, str)
         and k <= lap_ffi.points_limit("MAX_K")
         and 1 <= d <= lap_ffi.points_limit("MAX_DIM")
     )
@@ -201,8 +205,9 @@ def fused_sweep(metric: Metric, k: int, d: int) -> bool:
 def _sweep_block(x, u, Y, v, *, metric, k, sign):
     c = sign * pair_costs(x, Y, metric)
     r = c - u[:, None] - v[None, :]
-    # NaN reduced costs sort first, as violations, so that they are seen.
-    r = jnp.where(jnp.isnan(r), -jnp.inf, r)
+    # NaN reduced costs sort first, as violations, so that they are seen;
+    # -0 counts as +0 (top_k would rank it first), as in the library's kernel.
+    r = jnp.where(jnp.isnan(r), -jnp.inf, jnp.where(r == 0, 0, r))
     _, cols = jax.lax.top_k(-r, k)
     return cols.astype(jnp.int32), jnp.take_along_axis(c, cols, 1), jnp.max(jnp.abs(c), 1)
 
@@ -253,7 +258,7 @@ def _sweep(X, Y, u, v, *, metric, k, sign, devices) -> _Sweep:
     k = min(k, m)
     per_device = -(-n // len(devices))
     block: int | None = None
-    if fused_sweep(metric, k, X.shape[1]):
+    if fused_sweep(metric, k, X.shape[1], devices[0]):
         rows = per_device
     else:
         budget = GPU_BLOCK_BYTES if devices[0].platform == "gpu" else CPU_BLOCK_BYTES
@@ -379,8 +384,9 @@ def solve_lap_points(
 
     Eager (not traceable): the sparse solves run on the host between the
     device sweeps. Each sweep costs ``O(n * m * d)`` on the devices and
-    ``O(block * m)`` memory; the host holds ``O((n + m) * candidates)``
-    pairs.
+    ``O((n + m) * (d + candidates))`` memory (``O(block * m)`` where XLA
+    sweeps: a function metric, more than 16 candidates); the host holds
+    ``O((n + m) * candidates)`` pairs.
 
     Args:
       X: ``[n, d]`` points (NumPy or JAX, real).

@@ -216,52 +216,114 @@ def _check_sweep(X, u, Y, v, metric, k, maximize, device):
     np.testing.assert_allclose(cost_max, np.abs(C).max(axis=1), rtol=1e-5)
 
 
+def _sweep_inputs(n, m, d, grid):
+    """Points and prices ``X, u, Y, v`` (float32) of a sweep: small integers
+    where ``grid`` (exact costs, many ties, duplicate points), else
+    uniform."""
+    rng = np.random.default_rng(n * m + d)
+    if grid:
+        X = rng.integers(0, 4, (n, d)).astype(np.float32)
+        Y = rng.integers(0, 4, (m, d)).astype(np.float32)
+        return (
+            X,
+            rng.integers(-2, 3, n).astype(np.float32),
+            Y,
+            rng.integers(-2, 3, m).astype(np.float32),
+        )
+    X, Y = rng.random((n, d), dtype=np.float32), rng.random((m, d), dtype=np.float32)
+    return X, rng.random(n, dtype=np.float32), Y, rng.random(m, dtype=np.float32)
+
+
 @pytest.mark.parametrize("n, m, d, metric, k, maximize", SWEEP_CASES)
 @pytest.mark.parametrize("grid", [False, True])
 def test_sweep_kernel_on_the_cpu(n, m, d, metric, k, maximize, grid):
-    rng = np.random.default_rng(n * m + d)
-    if grid:  # small integers: exact costs, many ties, duplicate points
-        X = rng.integers(0, 4, (n, d)).astype(np.float32)
-        Y = rng.integers(0, 4, (m, d)).astype(np.float32)
-        u = rng.integers(-2, 3, n).astype(np.float32)
-        v = rng.integers(-2, 3, m).astype(np.float32)
-    else:
-        X, Y = rng.random((n, d), dtype=np.float32), rng.random((m, d), dtype=np.float32)
-        u, v = rng.random(n, dtype=np.float32), rng.random(m, dtype=np.float32)
+    X, u, Y, v = _sweep_inputs(n, m, d, grid)
     _check_sweep(X, u, Y, v, metric, k, maximize, jax.devices("cpu")[0])
 
 
-def test_sweep_kernel_in_float64_and_with_nan_and_infinite_costs():
+def _float64_nan_and_inf(device):
     """float64 points; a NaN reduced cost (an infinite cost less an infinite
     price) ranks first, an infinite cost makes the row's largest |cost|
     infinite, as in XLA's sweep."""
-    cpu = jax.devices("cpu")[0]
     rng = np.random.default_rng(3)
     with jax.enable_x64(True):
         X = rng.integers(0, 5, (12, 2)).astype(np.float64)
         Y = rng.integers(0, 5, (40, 2)).astype(np.float64)
         u, v = np.zeros(12), rng.integers(-3, 3, 40).astype(np.float64)
-        _check_sweep(X, u, Y, v, "sqeuclidean", 16, False, cpu)
+        _check_sweep(X, u, Y, v, "sqeuclidean", 16, False, device)
         X[0, 0] = 1e200  # costs of row 0 overflow to inf
         v[5] = np.inf  # inf - inf in row 0, column 5
-        got = _fused(X, u, Y, v, "sqeuclidean", 4, False, cpu)
-        want = _reference(X, u, Y, v, "sqeuclidean", 4, False, cpu)
-        for g, w in zip(got, want, strict=True):
-            np.testing.assert_array_equal(g, w)
+        got = _fused(X, u, Y, v, "sqeuclidean", 4, False, device)
+        want = _reference(X, u, Y, v, "sqeuclidean", 4, False, device)
+        _assert_same_sweep(got, want, "sqeuclidean")
         assert got[0][0, 0] == 5 and got[2][0] == np.inf
 
 
-def test_solves_take_the_kernel_or_xla_by_metric_k_and_dimension(monkeypatch):
-    assert points.fused_sweep("sqeuclidean", 16, 2)
-    assert points.fused_sweep("cityblock", 1, 512)
-    assert not points.fused_sweep("euclidean", 17, 2)
-    assert not points.fused_sweep("euclidean", 16, 513)
-    assert not points.fused_sweep("euclidean", 16, 0)
-    assert not points.fused_sweep(lambda x, y: jnp.sum(x * y), 16, 2)
+def _signed_zeros_one_lane_and_wide_points(device):
+    """-0 (a maximized zero cost) ranks as +0, by column, in the kernel and
+    in XLA's sweep; the least pairs of a row all in one lane's columns
+    (every 32nd); points of 40 dimensions."""
+    X = np.zeros((1, 2), np.float32)
+    Y = np.array([[1, 0], [0, 0], [1, 0], [0, 0]], np.float32)
+    u, v = np.zeros(1, np.float32), np.array([-1, 0, -1, 0], np.float32)
+    got = _fused(X, u, Y, v, "sqeuclidean", 4, True, device)
+    np.testing.assert_array_equal(got[0], [[0, 1, 2, 3]])
+    _assert_same_sweep(got, _reference(X, u, Y, v, "sqeuclidean", 4, True, device), "sqeuclidean")
+    X, u, Y, v = _sweep_inputs(5, 700, 2, True)
+    v[::32] += 100.0  # columns 0, 32, 64, ... (one lane's) rank first
+    got = _fused(X, u, Y, v, "cityblock", 16, False, device)
+    assert np.all(got[0] % 32 == 0)
+    _assert_same_sweep(got, _reference(X, u, Y, v, "cityblock", 16, False, device), "cityblock")
+    X, u, Y, v = _sweep_inputs(20, 90, 40, False)
+    _check_sweep(X, u, Y, v, "euclidean", 16, True, device)
+
+
+def test_sweep_kernel_in_float64_and_with_nan_and_infinite_costs():
+    _float64_nan_and_inf(jax.devices("cpu")[0])
+
+
+def test_sweep_kernel_signed_zeros_one_lane_and_wide_points():
+    _signed_zeros_one_lane_and_wide_points(jax.devices("cpu")[0])
+
+
+@pytest.mark.gpu
+def test_sweep_kernel_edge_cases_on_a_gpu():
+    _float64_nan_and_inf(jax.devices("gpu")[0])
+    _signed_zeros_one_lane_and_wide_points(jax.devices("gpu")[0])
+
+
+def test_solves_take_the_kernel_or_xla_by_metric_k_dimension_and_device(monkeypatch):
+    cpu = jax.devices("cpu")[0]
+    assert points.fused_sweep("sqeuclidean", 16, 2, cpu)
+    assert points.fused_sweep("cityblock", 1, 512, cpu)
+    assert not points.fused_sweep("euclidean", 17, 2, cpu)
+    assert not points.fused_sweep("euclidean", 16, 513, cpu)
+    assert not points.fused_sweep("euclidean", 16, 0, cpu)
+    assert not points.fused_sweep(lambda x, y: jnp.sum(x * y), 16, 2, cpu)
+
+    class _Gpu:
+        platform = "gpu"
+
+    monkeypatch.setattr(points._ffi, "has_cuda", lambda: False)
+    assert not points.fused_sweep("sqeuclidean", 16, 2, _Gpu())  # no CUDA library: XLA
+    monkeypatch.setattr(points._ffi, "has_cuda", lambda: True)
+    assert points.fused_sweep("sqeuclidean", 16, 2, _Gpu())
+    assert not points.fused_sweep("sqeuclidean", 16, 2, type("Tpu", (), {"platform": "tpu"})())
+    blocks: list = []
+    sweep_program = points._sweep_program
+
+    def spy(*args):
+        blocks.append(args[3])
+        return sweep_program(*args)
+
+    monkeypatch.setattr(points, "_sweep_program", spy)
     rng = np.random.default_rng(23)
     X, Y = rng.random((150, 2)).astype(np.float32), rng.random((150, 2)).astype(np.float32)
     want = jaxmatch.solve_lap_points(X, Y, candidates=20)  # k > 16: XLA's sweeps
+    assert blocks and all(b is not None for b in blocks)
+    blocks.clear()
     got = jaxmatch.solve_lap_points(X, Y, candidates=16)
+    assert blocks and all(b is None for b in blocks)  # the kernel
     _check(X, Y, got)
     assert got.cost == pytest.approx(want.cost, rel=1e-6)
 
@@ -274,15 +336,7 @@ def test_solves_take_the_kernel_or_xla_by_metric_k_and_dimension(monkeypatch):
 def test_sweep_kernel_on_a_gpu(n, m, d, metric, k, maximize, grid):
     """The CUDA kernel passes the CPU's checks, and on integer points
     equals the CPU kernel entry for entry (Euclidean costs up to an ulp)."""
-    rng = np.random.default_rng(n * m + d)
-    if grid:
-        X = rng.integers(0, 4, (n, d)).astype(np.float32)
-        Y = rng.integers(0, 4, (m, d)).astype(np.float32)
-        u = rng.integers(-2, 3, n).astype(np.float32)
-        v = rng.integers(-2, 3, m).astype(np.float32)
-    else:
-        X, Y = rng.random((n, d), dtype=np.float32), rng.random((m, d), dtype=np.float32)
-        u, v = rng.random(n, dtype=np.float32), rng.random(m, dtype=np.float32)
+    X, u, Y, v = _sweep_inputs(n, m, d, grid)
     gpu = jax.devices("gpu")[0]
     _check_sweep(X, u, Y, v, metric, k, maximize, gpu)
     if grid:
