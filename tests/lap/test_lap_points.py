@@ -7,6 +7,7 @@ errors."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -290,6 +291,37 @@ def test_sweep_kernel_signed_zeros_one_lane_and_wide_points():
 def test_sweep_kernel_edge_cases_on_a_gpu():
     _float64_nan_and_inf(jax.devices("gpu")[0])
     _signed_zeros_one_lane_and_wide_points(jax.devices("gpu")[0])
+
+
+@pytest.mark.parametrize(
+    "n, m, d, k, y_dtype, message",
+    [
+        (3, 20, 2, 17, np.float32, "k must be in [1, min(16, m)]"),
+        (3, 5, 2, 6, np.float32, "k must be in [1, min(16, m)]"),
+        (3, 20, 513, 4, np.float32, "points of more than 512 dimensions"),
+        (3, 20, 2, 4, np.float64, "X and YT differ in dtype"),
+    ],
+)
+def test_sweep_kernel_rejects_bad_operands(n, m, d, k, y_dtype, message):
+    """The handler's own checks (the solver never sends such operands)."""
+    rng = np.random.default_rng(0)
+    with jax.enable_x64(True):
+        X, u = rng.random((n, d)).astype(np.float32), np.zeros(n, np.float32)
+        YT, v = rng.random((d, m)).astype(y_dtype), np.zeros(m, np.float32)
+        with pytest.raises(Exception, match=re.escape(message)):
+            jax.block_until_ready(
+                lap_ffi.points_sweep(X, u, YT, v, metric="sqeuclidean", k=k, negate=False)
+            )
+
+
+def test_sweep_kernel_rejects_integer_points():
+    Xi = np.ones((3, 2), np.int32)
+    with pytest.raises(Exception, match="points must be float32 or float64"):
+        jax.block_until_ready(
+            lap_ffi.points_sweep(
+                Xi, Xi[:, 0], Xi.T, Xi[:, 0], metric="cityblock", k=2, negate=False
+            )
+        )
 
 
 def test_solves_take_the_kernel_or_xla_by_metric_k_dimension_and_device(monkeypatch):
