@@ -187,6 +187,19 @@ def test_points_benchmark_sampled_check_passes_optima_and_catches_bad_duals(caps
     assert not lap_points._sampled_check(X, Y, bad_pairs, "sqeuclidean", 300)["check_ok"]
 
 
+def test_points_sweep_benchmark_times_both_paths_and_restores_the_rule(capsys):
+    from benchmarks import lap_points_sweep
+    from jaxmatch.lap import points
+
+    rule = points.fused_sweep
+    assert lap_points_sweep.main(["300", "--repeats", "1"]) == 0
+    assert points.fused_sweep is rule
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [r.get("path") for r in rows] == ["kernel", "xla", None]
+    assert all(r["seconds"] > 0 for r in rows[:2])
+    assert rows[2]["same_cols"] == 1.0 and rows[2]["max_reduced_diff"] < 1e-5
+
+
 def test_split_benchmark_rows_are_certified_and_agree(capsys):
     from benchmarks import lap_split
 
