@@ -30,10 +30,8 @@ __global__ void __launch_bounds__(32 * kPointsWarps)
   best.clear();
   points_sweep_columns(&best, x, u[i], yt, v, m, d, metric, sign, lane, 32);
   T most = best.cost_max;
-  for (int off = 16; off > 0; off >>= 1) {
-    const T other = __shfl_xor_sync(kFullMask, most, off);
-    if (!(most != most) && (other != other || other > most)) most = other;
-  }
+  for (int off = 16; off > 0; off >>= 1)
+    most = points_nan_max(most, __shfl_xor_sync(kFullMask, most, off));
   const std::size_t out = static_cast<std::size_t>(i) * k;
   for (int q = 0; q < k; ++q) {
     T r = best.r[0];

@@ -61,6 +61,12 @@ JM_HD bool points_before(T a, int ja, T b, int jb) {
   return a < b || (a == b && ja < jb);
 }
 
+// The larger of a and b, NaN when either is.
+template <class T>
+JM_HD T points_nan_max(T a, T b) {
+  return (a != a || !(b != b || b > a)) ? a : b;
+}
+
 // A sorted list of the kPointsMaxK least (r, j) seen, and the largest |c|
 // (NaN once a cost is NaN).  Empty slots hold (+inf, INT_MAX), after every
 // real pair.  Every index is a constant once the loops unroll, so a CUDA
@@ -81,8 +87,7 @@ struct PointsBest {
   }
 
   JM_HD void see_cost(T c) {
-    const T a = std::fabs(c);
-    if (!(cost_max != cost_max) && (a != a || a > cost_max)) cost_max = a;
+    cost_max = points_nan_max(cost_max, std::fabs(c));
   }
 
   // Inserts (rv, jv) when it comes before the last entry.
