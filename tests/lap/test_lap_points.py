@@ -242,6 +242,15 @@ def test_sweep_kernel_on_the_cpu(n, m, d, metric, k, maximize, grid):
     _check_sweep(X, u, Y, v, metric, k, maximize, jax.devices("cpu")[0])
 
 
+@pytest.mark.parametrize("grid", [False, True])
+def test_sweep_kernel_on_the_cpu_in_many_row_ranges(grid):
+    # 8,000 pairs of dimensions per row: ranges of 32 rows
+    # (lap_points_cpu.cc), 47 of them over XLA's CPU threads, the last one
+    # short.
+    X, u, Y, v = _sweep_inputs(1500, 4000, 2, grid)
+    _check_sweep(X, u, Y, v, "sqeuclidean", 16, False, jax.devices("cpu")[0])
+
+
 def _float64_nan_and_inf(device):
     """float64 points; a NaN reduced cost (an infinite cost less an infinite
     price) ranks first, an infinite cost makes the row's largest |cost|
