@@ -367,8 +367,9 @@ def lap_split_workload() -> tuple[int, int]:
 def lap_points_workload() -> tuple[int, int]:
     """(runs, failed checks) of solve_lap_points (the sweep kernel) on one
     GPU: every built-in metric, float32 and float64, square (the multiscale
-    start), wide and tall, fewer columns than pairs per row, maximized, and
-    odd dimensions; each certified over all pairs."""
+    start), wide and tall, fewer columns than pairs per row, maximized, odd
+    dimensions, and several tiles of columns; each certified over all
+    pairs."""
     jax.config.update("jax_enable_x64", True)
     rng = np.random.default_rng(13)
     gpu = jax.devices("gpu")[:1]
@@ -379,6 +380,7 @@ def lap_points_workload() -> tuple[int, int]:
         (90, 40, 1, "cityblock", np.float32, False),
         (5, 9, 7, "sqeuclidean", np.float32, True),
         (200, 200, 33, "euclidean", np.float64, False),
+        (700, 2300, 3, "sqeuclidean", np.float64, False),
     ]
     for n, m, d, metric, dtype, maximize in cases:
         X = rng.random((n, d)).astype(dtype)

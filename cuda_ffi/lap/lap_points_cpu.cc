@@ -35,8 +35,8 @@ ffi::Error PointsSweepCpu(ffi::ThreadPool pool, ffi::AnyBuffer X,
         const T* x = Xt + static_cast<std::size_t>(i) * s.d;
         PointsBest<T> best;
         best.clear();
-        points_sweep_columns(&best, x, ut[i], yt, vt, s.m, s.d, s.metric, sign,
-                             0, 1);
+        points_sweep_columns(&best, x, ut[i], yt, static_cast<std::size_t>(s.m),
+                             vt, s.m, 0, s.d, s.metric, sign, 0, 1);
         for (int q = 0; q < s.k; ++q) {
           const int j = best.j[q];
           s.cols[static_cast<std::size_t>(i) * s.k + q] = j;

@@ -120,16 +120,18 @@ struct PointsBest {
   }
 };
 
-// One row's sweep over the columns j = first, first + step, ... < m.
+// One row's sweep over the columns j = first, first + step, ... < count of
+// a block of columns: coordinate q of column j at yt[q * y_stride + j], its
+// price at v[j], ranked as column j0 + j.
 template <class T>
 JM_HD void points_sweep_columns(PointsBest<T>* best, const T* x, T u,
-                                const T* yt, const T* v, int m, int d,
-                                int metric, T sign, int first, int step) {
-  for (int j = first; j < m; j += step) {
-    const T c =
-        sign * points_cost(x, yt + j, d, static_cast<std::size_t>(m), metric);
+                                const T* yt, std::size_t y_stride, const T* v,
+                                int count, int j0, int d, int metric, T sign,
+                                int first, int step) {
+  for (int j = first; j < count; j += step) {
+    const T c = sign * points_cost(x, yt + j, d, y_stride, metric);
     best->see_cost(c);
-    best->offer(points_rank_value(c, u, v[j]), j);
+    best->offer(points_rank_value(c, u, v[j]), j0 + j);
   }
 }
 

@@ -371,7 +371,14 @@ def test_solves_take_the_kernel_or_xla_by_metric_k_dimension_and_device(monkeypa
 
 @pytest.mark.gpu
 @pytest.mark.parametrize(
-    "n, m, d, metric, k, maximize", SWEEP_CASES + [(3000, 2500, 2, "sqeuclidean", 16, False)]
+    "n, m, d, metric, k, maximize",
+    SWEEP_CASES
+    + [
+        # Several of the kernel's 1024-column tiles, the last one short.
+        (3000, 2500, 2, "sqeuclidean", 16, False),
+        (70, 2100, 3, "euclidean", 9, True),
+        (41, 1030, 1, "cityblock", 16, False),
+    ],
 )
 @pytest.mark.parametrize("grid", [False, True])
 def test_sweep_kernel_on_a_gpu(n, m, d, metric, k, maximize, grid):
