@@ -50,6 +50,18 @@ __device__ void PointsWriteRow(PointsBest<T>& best, const T* x, int i, int lane,
   if (lane == 0) cost_max[i] = most;
 }
 
+// The block's rows' points into xs [kPointsWarps, d] (zeros past row b),
+// then a barrier; returns this warp's row.
+template <class T>
+__device__ int PointsStageRows(const T* X, int b, int d, T* xs) {
+  const int row0 = blockIdx.x * kPointsWarps;
+  const std::size_t base = static_cast<std::size_t>(row0) * d;
+  for (int t = threadIdx.x; t < kPointsWarps * d; t += blockDim.x)
+    xs[t] = row0 + t / d < b ? X[base + t] : T(0);
+  __syncthreads();
+  return row0 + (threadIdx.x >> 5);
+}
+
 // Any dimension: each warp loads Y's columns itself.
 template <class T>
 __global__ void __launch_bounds__(32 * kPointsWarps)
@@ -59,12 +71,7 @@ __global__ void __launch_bounds__(32 * kPointsWarps)
   extern __shared__ unsigned char points_smem[];
   T* xs = reinterpret_cast<T*>(points_smem);  // [kPointsWarps, d]
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  const int row0 = blockIdx.x * kPointsWarps;
-  const std::size_t base = static_cast<std::size_t>(row0) * d;
-  for (int t = threadIdx.x; t < kPointsWarps * d; t += blockDim.x)
-    xs[t] = row0 + t / d < b ? X[base + t] : T(0);
-  __syncthreads();
-  const int i = row0 + warp;
+  const int i = PointsStageRows(X, b, d, xs);
   if (i >= b) return;
   const T* x = xs + warp * d;
   PointsBest<T> best;
@@ -86,12 +93,7 @@ __global__ void __launch_bounds__(32 * kPointsWarps)
   __shared__ T ys[(D + 1) * kPointsTileCols];  // D coordinates, then prices
   __shared__ T xs[kPointsWarps * D];
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  const int row0 = blockIdx.x * kPointsWarps;
-  const std::size_t base = static_cast<std::size_t>(row0) * D;
-  for (int t = threadIdx.x; t < kPointsWarps * D; t += blockDim.x)
-    xs[t] = row0 + t / D < b ? X[base + t] : T(0);
-  __syncthreads();
-  const int i = row0 + warp;
+  const int i = PointsStageRows(X, b, D, xs);
   const bool real = i < b;  // every thread takes part in the staging
   T x[D];
   JM_UNROLL
