@@ -120,9 +120,10 @@ struct PointsBest {
   }
 };
 
-// One row's sweep over the columns j = first, first + step, ... < count of
-// a block of columns: coordinate q of column j at yt[q * y_stride + j], its
-// price at v[j], ranked as column j0 + j.
+// One row's sweep (a CUDA lane's share of it; the CPU's handler computes
+// chunks of columns at a time, lap_points_cpu.cc) over the columns j =
+// first, first + step, ... < count of a block of columns: coordinate q of
+// column j at yt[q * y_stride + j], its price at v[j], ranked as column j0 + j.
 template <class T>
 JM_HD void points_sweep_columns(PointsBest<T>* best, const T* x, T u,
                                 const T* yt, std::size_t y_stride, const T* v,
