@@ -271,6 +271,8 @@ def _sweep(X, Y, u, v, *, metric, k, sign, devices) -> _Sweep:
     pad = len(devices) * rows - n
     Xp = np.concatenate([X, np.broadcast_to(X[:1], (pad, X.shape[1]))]) if pad else X
     up = np.concatenate([u, np.zeros(pad, u.dtype)]) if pad else u
+    scramble = _scramble(m)
+    Y, v = Y[scramble], v[scramble]
     untuned = autotune_off(metric, devices)
     program = _sweep_program(metric, k, float(sign), block, tuple(devices), untuned)
     if len(devices) == 1:
@@ -281,7 +283,17 @@ def _sweep(X, Y, u, v, *, metric, k, sign, devices) -> _Sweep:
         whole = NamedSharding(mesh, PartitionSpec())
         args = jax.device_put((Xp, up, Y, v), (split, split, whole, whole))
     cols, cost, cost_max = (np.asarray(a)[:n] for a in program(*args))
-    return _Sweep(cols, cost, cost_max)
+    return _Sweep(scramble[cols], cost, cost_max)
+
+
+@functools.lru_cache(maxsize=8)
+def _scramble(m: int) -> np.ndarray:
+    """The fixed order (int32 ``[m]``) in which a sweep visits ``m``
+    columns. In the solve's Z-order numbering a row's nearest columns sit
+    together and the columns before them come nearer and nearer, so a row's
+    list of least pairs would take many more insertions (a CPU sweep of
+    12,000 points: 0.18 s in that order, 0.10 s in this one)."""
+    return np.random.default_rng(m).permutation(m).astype(np.int32)
 
 
 def _default_devices() -> tuple[Any, ...]:

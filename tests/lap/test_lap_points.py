@@ -251,6 +251,22 @@ def test_sweep_kernel_on_the_cpu_in_many_row_ranges(grid):
     _check_sweep(X, u, Y, v, "sqeuclidean", 16, False, jax.devices("cpu")[0])
 
 
+def test_sweeps_visit_scrambled_columns_and_return_their_numbers():
+    X, u, Y, v = _sweep_inputs(300, 700, 2, False)
+    order = points._scramble(700)
+    assert np.array_equal(np.sort(order), np.arange(700)) and not np.array_equal(
+        order, np.sort(order)
+    )
+    cpu = jax.devices("cpu")[0]
+    got = points._sweep(X, Y, u, v, metric="sqeuclidean", k=8, sign=1.0, devices=(cpu,))
+    # Distinct reduced costs: the kernel on the columns in their own order
+    # picks the same pairs.
+    cols, cost, cost_max = _fused(X, u, Y, v, "sqeuclidean", 8, False, cpu)
+    np.testing.assert_array_equal(got.cols, cols)
+    np.testing.assert_array_equal(got.cost, cost)
+    np.testing.assert_array_equal(got.cost_max, cost_max)
+
+
 def _float64_nan_and_inf(device):
     """float64 points; a NaN reduced cost (an infinite cost less an infinite
     price) ranks first, an infinite cost makes the row's largest |cost|
