@@ -32,8 +32,9 @@ struct Loop {
   std::condition_variable cv;
   int64_t unfinished = 0;  // chunks not done yet, under mu
 
-  // Takes and runs chunks until none is left.
-  void Work() {
+  // Takes and runs chunks until none is left.  noexcept: a body that threw
+  // would unwind the caller while other threads still run it.
+  void Work() noexcept {
     for (;;) {
       const int64_t c = next.fetch_add(1, std::memory_order_relaxed);
       if (c >= chunks) return;
@@ -49,9 +50,11 @@ struct Loop {
 
 // Calls body(begin, end) on disjoint ranges of at most `grain` indices that
 // cover [0, n), on this thread and up to pool.num_threads() tasks of the
-// pool, and returns when every range is done.  body must not throw.
+// pool, and returns when every range is done.  A throw (from body, or a
+// failed allocation) terminates: unwinding would leave tasks running body.
 template <class Body>
-void ParallelFor(ffi::ThreadPool& pool, int64_t n, int64_t grain, Body&& body) {
+void ParallelFor(ffi::ThreadPool& pool, int64_t n, int64_t grain,
+                 Body&& body) noexcept {
   if (n <= 0) return;
   grain = std::max<int64_t>(grain, 1);
   const int64_t chunks = (n - 1) / grain + 1;
@@ -65,8 +68,11 @@ void ParallelFor(ffi::ThreadPool& pool, int64_t n, int64_t grain, Body&& body) {
   loop->grain = grain;
   loop->chunks = chunks;
   loop->unfinished = chunks;
-  loop->body = [&body](int64_t begin, int64_t end) { body(begin, end); };
-  for (int64_t t = 0; t < helpers; ++t) pool.Schedule([loop] { loop->Work(); });
+  loop->body = [&body](int64_t begin, int64_t end) noexcept {
+    body(begin, end);
+  };
+  for (int64_t t = 0; t < helpers; ++t)
+    pool.Schedule([loop]() noexcept { loop->Work(); });
   loop->Work();
   std::unique_lock<std::mutex> lock(loop->mu);
   loop->cv.wait(lock, [&] { return loop->unfinished == 0; });

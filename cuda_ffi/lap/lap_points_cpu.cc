@@ -19,11 +19,12 @@ constexpr int64_t kPointsPairsPerRange = int64_t{1} << 18;
 // Columns whose costs and ranks one row computes at a time.
 constexpr int kPointsChunk = 64;
 
-// On x86-64 SweepRow is built twice, for AVX2 and for the baseline, and
-// the loader picks the build the CPU runs (function multiversioning).  Its
-// loop is vectorised across columns, each cost computed in the same order,
-// so both builds give the same results.
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+// On x86-64 with GCC SweepRow is built twice, for AVX2 and for the
+// baseline, and the loader picks the build the CPU runs (function
+// multiversioning; Clang takes no target_clones on templates).  Its loop is
+// vectorised across columns, each cost computed in the same order, so both
+// builds give the same results.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #define JM_AVX2_CLONE __attribute__((target_clones("avx2", "default")))
 #else
 #define JM_AVX2_CLONE
@@ -31,7 +32,8 @@ constexpr int kPointsChunk = 64;
 
 // Unsigned words of |cost|: for values without a sign, their order is the
 // values' order, and every NaN's is above +inf's, so their maximum is the
-// largest |cost|, or a NaN once one is NaN (PointsBest::see_cost).
+// largest |cost|, or a NaN once one is NaN (PointsBest::see_cost; the NaN
+// of the largest payload rather than the first one).
 template <class T>
 using AbsBits =
     std::conditional_t<sizeof(T) == sizeof(uint32_t), uint32_t, uint64_t>;

@@ -35,9 +35,10 @@ inline ffi::Error CheckPointsSweep(
   auto xd = X.dimensions(), yd = YT.dimensions(), kd = cols->dimensions();
   if (xd.size() != 2 || yd.size() != 2 || kd.size() != 2)
     return InvalidArgument("points sweep: X [b, d], YT [d, m], cols [b, k]");
-  // Row and column counts leave room for a block's and a warp's strides.
-  if (xd[0] > INT_MAX - 64 || xd[1] < 1 || xd[1] != yd[0] || yd[1] < 1 ||
-      yd[1] > INT_MAX - 64 || kd[0] != xd[0])
+  // Row and column counts leave room for the strides of a block, a warp and
+  // a tile of columns (lap_points_kernels.cu).
+  if (xd[0] > INT_MAX - kPointsTileCols || xd[1] < 1 || xd[1] != yd[0] ||
+      yd[1] < 1 || yd[1] > INT_MAX - kPointsTileCols || kd[0] != xd[0])
     return InvalidArgument("points sweep: X [b, d], YT [d, m], cols [b, k]");
   if (xd[1] > kPointsMaxDim)
     return InvalidArgument("points sweep: points of more than " +

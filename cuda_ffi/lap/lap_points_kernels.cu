@@ -16,7 +16,6 @@ constexpr unsigned kFullMask = 0xffffffffu;
 // which its warps then read instead of each loading them (a multiple of 32,
 // so a lane sees the same columns as in the untiled kernel).
 constexpr int kPointsTiledMaxDim = 3;
-constexpr int kPointsTileCols = 1024;
 
 // The warp's 32 lists of row i merged into its k outputs, and the row's
 // largest |cost|.

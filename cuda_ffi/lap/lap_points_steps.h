@@ -29,6 +29,9 @@ enum PointsMetric : int {
 // memory).
 constexpr int kPointsMaxK = 16;
 constexpr int kPointsMaxDim = 512;
+// Columns a CUDA block stages in shared memory at a time (a multiple of 32;
+// lap_points_kernels.cu).
+constexpr int kPointsTileCols = 1024;
 
 // cost(x, y) of points of dimension d: x[q] for coordinate q, and y's at
 // y[q * y_stride] (Y is held transposed, [d, m], for coalesced reads).
