@@ -11,6 +11,7 @@ import re
 import subprocess
 import sys
 import textwrap
+import warnings
 from pathlib import Path
 
 import jax
@@ -425,6 +426,15 @@ def test_z_order_of_a_grid_and_of_degenerate_sets():
     np.testing.assert_array_equal(points.z_order(np.zeros((4, 0))), np.arange(4))
     wide = np.random.default_rng(2).random((30, 70))
     np.testing.assert_array_equal(points.z_order(wide), points.z_order(wide[:, :62]))
+
+
+def test_z_order_of_coordinates_spanning_most_of_float64():
+    # Every solve numbers its points along the curve: a span beyond
+    # float64's range (but finite coordinates) must neither warn nor fail.
+    P = np.array([[1.7e308, 0.0], [-1.7e308, 1.0], [0.0, 0.5]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        np.testing.assert_array_equal(points.z_order(P), [2, 1, 0])
 
 
 @pytest.mark.parametrize("n", [2, 7, 1000])
