@@ -1,0 +1,301 @@
+"""The compressed sparse row base shared by every family's graph or cost type,
+and the host-side checks of a CSR structure.
+
+:class:`CSR` holds a matrix ``[n_rows, n_cols]`` in scipy's CSR layout: the
+stored entries of row ``i`` are at positions ``indptr[i]:indptr[i + 1]`` of
+``indices`` (their columns) and ``data`` (their values, or ``None`` for a
+pattern without values). Entries past ``indptr[..., -1]`` are padding, so
+matrices of one shape and one capacity stack into a batch: the arrays may
+carry leading batch dimensions ``...``.
+
+Subclasses add fields by dataclass inheritance and are registered as pytrees
+when they are defined; for example::
+
+    @dataclasses.dataclass(frozen=True, eq=False, repr=False)
+    class Pattern(CSR):
+        col_indptr: Any
+        col_indices: Any
+
+        capacity_fields: ClassVar[tuple[str, ...]] = ("indices", "col_indices")
+
+Array fields are pytree leaves; a field declared with
+``dataclasses.field(metadata={"static": True})`` (as ``shape`` is) is part of
+the tree structure, hence static under ``jax.jit``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, ClassVar
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+__all__ = ["CSR", "GraphValidationError", "as_index_array", "sorted_unique", "validate_csr"]
+
+
+class GraphValidationError(ValueError):
+    """A malformed CSR structure or edge list."""
+
+
+def sorted_unique(a: np.ndarray) -> np.ndarray:
+    """The distinct values of a 1-D integer array, sorted.
+
+    ``np.unique`` by sorting and keeping each value that differs from its
+    predecessor (``np.unique`` can take a hash-based path that is far slower
+    than a sort on large integer arrays).
+
+    Args:
+      a: integer ``[k]``.
+
+    Returns:
+      ``[k']`` in ``a``'s dtype, strictly increasing.
+    """
+    a = np.sort(a)
+    if a.size < 2:
+        return a
+    keep = np.empty(a.size, bool)
+    keep[0] = True
+    np.not_equal(a[1:], a[:-1], out=keep[1:])
+    return a[keep]
+
+
+def _index_view(x: Any, name: str) -> np.ndarray:
+    """``x`` as a 1-D integer NumPy array in its own dtype (no copy when it
+    is one already); comparisons in that dtype cannot wrap."""
+    a = np.asarray(x)
+    if a.ndim != 1:
+        raise GraphValidationError(f"{name} must be one-dimensional, got shape {a.shape}")
+    if a.size and a.dtype.kind not in "iu":
+        raise GraphValidationError(f"{name} must hold integers, got dtype {a.dtype}")
+    return a
+
+
+def as_index_array(x: Any, name: str) -> np.ndarray:
+    """``x`` as a 1-D int64 NumPy array.
+
+    Args:
+      x: array-like of integers (empty arrays of any dtype pass).
+      name: a name for the messages.
+
+    Returns:
+      int64 ``[k]``.
+
+    Raises:
+      GraphValidationError: ``x`` is not one-dimensional or not integer.
+    """
+    return _index_view(x, name).astype(np.int64)
+
+
+def validate_csr(
+    indptr: Any, indices: Any, n_major: int, n_minor: int, *, what: str = "CSR"
+) -> None:
+    """Checks one CSR structure (eager, on the host).
+
+    Args:
+      indptr: integer ``[n_major + 1]`` index pointer.
+      indices: integer ``[nnz]`` (or more: entries past ``indptr[-1]`` are
+        ignored).
+      n_major: number of compressed vertices (rows of ``indptr``).
+      n_minor: number of vertices the indices refer to.
+      what: a name for the messages.
+
+    Raises:
+      GraphValidationError: a negative size, arrays that are not 1-D integer,
+        a pointer of the wrong length, not starting at 0, decreasing or
+        ending past ``indices``, or a used index outside ``[0, n_minor)``.
+    """
+    if n_major < 0 or n_minor < 0:
+        raise GraphValidationError(f"{what}: negative size ({n_major}, {n_minor})")
+    p = _index_view(indptr, f"{what} index pointer")
+    idx = _index_view(indices, f"{what} indices")
+    if p.shape[0] != n_major + 1:
+        raise GraphValidationError(
+            f"{what}: index pointer has length {p.shape[0]}, expected {n_major + 1}"
+        )
+    if p[0] != 0:
+        raise GraphValidationError(f"{what}: index pointer must start at 0, got {p[0]}")
+    # Compare neighbours rather than take np.diff, which can wrap around for
+    # pointers near the int64 limits (or uint64 ones cast to int64).
+    decreases = p[1:] < p[:-1]
+    if np.any(decreases):
+        k = int(np.flatnonzero(decreases)[0])
+        raise GraphValidationError(
+            f"{what}: index pointer must be non-decreasing (decreases at {k}: {p[k]} -> {p[k + 1]})"
+        )
+    if p[-1] > idx.shape[0]:
+        raise GraphValidationError(
+            f"{what}: index pointer ends at {p[-1]} but there are only {idx.shape[0]} indices"
+        )
+    used = idx[: p[-1]]
+    if used.size and (used.min() < 0 or used.max() >= n_minor):
+        bad = used[(used < 0) | (used >= n_minor)][0]
+        raise GraphValidationError(f"{what}: index {bad} out of range [0, {n_minor})")
+
+
+def _static_field(**kwargs: Any) -> Any:
+    return dataclasses.field(metadata={"static": True}, **kwargs)
+
+
+def _register(cls: type) -> None:
+    """Registers a :class:`CSR` class as a pytree (with keys): fields marked
+    static form the tree structure, the others are children."""
+    layout: list[tuple[str, ...]] = []
+
+    def names() -> tuple[tuple[str, ...], tuple[str, ...]]:
+        # The fields are known once the dataclass decorator has run, after
+        # the class is created; read them at the first flatten.
+        if not layout:
+            fields = dataclasses.fields(cls)
+            layout.append(tuple(f.name for f in fields if not f.metadata.get("static")))
+            layout.append(tuple(f.name for f in fields if f.metadata.get("static")))
+        return layout[0], layout[1]
+
+    def flatten_with_keys(x: CSR) -> tuple[list[tuple[Any, Any]], tuple[Any, ...]]:
+        children, static = names()
+        keyed = [(jax.tree_util.GetAttrKey(n), getattr(x, n)) for n in children]
+        return keyed, tuple(getattr(x, n) for n in static)
+
+    def flatten(x: CSR) -> tuple[list[Any], tuple[Any, ...]]:
+        children, static = names()
+        return [getattr(x, n) for n in children], tuple(getattr(x, n) for n in static)
+
+    def unflatten(aux: tuple[Any, ...], leaves: Any) -> CSR:
+        # Bypass __init__: leaves may be tracers, shape structs or sentinels.
+        children, static = names()
+        x = object.__new__(cls)
+        for n, v in zip(children, leaves):
+            object.__setattr__(x, n, v)
+        for n, v in zip(static, aux):
+            object.__setattr__(x, n, v)
+        return x
+
+    jax.tree_util.register_pytree_with_keys(cls, flatten_with_keys, unflatten, flatten)
+
+
+@dataclasses.dataclass(frozen=True, eq=False, repr=False)
+class CSR:
+    """A sparse matrix ``[n_rows, n_cols]`` in CSR form, as a pytree.
+
+    The arrays may carry leading batch dimensions ``...`` (graphs or costs of
+    one shape and one capacity stacked, see :meth:`pad_to`); ``shape`` is
+    static. Subclasses (declared ``@dataclasses.dataclass(frozen=True,
+    eq=False, repr=False)``) may add fields after these four, list their
+    capacity-sized arrays in :attr:`capacity_fields` and extend
+    :meth:`validate`; they are registered as pytrees when defined.
+
+    Attributes:
+      indptr: int32 ``[..., n_rows + 1]``, non-decreasing from 0: the entries
+        of row ``i`` are at positions ``indptr[i]:indptr[i + 1]``.
+      indices: int32 ``[..., capacity]``, the column of each entry; entries
+        past ``indptr[..., -1]`` are padding.
+      data: ``[..., capacity]``, the value of each entry, or ``None`` for a
+        pattern (a graph without values).
+      shape: static ``(n_rows, n_cols)``.
+      capacity_fields: class attribute, the names of the fields whose last
+        axis is the capacity (:meth:`pad_to` pads them; ``None`` values are
+        skipped).
+    """
+
+    indptr: Any
+    indices: Any
+    data: Any
+    shape: tuple[int, int] = _static_field()
+
+    capacity_fields: ClassVar[tuple[str, ...]] = ("indices", "data")
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        _register(cls)
+
+    def __post_init__(self) -> None:
+        n_rows, n_cols = self.shape
+        object.__setattr__(self, "shape", (int(n_rows), int(n_cols)))
+
+    def __repr__(self) -> str:
+        values = "" if self.data is None else f", data={jnp.result_type(self.data)}"
+        return (
+            f"{type(self).__name__}(shape={self.shape}, capacity={self.capacity}{values}, "
+            f"batch={tuple(np.shape(self.indptr)[:-1])})"
+        )
+
+    @property
+    def n_rows(self) -> int:
+        """Static number of rows (``shape[0]``)."""
+        return self.shape[0]
+
+    @property
+    def n_cols(self) -> int:
+        """Static number of columns (``shape[1]``)."""
+        return self.shape[1]
+
+    @property
+    def capacity(self) -> int:
+        """Static number of entry slots (the last axis of ``indices``)."""
+        return int(np.shape(self.indices)[-1])
+
+    @property
+    def nnz(self) -> Any:
+        """int32 ``[...]``: the number of stored entries, ``indptr[..., -1]``."""
+        return self.indptr[..., -1]
+
+    def pad_to(self, capacity: int) -> Any:
+        """The same matrix with room for ``capacity`` entries, so matrices of
+        one shape and different entry counts stack into one batch.
+
+        Pads the last axis of every field in :attr:`capacity_fields` with
+        zeros (NumPy arrays stay NumPy arrays); padding is never read.
+
+        Args:
+          capacity: the new capacity, at least the current one.
+
+        Returns:
+          A copy of ``self`` (same type) whose capacity is ``capacity``.
+
+        Raises:
+          GraphValidationError: ``capacity`` is below the current capacity.
+        """
+        size = self.capacity
+        if capacity < size:
+            raise GraphValidationError(f"capacity {capacity} < current {size}")
+        changes = {}
+        for name in self.capacity_fields:
+            a = getattr(self, name)
+            if a is None:
+                continue
+            pad = np.pad if isinstance(a, np.ndarray) else jnp.pad
+            changes[name] = pad(a, [(0, 0)] * (np.ndim(a) - 1) + [(0, capacity - size)])
+        return dataclasses.replace(self, **changes)
+
+    def validate(self) -> Any:
+        """Checks the CSR structure of every batch member (eager, on the host).
+
+        Subclasses extend it with their own checks (and call this one).
+
+        Returns:
+          ``self``.
+
+        Raises:
+          GraphValidationError: a malformed structure (see
+            :func:`validate_csr`), or ``data`` not of the shape of
+            ``indices``.
+        """
+        indptr = np.asarray(self.indptr)
+        indices = np.asarray(self.indices)
+        if indptr.ndim < 1 or indptr.shape[:-1] != indices.shape[:-1]:
+            raise GraphValidationError(
+                f"indptr {indptr.shape} and indices {indices.shape} differ in batch shape"
+            )
+        if self.data is not None and np.shape(self.data) != indices.shape:
+            raise GraphValidationError(
+                f"data has shape {np.shape(self.data)}, expected that of indices {indices.shape}"
+            )
+        pointers = indptr.reshape(-1, indptr.shape[-1])
+        columns = indices.reshape(-1, indices.shape[-1])
+        for p, idx in zip(pointers, columns):
+            validate_csr(p, idx, self.n_rows, self.n_cols)
+        return self
+
+
+_register(CSR)
