@@ -164,7 +164,7 @@ def _register(cls: type) -> None:
     def unflatten(aux: tuple[Any, ...], leaves: Any) -> CSR:
         # Bypass __init__: leaves may be tracers, shape structs or sentinels.
         children, static = names()
-        x = object.__new__(cls)
+        x: CSR = object.__new__(cls)
         for n, v in zip(children, leaves):
             object.__setattr__(x, n, v)
         for n, v in zip(static, aux):
@@ -259,7 +259,7 @@ class CSR:
         size = self.capacity
         if capacity < size:
             raise GraphValidationError(f"capacity {capacity} < current {size}")
-        changes = {}
+        changes: dict[str, Any] = {}
         for name in self.capacity_fields:
             a = getattr(self, name)
             if a is None:
