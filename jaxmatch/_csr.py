@@ -26,7 +26,7 @@ the tree structure, hence static under ``jax.jit``.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 import jax
 import jax.numpy as jnp
@@ -134,8 +134,7 @@ def validate_csr(
         raise GraphValidationError(f"{what}: index {bad} out of range [0, {n_minor})")
 
 
-def _static_field(**kwargs: Any) -> Any:
-    return dataclasses.field(metadata={"static": True}, **kwargs)
+_C = TypeVar("_C", bound="CSR")
 
 
 def _register(cls: type) -> None:
@@ -201,7 +200,7 @@ class CSR:
     indptr: Any
     indices: Any
     data: Any
-    shape: tuple[int, int] = _static_field()
+    shape: tuple[int, int] = dataclasses.field(metadata={"static": True})
 
     capacity_fields: ClassVar[tuple[str, ...]] = ("indices", "data")
 
@@ -240,7 +239,7 @@ class CSR:
         """int32 ``[...]``: the number of stored entries, ``indptr[..., -1]``."""
         return self.indptr[..., -1]
 
-    def pad_to(self, capacity: int) -> Any:
+    def pad_to(self: _C, capacity: int) -> _C:
         """The same matrix with room for ``capacity`` entries, so matrices of
         one shape and different entry counts stack into one batch.
 
@@ -268,7 +267,7 @@ class CSR:
             changes[name] = pad(a, [(0, 0)] * (np.ndim(a) - 1) + [(0, capacity - size)])
         return dataclasses.replace(self, **changes)
 
-    def validate(self) -> Any:
+    def validate(self: _C) -> _C:
         """Checks the CSR structure of every batch member (eager, on the host).
 
         Subclasses extend it with their own checks (and call this one).

@@ -1,10 +1,10 @@
 """The matching custom calls: one ``ffi_call`` per handler, state as named
 buffers.
 
-Graph operands: the column CSR, ``cxadj`` int32 ``[..., n_cols + 1]`` and
-``cadj`` int32 ``[..., nnz_cap]``; the initialising calls also take the row
-CSR, ``rxadj`` int32 ``[..., n_rows + 1]`` and ``radj`` int32
-``[..., nnz_cap]`` (read by the Karp-Sipser initial matching only). Leading
+Graph operands (:class:`GraphOperands`): the column CSR, ``col_indptr``
+int32 ``[..., n_cols + 1]`` and ``col_indices`` int32 ``[..., nnz_cap]``, and
+the row CSR, ``indptr`` int32 ``[..., n_rows + 1]`` and ``indices`` int32
+``[..., nnz_cap]`` (read by the greedy and Karp-Sipser initial matchings). Leading
 dimensions are batch dimensions; under ``jax.vmap`` the batched dimension
 becomes a leading dimension, and a batch sharded over devices is solved where
 it lies (``jaxmatch._batch``); the kernels put the batch on the grid.
@@ -25,20 +25,29 @@ from .._batch import batched_ffi_call, batched_shape
 from .types import MatchingStatus
 
 
+class GraphOperands(NamedTuple):
+    """A graph's arrays in the order the kernels take them (module docstring)."""
+
+    col_indptr: jax.Array
+    col_indices: jax.Array
+    indptr: jax.Array
+    indices: jax.Array
+
+
 class MatchingState(NamedTuple):
     """The state of a (batch of) matching solve(s).
 
     Attributes:
-      row_match: int32 ``[..., n_rows]``, the column matched to each row
+      col_for_row: int32 ``[..., n_rows]``, the column matched to each row
         (-1 free; -2 transiently marks a path's end inside a phase).
-      col_match: int32 ``[..., n_cols]``, the row matched to each column.
+      row_for_col: int32 ``[..., n_cols]``, the row matched to each column.
       info: int32 ``[..., MATCHING_INFO_LEN]``: status and counters (read
         them with :func:`info_field`).
       work: int32 workspace (its layout is the library's).
     """
 
-    row_match: jax.Array
-    col_match: jax.Array
+    col_for_row: jax.Array
+    row_for_col: jax.Array
     info: jax.Array
     work: jax.Array
 
@@ -66,8 +75,8 @@ def _state_shapes(n_rows: int, n_cols: int) -> Callable[[tuple[int, ...]], Match
 
     def shapes(lead: tuple[int, ...]) -> MatchingState:
         return MatchingState(
-            row_match=batched_shape(lead, n_rows),
-            col_match=batched_shape(lead, n_cols),
+            col_for_row=batched_shape(lead, n_rows),
+            row_for_col=batched_shape(lead, n_cols),
             info=batched_shape(lead, _ffi.constant("MATCHING_INFO_LEN")),
             work=batched_shape(lead, _ffi.matching_workspace_len(n_rows, n_cols)),
         )
@@ -79,14 +88,14 @@ def _attrs(**kw: int) -> dict[str, np.int32]:
     return {k: np.int32(v) for k, v in kw.items()}
 
 
-def matching_init(cxadj, cadj, rxadj, radj, rm0, cm0, *, init: int) -> MatchingState:
+def matching_init(graph: GraphOperands, rm0, cm0, *, init: int) -> MatchingState:
     """Initial matching (none, cheap, Karp-Sipser or the warm start rm0/cm0)
     and BFS array."""
     _checked()
     out = batched_ffi_call(
         "jaxmatch_matching_init",
         _state_shapes(rm0.shape[-1], cm0.shape[-1]),
-        [cxadj, cadj, rxadj, radj, rm0, cm0],
+        [*graph, rm0, cm0],
         [1] * 6,
         _attrs(init=init),
     )
@@ -94,10 +103,7 @@ def matching_init(cxadj, cadj, rxadj, radj, rm0, cm0, *, init: int) -> MatchingS
 
 
 def matching_step(
-    cxadj,
-    cadj,
-    rxadj,
-    radj,
+    graph: GraphOperands,
     state: MatchingState,
     *,
     levels: int,
@@ -108,15 +114,15 @@ def matching_step(
     """Up to ``levels`` BFS levels, then Alternate + FixMatching if due.
 
     ``restart_levels``: the stepped CUDA solver restarts once from the
-    ordered greedy matching (which reads the row CSR ``rxadj``/``radj``) when
+    ordered greedy matching (which reads the row CSR ``indptr``/``indices``) when
     a phase ends after this many BFS levels; 0: never. ``options``: driver,
     bfs, max_phases, hybrid_depth, auto_free_divisor.
     """
     _checked()
     out = batched_ffi_call(
         "jaxmatch_matching_step",
-        _state_shapes(state.row_match.shape[-1], state.col_match.shape[-1]),
-        [cxadj, cadj, rxadj, radj, *state],
+        _state_shapes(state.col_for_row.shape[-1], state.row_for_col.shape[-1]),
+        [*graph, *state],
         [1] * (4 + len(state)),
         _attrs(levels=levels, mapping=mapping, restart_levels=restart_levels, **options),
         input_output_aliases={k + 4: k for k in range(len(MatchingState._fields))},
@@ -124,15 +130,13 @@ def matching_step(
     return MatchingState(*out)
 
 
-def matching_solve(
-    cxadj, cadj, rxadj, radj, rm0, cm0, *, init: int, **options: int
-) -> MatchingState:
+def matching_solve(graph: GraphOperands, rm0, cm0, *, init: int, **options: int) -> MatchingState:
     """Initialisation and the whole solve in one call (fused)."""
     _checked()
     out = batched_ffi_call(
         "jaxmatch_matching_solve",
         _state_shapes(rm0.shape[-1], cm0.shape[-1]),
-        [cxadj, cadj, rxadj, radj, rm0, cm0],
+        [*graph, rm0, cm0],
         [1] * 6,
         _attrs(init=init, **options),
     )
@@ -152,13 +156,14 @@ def _host_entry() -> tuple[Any, int, int]:
 
 
 def solve_host(
-    cxadj: np.ndarray, cadj: np.ndarray, n_rows: int, *, init: str, **options: int
+    col_indptr: np.ndarray, col_indices: np.ndarray, n_rows: int, *, init: str, **options: int
 ) -> tuple[np.ndarray, np.ndarray, int]:
     """Solves one graph on the calling thread, without XLA.
 
     Args:
-      cxadj: int32 ``[n_cols + 1]`` column pointers.
-      cadj: int32 ``[cap]`` row indices (duplicates in a column allowed).
+      col_indptr: int32 ``[n_cols + 1]`` column pointers.
+      col_indices: int32 ``[cap]`` row indices (duplicates in a column
+        allowed).
       n_rows: number of rows.
       init: ``"none"`` or ``"cheap"`` (the host entry has no row CSR, so
         no ``"karp_sipser"``).
@@ -166,18 +171,18 @@ def solve_host(
         (library codes and values).
 
     Returns:
-      ``(row_match, col_match, status)``: int32 ``[n_rows]``, ``[n_cols]``
+      ``(col_for_row, row_for_col, status)``: int32 ``[n_rows]``, ``[n_cols]``
       and a :class:`MatchingStatus` code.
     """
     fn, info_len, status_slot = _host_entry()
-    cxadj = np.ascontiguousarray(cxadj, np.int32)
-    cadj = np.ascontiguousarray(cadj, np.int32)
-    n_cols = cxadj.shape[0] - 1
-    out = np.empty(n_rows + n_cols + info_len, np.int32)  # row_match, col_match, info
+    col_indptr = np.ascontiguousarray(col_indptr, np.int32)
+    col_indices = np.ascontiguousarray(col_indices, np.int32)
+    n_cols = col_indptr.shape[0] - 1
+    out = np.empty(n_rows + n_cols + info_len, np.int32)  # col_for_row, row_for_col, info
     o = out.ctypes.data
     names = ("driver", "bfs", "max_phases", "hybrid_depth", "auto_free_divisor")
     rc = fn(
-        n_rows, n_cols, cadj.shape[0], cxadj.ctypes.data, cadj.ctypes.data,
+        n_rows, n_cols, col_indices.shape[0], col_indptr.ctypes.data, col_indices.ctypes.data,
         code("INIT", init), *(options[k] for k in names),
         o, o + 4 * n_rows, o + 4 * (n_rows + n_cols),
     )  # fmt: skip

@@ -9,10 +9,10 @@ augmenting paths; ``Alternate`` flips many of them in parallel and
 
 * drivers: ``"apfb"`` runs each phase's BFS to its end, ``"apsb"`` stops it
   at the first level that reaches a free row (shortest paths), ``"hybrid"``
-  (ours) at :data:`HYBRID_DEPTH_FACTOR` times that level's depth;
-  ``"auto"`` (the default) runs as APFB when the initial matching leaves
-  more than one column in :data:`AUTO_FREE_DIVISOR` free, else as the
-  hybrid;
+  (ours) at ``hybrid_depth_factor`` (a :class:`MatchingTuning` field)
+  times that level's depth; ``"auto"`` (the default) runs as APFB when the
+  initial matching leaves more than one column in ``auto_free_divisor``
+  free, else as the hybrid;
 * push-relabel: ``"pr"`` is G-PR (Deveci, Kaya, Ucar, Catalyurek, ICPP
   2013): lock- and atomic-free pushes from the active (free) columns along
   labels that bound the distance to a free row, global relabels (a BFS from
@@ -36,8 +36,8 @@ Two execution shapes, as for the LAP solver:
   graphs.
 
 ``"auto"`` picks per platform when the computation is lowered: fused on the
-CPU; on the GPU fused up to :data:`FUSED_MAX_VERTICES` vertices per side and
-stepped above.
+CPU; on the GPU fused up to ``MatchingTuning.fused_max_vertices`` vertices
+per side and stepped above.
 """
 
 from __future__ import annotations
@@ -51,39 +51,8 @@ from jax import lax
 from .._static import static_int, static_str
 from . import _ffi as matching_ffi
 from .graph import BipartiteGraph
+from .tuning import MatchingTuning, tuning_of
 from .types import MatchingResult, MatchingStatus
-
-#: On the GPU, ``execution="auto"`` runs graphs with at most this many rows
-#: and columns fused (a block per graph), larger ones stepped.
-FUSED_MAX_VERTICES = 4096
-
-#: BFS level kernels per stepped call, by driver.
-#: For ``"pr"`` a call runs this many push iterations and relabel levels.
-LEVELS_PER_CALL = {"apfb": 16, "apsb": 8, "hybrid": 16, "auto": 16, "pr": 16}
-
-#: The hybrid driver stops a phase's BFS once it is this many times as deep
-#: as the level that found the phase's first augmenting path (passed to the
-#: kernels as the ``hybrid_depth`` attribute).
-HYBRID_DEPTH_FACTOR = 4
-
-#: ``method="auto"`` runs as APFB when more than ``n_cols / AUTO_FREE_DIVISOR``
-#: columns are free after the initial matching (as on randomly ordered
-#: geometric graphs, where the hybrid's extra phases restart wide BFSs), else
-#: as the hybrid; chosen once per solve, on the device (passed to the kernels
-#: as the ``auto_free_divisor`` attribute).
-AUTO_FREE_DIVISOR = 50
-
-#: From ``init="cheap"``, the stepped GPU solver restarts once from
-#: :func:`greedy_matching` when a phase ends after this many BFS levels in
-#: all: the GPU's racing cheap matching leaves long augmenting paths on
-#: graphs numbered along their geometry (Z-ordered delaunay_n20: 80,000
-#: levels), the sequential greedy's order does not (a few phases), and
-#: graphs whose paths are short (permuted, road-like, power-law: at most
-#: about 1,200 levels at 2^20 vertices) never reach it (``docs/matching.md``).
-GREEDY_RESTART_LEVELS = 4096
-
-#: Upper bound on ``levels_per_call`` (larger values are clamped).
-MAX_LEVELS_PER_CALL = 1024
 
 _METHODS = ("auto", "apfb", "apsb", "hybrid", "pr")
 _EXECUTIONS = ("auto", "fused", "stepped")
@@ -109,19 +78,21 @@ def _check_graph(G: Any) -> BipartiteGraph:
             "expected a jaxmatch.BipartiteGraph (build one with "
             f"BipartiteGraph.from_scipy / from_edges / from_dense), got {type(G).__name__}"
         )
-    for name in ("cxadj", "cadj", "rxadj", "radj"):
+    for name in ("col_indptr", "col_indices", "indptr", "indices"):
         a = getattr(G, name)
         if jnp.result_type(a) != jnp.int32:
             raise TypeError(f"graph.{name} must be int32, got {jnp.result_type(a)}")
-    for name, n, what in (("cxadj", G.n_cols, "n_cols"), ("rxadj", G.n_rows, "n_rows")):
+    for name, n, what in (("col_indptr", G.n_cols, "n_cols"), ("indptr", G.n_rows, "n_rows")):
         if jnp.shape(getattr(G, name))[-1] != n + 1:
             raise ValueError(
                 f"graph.{name} has {jnp.shape(getattr(G, name))[-1]} entries; "
                 f"expected {what} + 1 = {n + 1}"
             )
-    batch = jnp.shape(G.cxadj)[:-1]
-    if any(jnp.shape(getattr(G, k))[:-1] != batch for k in ("cadj", "rxadj", "radj")):
-        raise ValueError("graph.cxadj, cadj, rxadj and radj have different batch shapes")
+    batch = jnp.shape(G.col_indptr)[:-1]
+    if any(jnp.shape(getattr(G, k))[:-1] != batch for k in ("col_indices", "indptr", "indices")):
+        raise ValueError(
+            "graph.col_indptr, col_indices, indptr and indices have different batch shapes"
+        )
     return G
 
 
@@ -134,7 +105,7 @@ def _choice(value: Any, allowed: tuple[str, ...], what: str) -> str:
 
 #: The string values of ``init`` and the library's name of each.
 _INIT_NAMES = {"cheap": "cheap", "greedy": "greedy", "karp-sipser": "karp_sipser"}
-_INIT_HELP = "init must be 'cheap', 'greedy', 'karp-sipser', None or (row_match, col_match)"
+_INIT_HELP = "init must be 'cheap', 'greedy', 'karp-sipser', None or (col_for_row, row_for_col)"
 
 
 def _warm_start(init: Any, G: BipartiteGraph, batch: tuple[int, ...]):
@@ -151,13 +122,13 @@ def _warm_start(init: Any, G: BipartiteGraph, batch: tuple[int, ...]):
             raise ValueError(f"{_INIT_HELP}, got {init!r}")
         return _INIT_NAMES[init], empty_r, empty_c
     if isinstance(init, MatchingResult):
-        rm, cm = init.row_match, init.col_match
+        rm, cm = init.col_for_row, init.row_for_col
     elif isinstance(init, (tuple, list)) and len(init) == 2:
         rm, cm = init
     else:
         raise TypeError(f"{_INIT_HELP.replace(' or (', ', a MatchingResult or (')}")
     rm, cm = jnp.asarray(rm), jnp.asarray(cm)
-    for name, a, n in (("row_match", rm, G.n_rows), ("col_match", cm, G.n_cols)):
+    for name, a, n in (("col_for_row", rm, G.n_rows), ("row_for_col", cm, G.n_cols)):
         if not jnp.issubdtype(a.dtype, jnp.integer):
             raise TypeError(f"warm start {name} must be integer, got {a.dtype}")
         if a.ndim < 1 or a.shape[-1] != n:
@@ -170,20 +141,25 @@ def _warm_start(init: Any, G: BipartiteGraph, batch: tuple[int, ...]):
 def _result(state: matching_ffi.MatchingState) -> MatchingResult:
     status = matching_ffi.info_field(state.info, "STATUS")
     valid = status != MatchingStatus.INVALID_GRAPH
-    rm = jnp.where(valid[..., None], state.row_match, -1)
-    cm = jnp.where(valid[..., None], state.col_match, -1)
+    rm = jnp.where(valid[..., None], state.col_for_row, -1)
+    cm = jnp.where(valid[..., None], state.row_for_col, -1)
     return MatchingResult(
-        row_match=rm,
-        col_match=cm,
+        col_for_row=rm,
+        row_for_col=cm,
         cardinality=jnp.sum(cm >= 0, axis=-1, dtype=jnp.int32),
-        n_phases=matching_ffi.info_field(state.info, "N_PHASES"),
-        n_levels=matching_ffi.info_field(state.info, "N_LEVELS"),
+        iterations=matching_ffi.info_field(state.info, "N_PHASES"),
+        levels=matching_ffi.info_field(state.info, "N_LEVELS"),
         status=status,
     )
 
 
+def _operands(G: BipartiteGraph) -> matching_ffi.GraphOperands:
+    """The graph's four arrays in the order the kernels take them."""
+    return matching_ffi.GraphOperands(G.col_indptr, G.col_indices, G.indptr, G.indices)
+
+
 def _stepped(G, init, rm0, cm0, *, levels, mapping, restart_levels, **options):
-    state = matching_ffi.matching_init(G.cxadj, G.cadj, G.rxadj, G.radj, rm0, cm0, init=init)
+    state = matching_ffi.matching_init(_operands(G), rm0, cm0, init=init)
     running_code = int(MatchingStatus.RUNNING)
 
     def running(state):
@@ -191,10 +167,7 @@ def _stepped(G, init, rm0, cm0, *, levels, mapping, restart_levels, **options):
 
     def step(state):
         return matching_ffi.matching_step(
-            G.cxadj,
-            G.cadj,
-            G.rxadj,
-            G.radj,
+            _operands(G),
             state,
             levels=levels,
             mapping=mapping,
@@ -206,9 +179,7 @@ def _stepped(G, init, rm0, cm0, *, levels, mapping, restart_levels, **options):
 
 
 def _fused(G, init, rm0, cm0, **options):
-    return matching_ffi.matching_solve(
-        G.cxadj, G.cadj, G.rxadj, G.radj, rm0, cm0, init=init, **options
-    )
+    return matching_ffi.matching_solve(_operands(G), rm0, cm0, init=init, **options)
 
 
 def max_cardinality_matching(
@@ -221,31 +192,32 @@ def max_cardinality_matching(
     execution: str = "auto",
     levels_per_call: int | None = None,
     max_phases: int | None = None,
+    tuning: MatchingTuning | None = None,
 ) -> MatchingResult:
     """A maximum-cardinality matching of a bipartite graph.
 
     Jittable; ``jax.vmap`` over graphs of the same padded shapes (see
     :meth:`BipartiteGraph.pad_to`) runs them as one batched kernel.
 
-    Only ``G`` (its index arrays; ``n_rows``/``n_cols`` are static pytree
-    metadata) and the arrays of a warm-start ``init`` may be traced. The
-    options ``method``, ``bfs``, ``init`` as a string or ``None``,
-    ``mapping``, ``execution``, ``levels_per_call`` and ``max_phases`` are
+    Only ``G`` (its index arrays; ``shape`` is static pytree metadata) and
+    the arrays of a warm-start ``init`` may be traced. The options
+    ``method``, ``bfs``, ``init`` as a string or ``None``, ``mapping``,
+    ``execution``, ``levels_per_call``, ``max_phases`` and ``tuning`` are
     static: under ``jax.jit`` close over them, or mark them with
     ``jax.jit(f, static_argnames=("method", ...))`` or
     ``functools.partial(f, method=...)``; a traced value raises a
     ``TypeError`` naming the option.
 
     Args:
-      G: the graph (its column CSR ``cxadj``/``cadj`` is what the kernels
-        read). Graphs from the ``BipartiteGraph`` constructors are validated;
+      G: the graph (its column CSR ``col_indptr``/``col_indices`` is what
+        the kernels read). Graphs from the ``BipartiteGraph`` constructors are validated;
         a malformed CSR passed in some other way is detected by the kernels
         and reported as ``status == MatchingStatus.INVALID_GRAPH``.
       method: static. ``"apfb"`` (full BFS per phase, the papers' best), ``"apsb"``
         (BFS stops at the first level that finds a path), ``"hybrid"`` (BFS
-        stops at :data:`HYBRID_DEPTH_FACTOR` times the depth of that level)
-        or ``"auto"`` (APFB when more than one column in
-        :data:`AUTO_FREE_DIVISOR` is free after ``init``, else hybrid; each
+        stops at ``tuning.hybrid_depth_factor`` times the depth of that
+        level) or ``"auto"`` (APFB when more than one column in
+        ``tuning.auto_free_divisor`` is free after ``init``, else hybrid; each
         graph of a batch chooses for itself), or ``"pr"`` (push-relabel,
         G-PR; ``auto`` never picks it).
       bfs: static. ``"wr"`` (GPUBFS-WR, root tracking) or ``"plain"`` (GPUBFS).
@@ -254,7 +226,8 @@ def max_cardinality_matching(
         on every back end, see :func:`greedy_matching`; it also reads the
         graph's row CSR), ``"karp-sipser"`` (a parallel Karp-Sipser
         matching, see :func:`karp_sipser_matching`; it also reads the row
-        CSR) or ``None`` (start empty), all static; or a warm start ``(row_match, col_match)`` /
+        CSR) or ``None`` (start empty), all static; or a warm start
+        ``(col_for_row, row_for_col)`` /
         :class:`MatchingResult` (int ``[..., n_rows]`` / ``[..., n_cols]``,
         -1 unmatched; these arrays may be traced); pairs that are not edges
         or whose two sides do not name each other are dropped.
@@ -265,36 +238,38 @@ def max_cardinality_matching(
         docstring).
       levels_per_call: static int. BFS levels per stepped call (for
         ``"pr"``: push iterations plus global-relabel levels; default
-        :data:`LEVELS_PER_CALL` of the driver; at most
-        :data:`MAX_LEVELS_PER_CALL`).
+        ``tuning.levels_per_call_of(method)``; at most
+        ``tuning.max_levels_per_call``).
       max_phases: static int. Safety bound on phases (default ``min(n_rows, n_cols) + 1``,
         which the theory never reaches: each phase adds a pair). For ``"pr"``
-        it bounds the push iterations (``n_phases``; default
+        it bounds the push iterations (``iterations``; default
         :func:`jaxmatch.matching.api.pr_max_iterations`); the matching is still fixed (valid) when
         it stops there with ``MatchingStatus.PHASE_LIMIT``.
+      tuning: static :class:`MatchingTuning`; ``None``: the defaults.
 
     Returns:
       A :class:`MatchingResult`; ``status`` is ``MatchingStatus.MAXIMUM``.
 
     Raises:
-      TypeError: ``G`` is not a :class:`BipartiteGraph`; an option is not of
-        its type, or is traced (the message names the ``static_argnames``
+      TypeError: ``G`` is not a :class:`BipartiteGraph`; an option (or
+        ``tuning``) is not of its type, or is traced (the message names the ``static_argnames``
         recipe); a malformed warm start.
       ValueError: an unknown option value, ``levels_per_call < 1``, or warm
         start arrays of the wrong shape.
     """
     G = _check_graph(G)
+    tuning = tuning_of(tuning)
     method = _choice(method, _METHODS, "method")
     bfs = _choice(bfs, _BFS_KERNELS, "bfs")
     mapping = _choice(mapping, _MAPPINGS, "mapping")
     execution = _choice(execution, _EXECUTIONS, "execution")
     if levels_per_call is None:
-        levels_per_call = LEVELS_PER_CALL[method]
+        levels_per_call = tuning.levels_per_call_of(method)
     levels_per_call = static_int(levels_per_call, "levels_per_call")
     if levels_per_call < 1:
         raise ValueError("levels_per_call must be >= 1")
     # The GPU launches this many level kernels per call: keep it bounded.
-    levels_per_call = min(levels_per_call, MAX_LEVELS_PER_CALL)
+    levels_per_call = min(levels_per_call, tuning.max_levels_per_call)
     if max_phases is None:
         if method == "pr":
             max_phases = pr_max_iterations(G.n_rows, G.n_cols)
@@ -302,19 +277,19 @@ def max_cardinality_matching(
             max_phases = min(G.n_rows, G.n_cols) + 1
     max_phases = max(1, min(static_int(max_phases, "max_phases"), 2**31 - 1))
 
-    batch = tuple(jnp.shape(G.cxadj)[:-1])
+    batch = tuple(jnp.shape(G.col_indptr)[:-1])
     mode, rm0, cm0 = _warm_start(init, G, batch)
     init_code = matching_ffi.code("INIT", mode)
     opts = dict(
         driver=matching_ffi.code("DRIVER", method),
         bfs=matching_ffi.code("BFS", bfs),
         max_phases=max_phases,
-        hybrid_depth=HYBRID_DEPTH_FACTOR,
-        auto_free_divisor=AUTO_FREE_DIVISOR,
+        hybrid_depth=tuning.hybrid_depth_factor,
+        auto_free_divisor=tuning.auto_free_divisor,
     )
     mapping_code = matching_ffi.code("MAPPING", "ct" if mapping == "auto" else mapping)
 
-    restart = GREEDY_RESTART_LEVELS if mode == "cheap" and method != "pr" else 0
+    restart = tuning.greedy_restart_levels if mode == "cheap" and method != "pr" else 0
 
     def stepped(G, rm0, cm0):
         return _stepped(
@@ -336,7 +311,7 @@ def max_cardinality_matching(
     elif execution == "stepped":
         state = stepped(G, rm0, cm0)
     else:
-        big = max(G.n_rows, G.n_cols) > FUSED_MAX_VERTICES
+        big = max(G.n_rows, G.n_cols) > tuning.fused_max_vertices
         state = lax.platform_dependent(G, rm0, cm0, cpu=fused, cuda=stepped if big else fused)
     return _result(state)
 
@@ -344,11 +319,9 @@ def max_cardinality_matching(
 def _initial_matching(G: BipartiteGraph, init: str) -> MatchingResult:
     """The initial matching ``init`` (a string value of ``init``) alone."""
     G = _check_graph(G)
-    batch = tuple(jnp.shape(G.cxadj)[:-1])
+    batch = tuple(jnp.shape(G.col_indptr)[:-1])
     mode, rm0, cm0 = _warm_start(init, G, batch)
-    state = matching_ffi.matching_init(
-        G.cxadj, G.cadj, G.rxadj, G.radj, rm0, cm0, init=matching_ffi.code("INIT", mode)
-    )
+    state = matching_ffi.matching_init(_operands(G), rm0, cm0, init=matching_ffi.code("INIT", mode))
     res = _result(state)
     initial = res.status == MatchingStatus.RUNNING
     return res._replace(status=jnp.where(initial, MatchingStatus.INITIAL, res.status))
@@ -387,12 +360,13 @@ def greedy_matching(G: BipartiteGraph) -> MatchingResult:
     Jittable and vmappable like :func:`max_cardinality_matching`.
 
     Args:
-      G: the graph, int32 ``cxadj [..., n_cols + 1]``, ``cadj [..., cap]``,
-        ``rxadj [..., n_rows + 1]``, ``radj [..., cap]``.
+      G: the graph, int32 ``col_indptr [..., n_cols + 1]``,
+        ``col_indices [..., cap]``, ``indptr [..., n_rows + 1]``,
+        ``indices [..., cap]``.
 
     Returns:
-      A :class:`MatchingResult` (``row_match`` int32 ``[..., n_rows]``,
-      ``col_match`` int32 ``[..., n_cols]``, ``n_phases == n_levels == 0``)
+      A :class:`MatchingResult` (``col_for_row`` int32 ``[..., n_rows]``,
+      ``row_for_col`` int32 ``[..., n_cols]``, ``iterations == levels == 0``)
       with ``status`` ``MatchingStatus.INITIAL``.
     """
     return _initial_matching(G, "greedy")
@@ -413,12 +387,13 @@ def karp_sipser_matching(G: BipartiteGraph) -> MatchingResult:
     gives ``INVALID_GRAPH``.
 
     Args:
-      G: the graph, int32 ``cxadj [..., n_cols + 1]``, ``cadj [..., cap]``,
-        ``rxadj [..., n_rows + 1]``, ``radj [..., cap]``.
+      G: the graph, int32 ``col_indptr [..., n_cols + 1]``,
+        ``col_indices [..., cap]``, ``indptr [..., n_rows + 1]``,
+        ``indices [..., cap]``.
 
     Returns:
-      A :class:`MatchingResult` (``row_match`` int32 ``[..., n_rows]``,
-      ``col_match`` int32 ``[..., n_cols]``, ``n_phases == n_levels == 0``)
+      A :class:`MatchingResult` (``col_for_row`` int32 ``[..., n_rows]``,
+      ``row_for_col`` int32 ``[..., n_cols]``, ``iterations == levels == 0``)
       with ``status`` ``MatchingStatus.INITIAL``.
     """
     return _initial_matching(G, "karp-sipser")

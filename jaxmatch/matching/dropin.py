@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._csr import validate_csr
 from .._interrupt import run_host
 from . import _ffi as matching_ffi
-from . import api
-from .graph import validate_csr
+from .tuning import DEFAULT_TUNING
 from .types import MatchingStatus
 
 
@@ -75,8 +75,8 @@ def maximum_bipartite_matching(graph, perm_type: str = "row") -> np.ndarray:
         driver=matching_ffi.code("DRIVER", "auto"),
         bfs=matching_ffi.code("BFS", "wr"),
         max_phases=min(n_rows, n_cols) + 1,
-        hybrid_depth=api.HYBRID_DEPTH_FACTOR,
-        auto_free_divisor=api.AUTO_FREE_DIVISOR,
+        hybrid_depth=DEFAULT_TUNING.hybrid_depth_factor,
+        auto_free_divisor=DEFAULT_TUNING.auto_free_divisor,
         work=indices.size,
     )
     if status == MatchingStatus.INVALID_GRAPH:

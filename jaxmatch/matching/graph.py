@@ -1,11 +1,12 @@
 """Bipartite graphs as CSR pytrees, for the matching solvers.
 
-A :class:`BipartiteGraph` stores, for each column, its neighbouring rows
-(``cxadj``/``cadj``, the CSR layout of Deveci et al.), and the row-major
-transpose (``rxadj``/``radj``) that the row-side kernels read. ``n_rows`` and
-``n_cols`` are static (part of the tree structure); the index arrays are
-leaves, so graphs with equal sizes and equal edge capacity can be stacked and
-``vmap``-ed.
+A :class:`BipartiteGraph` is the pattern of its biadjacency matrix
+``[n_rows, n_cols]`` in scipy's CSR names (``indptr``/``indices``: each row's
+neighbouring columns) together with its transpose (``col_indptr``/
+``col_indices``: each column's neighbouring rows, the layout of Deveci et al.
+that the column kernels read). ``shape`` is static (part of the tree
+structure); the index arrays are leaves, so graphs with equal sizes and equal
+edge capacity can be stacked and ``vmap``-ed.
 
 Duplicate edges are removed by every constructor (the structure is a simple
 graph); each column's rows, and each row's columns, are sorted.
@@ -13,86 +14,22 @@ graph); each column's rows, and each row's columns, are sorted.
 
 from __future__ import annotations
 
-from typing import Any
+import dataclasses
+from typing import Any, ClassVar
 
-import jax
 import jax.numpy as jnp
 import numpy as np
 
+from .._csr import CSR, GraphValidationError, as_index_array, sorted_unique, validate_csr
 
-class GraphValidationError(ValueError):
-    """A malformed CSR structure or edge list."""
-
-
-def sorted_unique(a: np.ndarray) -> np.ndarray:
-    """``np.unique`` of a 1-D integer array, by sorting and keeping each value
-    that differs from its predecessor (``np.unique`` can take a hash-based
-    path that is far slower than a sort on large integer arrays)."""
-    a = np.sort(a)
-    if a.size < 2:
-        return a
-    keep = np.empty(a.size, bool)
-    keep[0] = True
-    np.not_equal(a[1:], a[:-1], out=keep[1:])
-    return a[keep]
-
-
-def as_index_array(x, name: str) -> np.ndarray:
-    a = np.asarray(x)
-    if a.ndim != 1:
-        raise GraphValidationError(f"{name} must be one-dimensional, got shape {a.shape}")
-    if a.size and a.dtype.kind not in "iu":
-        raise GraphValidationError(f"{name} must hold integers, got dtype {a.dtype}")
-    return a.astype(np.int64)
-
-
-def _index_view(x, name: str) -> np.ndarray:
-    """``x`` as a 1-D integer NumPy array in its own dtype (no copy when it
-    is one already); comparisons in that dtype cannot wrap."""
-    a = np.asarray(x)
-    if a.ndim != 1:
-        raise GraphValidationError(f"{name} must be one-dimensional, got shape {a.shape}")
-    if a.size and a.dtype.kind not in "iu":
-        raise GraphValidationError(f"{name} must hold integers, got dtype {a.dtype}")
-    return a
-
-
-def validate_csr(indptr, indices, n_major: int, n_minor: int, *, what: str = "CSR") -> None:
-    """Checks a CSR structure; raises :class:`GraphValidationError` if malformed.
-
-    Args:
-      indptr: ``[n_major + 1]`` index pointer.
-      indices: ``[nnz]`` (or more: entries past ``indptr[-1]`` are ignored).
-      n_major: number of compressed vertices (rows of ``indptr``).
-      n_minor: number of vertices the indices refer to.
-      what: a name for the messages.
-    """
-    if n_major < 0 or n_minor < 0:
-        raise GraphValidationError(f"{what}: negative size ({n_major}, {n_minor})")
-    p = _index_view(indptr, f"{what} index pointer")
-    idx = _index_view(indices, f"{what} indices")
-    if p.shape[0] != n_major + 1:
-        raise GraphValidationError(
-            f"{what}: index pointer has length {p.shape[0]}, expected {n_major + 1}"
-        )
-    if p[0] != 0:
-        raise GraphValidationError(f"{what}: index pointer must start at 0, got {p[0]}")
-    # Compare neighbours rather than take np.diff, which can wrap around for
-    # pointers near the int64 limits (or uint64 ones cast to int64).
-    decreases = p[1:] < p[:-1]
-    if np.any(decreases):
-        k = int(np.flatnonzero(decreases)[0])
-        raise GraphValidationError(
-            f"{what}: index pointer must be non-decreasing (decreases at {k}: {p[k]} -> {p[k + 1]})"
-        )
-    if p[-1] > idx.shape[0]:
-        raise GraphValidationError(
-            f"{what}: index pointer ends at {p[-1]} but there are only {idx.shape[0]} indices"
-        )
-    used = idx[: p[-1]]
-    if used.size and (used.min() < 0 or used.max() >= n_minor):
-        bad = used[(used < 0) | (used >= n_minor)][0]
-        raise GraphValidationError(f"{what}: index {bad} out of range [0, {n_minor})")
+# Re-exported for the LAP family until it imports them from jaxmatch._csr.
+__all__ = [
+    "BipartiteGraph",
+    "GraphValidationError",
+    "as_index_array",
+    "sorted_unique",
+    "validate_csr",
+]
 
 
 def _csr_from_pairs(major: np.ndarray, minor: np.ndarray, n_major: int, n_minor: int):
@@ -114,42 +51,32 @@ def _check_unbatched(M: Any, fmt: str) -> None:
         )
 
 
-@jax.tree_util.register_pytree_node_class
-class BipartiteGraph:
-    """A bipartite graph between ``n_rows`` rows and ``n_cols`` columns.
+@dataclasses.dataclass(frozen=True, eq=False, repr=False)
+class BipartiteGraph(CSR):
+    """A bipartite graph between ``n_rows`` rows and ``n_cols`` columns: the
+    pattern of its biadjacency matrix, in CSR form both ways.
+
+    Leading dimensions ``...`` of the arrays are batch dimensions (graphs of
+    one shape and one capacity stacked, see :meth:`pad_to`).
 
     Attributes:
-      cxadj: int32 ``[n_cols + 1]``. Column pointers: the rows adjacent to
-        column ``j`` are ``cadj[cxadj[j]:cxadj[j + 1]]``.
-      cadj: int32 ``[capacity]``. Row indices; entries past ``cxadj[-1]`` are
-        padding.
-      rxadj: int32 ``[n_rows + 1]``. Row pointers of the transpose.
-      radj: int32 ``[capacity]``. Column indices of the transpose.
-      n_rows, n_cols: static sizes.
+      indptr: int32 ``[..., n_rows + 1]``. Row pointers: the columns adjacent
+        to row ``i`` are ``indices[indptr[i]:indptr[i + 1]]``.
+      indices: int32 ``[..., capacity]``. Column indices; entries past
+        ``indptr[..., -1]`` are padding.
+      data: ``None`` (a pattern: edges carry no values).
+      shape: static ``(n_rows, n_cols)``.
+      col_indptr: int32 ``[..., n_cols + 1]``. Column pointers of the
+        transpose: the rows adjacent to column ``j`` are
+        ``col_indices[col_indptr[j]:col_indptr[j + 1]]``.
+      col_indices: int32 ``[..., capacity]``. Row indices of the transpose;
+        entries past ``col_indptr[..., -1]`` are padding.
     """
 
-    def __init__(self, cxadj, cadj, rxadj, radj, n_rows: int, n_cols: int):
-        self.cxadj, self.cadj, self.rxadj, self.radj = cxadj, cadj, rxadj, radj
-        self.n_rows, self.n_cols = int(n_rows), int(n_cols)
+    col_indptr: Any
+    col_indices: Any
 
-    # -- pytree
-    def tree_flatten(self):
-        return (self.cxadj, self.cadj, self.rxadj, self.radj), (self.n_rows, self.n_cols)
-
-    @classmethod
-    def tree_unflatten(cls, aux, children):
-        return cls(*children, *aux)
-
-    def __repr__(self) -> str:
-        return (
-            f"BipartiteGraph(n_rows={self.n_rows}, n_cols={self.n_cols}, "
-            f"capacity={np.shape(self.cadj)[-1]})"
-        )
-
-    @property
-    def nnz(self):
-        """Number of edges (an int32 scalar, or ``[...]`` when batched)."""
-        return self.cxadj[..., -1]
+    capacity_fields: ClassVar[tuple[str, ...]] = ("indices", "col_indices")
 
     # -- constructors
     @classmethod
@@ -176,15 +103,15 @@ class BipartiteGraph:
         if r.size:
             key = sorted_unique(r * max(n_cols, 1) + c)
             r, c = key // max(n_cols, 1), key % max(n_cols, 1)
-        cxadj, cadj = _csr_from_pairs(c, r, n_cols, n_rows)
-        rxadj, radj = _csr_from_pairs(r, c, n_rows, n_cols)
+        col_indptr, col_indices = _csr_from_pairs(c, r, n_cols, n_rows)
+        indptr, indices = _csr_from_pairs(r, c, n_rows, n_cols)
         return cls(
-            jnp.asarray(cxadj),
-            jnp.asarray(cadj),
-            jnp.asarray(rxadj),
-            jnp.asarray(radj),
-            n_rows,
-            n_cols,
+            indptr=jnp.asarray(indptr),
+            indices=jnp.asarray(indices),
+            data=None,
+            shape=(n_rows, n_cols),
+            col_indptr=jnp.asarray(col_indptr),
+            col_indices=jnp.asarray(col_indices),
         )
 
     @classmethod
@@ -280,32 +207,16 @@ class BipartiteGraph:
         keep = (rows < n_rows) & (cols < n_cols)
         return cls.from_edges(rows[keep], cols[keep], n_rows, n_cols)
 
-    def pad_to(self, capacity: int) -> BipartiteGraph:
-        """The same graph with edge arrays padded to ``capacity`` entries (for
-        stacking graphs of different edge counts into one batch)."""
-        size = int(np.shape(self.cadj)[-1])
-        if capacity < size:
-            raise GraphValidationError(f"capacity {capacity} < current {size}")
-        pad = [(0, 0)] * (np.ndim(self.cadj) - 1) + [(0, capacity - size)]
-        return BipartiteGraph(
-            self.cxadj,
-            jnp.pad(self.cadj, pad),
-            self.rxadj,
-            jnp.pad(self.radj, pad),
-            self.n_rows,
-            self.n_cols,
-        )
-
     def validate(self) -> BipartiteGraph:
         """Checks both CSR structures (eager); returns ``self``."""
-        validate_csr(self.cxadj, self.cadj, self.n_cols, self.n_rows, what="column CSR")
-        validate_csr(self.rxadj, self.radj, self.n_rows, self.n_cols, what="row CSR")
-        if int(self.cxadj[-1]) != int(self.rxadj[-1]):
+        validate_csr(self.col_indptr, self.col_indices, self.n_cols, self.n_rows, what="column CSR")
+        validate_csr(self.indptr, self.indices, self.n_rows, self.n_cols, what="row CSR")
+        if int(self.col_indptr[-1]) != int(self.indptr[-1]):
             raise GraphValidationError("column and row CSR hold different edge counts")
         return self
 
     def edges(self) -> tuple[np.ndarray, np.ndarray]:
         """``(rows, cols)`` NumPy arrays of the edges, column-major order."""
-        p = np.asarray(self.cxadj)
+        p = np.asarray(self.col_indptr)
         cols = np.repeat(np.arange(self.n_cols), np.diff(p))
-        return np.asarray(self.cadj)[: p[-1]].astype(np.int64), cols
+        return np.asarray(self.col_indices)[: p[-1]].astype(np.int64), cols

@@ -28,32 +28,35 @@ class MatchingResult(NamedTuple):
     graphs of the same padded shapes).
 
     Attributes:
-      row_match: int32 ``[..., n_rows]``. The column matched to each row, -1
-        when unmatched.
-      col_match: int32 ``[..., n_cols]``. The row matched to each column, -1
-        when unmatched.
+      col_for_row: int32 ``[..., n_rows]``. The column matched to each row,
+        -1 when unmatched.
+      row_for_col: int32 ``[..., n_cols]``. The row matched to each column,
+        -1 when unmatched.
       cardinality: int32 ``[...]``. Number of matched pairs.
-      n_phases: int32 ``[...]``. Augmentation phases run (BFS + Alternate +
-        FixMatching), 0 for an initial matching; for ``method="pr"`` the
-        push iterations.
-      n_levels: int32 ``[...]``. BFS level kernels run, over all phases; for
-        ``method="pr"`` the global-relabel levels.
+      iterations: int32 ``[...]``. The main loop's iterations: for the
+        augmenting-path methods (``"apfb"``, ``"apsb"``, ``"hybrid"``,
+        ``"auto"``) the augmentation phases run (BFS + Alternate +
+        FixMatching); for ``method="pr"`` the push iterations; 0 for an
+        initial matching (:func:`jaxmatch.cheap_matching` and friends).
+      levels: int32 ``[...]``. For the augmenting-path methods the BFS level
+        kernels run, over all phases; for ``method="pr"`` the global-relabel
+        levels; 0 for an initial matching.
       status: int32 ``[...]``, a :class:`MatchingStatus`. For one concrete
         graph, ``MatchingStatus(int(res.status))`` is the enum member and
         ``res.status_name`` its name.
 
     The result is a pytree (a NamedTuple): it passes through ``jit`` and
     ``vmap`` and supports ``_replace``. Its ``repr`` is compact: arrays as
-    ``dtype[shape]``, and ``cardinality``, ``n_phases``, ``n_levels`` and the
+    ``dtype[shape]``, and ``cardinality``, ``iterations``, ``levels`` and the
     status name as values when concrete and at most a few graphs (status
     counts for a larger batch; only shapes when traced).
     """
 
-    row_match: jax.Array
-    col_match: jax.Array
+    col_for_row: jax.Array
+    row_for_col: jax.Array
     cardinality: jax.Array
-    n_phases: jax.Array
-    n_levels: jax.Array
+    iterations: jax.Array
+    levels: jax.Array
     status: jax.Array
 
     @property
@@ -69,7 +72,7 @@ class MatchingResult(NamedTuple):
         return status_names(self.status, MatchingStatus)
 
     def __repr__(self) -> str:
-        return result_repr(self, ("cardinality", "n_phases", "n_levels", "status"), MatchingStatus)
+        return result_repr(self, ("cardinality", "iterations", "levels", "status"), MatchingStatus)
 
 
 class MatchingCertificate(NamedTuple):
@@ -77,7 +80,7 @@ class MatchingCertificate(NamedTuple):
 
     Attributes:
       valid: every matched pair is an edge, no vertex is used twice and
-        ``row_match``/``col_match`` agree.
+        ``col_for_row``/``row_for_col`` agree.
       cardinality: number of matched pairs.
       cover_rows: bool ``[n_rows]``, rows in the Koenig vertex cover.
       cover_cols: bool ``[n_cols]``, columns in the Koenig vertex cover.

@@ -5,19 +5,20 @@ from __future__ import annotations
 
 import numpy as np
 
-from .graph import BipartiteGraph, GraphValidationError, sorted_unique, validate_csr
+from .._csr import GraphValidationError, sorted_unique, validate_csr
+from .graph import BipartiteGraph
 from .types import MatchingCertificate
 
 
 def _matching_fields(matching):
-    """``(row_match, col_match)`` as given, before any conversion."""
-    if hasattr(matching, "row_match") and hasattr(matching, "col_match"):
-        return matching.row_match, matching.col_match
+    """``(col_for_row, row_for_col)`` as given, before any conversion."""
+    if hasattr(matching, "col_for_row") and hasattr(matching, "row_for_col"):
+        return matching.col_for_row, matching.row_for_col
     if isinstance(matching, (tuple, list)) and len(matching) == 2:
         return matching[0], matching[1]
     raise TypeError(
-        "matching must have row_match and col_match attributes (a MatchingResult) "
-        f"or be a (row_match, col_match) pair, got {type(matching).__name__}"
+        "matching must have col_for_row and row_for_col attributes (a MatchingResult) "
+        f"or be a (col_for_row, row_for_col) pair, got {type(matching).__name__}"
     )
 
 
@@ -39,8 +40,8 @@ def _graph_validity(G: BipartiteGraph) -> str:
     and the cover, grown along the row CSR, is checked against the column
     CSR's edges, so a disagreement can only make the certificate fail."""
     try:
-        validate_csr(G.cxadj, G.cadj, G.n_cols, G.n_rows, what="column CSR")
-        validate_csr(G.rxadj, G.radj, G.n_rows, G.n_cols, what="row CSR")
+        validate_csr(G.col_indptr, G.col_indices, G.n_cols, G.n_rows, what="column CSR")
+        validate_csr(G.indptr, G.indices, G.n_rows, G.n_cols, what="row CSR")
     except GraphValidationError as err:
         return f"malformed graph: {err}"
     return ""
@@ -57,13 +58,13 @@ def _matching_validity(G: BipartiteGraph, rm: np.ndarray, cm: np.ndarray) -> str
     rm, cm = rm.astype(np.int64), cm.astype(np.int64)
     rows = np.flatnonzero(rm >= 0)
     if np.any(cm[rm[rows]] != rows):
-        return "row_match and col_match disagree"
+        return "col_for_row and row_for_col disagree"
     if np.count_nonzero(cm >= 0) != rows.size:
-        return "col_match has matches that row_match lacks"
+        return "row_for_col has matches that col_for_row lacks"
     # Each matched column must list its row: one pass over the column CSR.
-    cx = np.asarray(G.cxadj, np.int64)
+    cx = np.asarray(G.col_indptr, np.int64)
     col_of_edge = np.repeat(np.arange(G.n_cols), np.diff(cx))
-    hit = np.asarray(G.cadj)[: cx[-1]] == cm[col_of_edge]
+    hit = np.asarray(G.col_indices)[: cx[-1]] == cm[col_of_edge]
     listed = np.bincount(col_of_edge[hit], minlength=G.n_cols) > 0
     missing = np.flatnonzero((cm >= 0) & ~listed)
     if missing.size:
@@ -74,17 +75,17 @@ def _matching_validity(G: BipartiteGraph, rm: np.ndarray, cm: np.ndarray) -> str
 
 def _row_neighbours(G: BipartiteGraph, rows: np.ndarray) -> np.ndarray:
     """Every column adjacent to any of ``rows`` (with repeats)."""
-    rp, radj = np.asarray(G.rxadj, np.int64), np.asarray(G.radj)
+    rp, cols = np.asarray(G.indptr, np.int64), np.asarray(G.indices)
     starts, counts = rp[rows], rp[rows + 1] - rp[rows]
     offsets = np.repeat(starts - np.concatenate([[0], np.cumsum(counts)[:-1]]), counts)
-    return radj[np.arange(counts.sum()) + offsets]
+    return cols[np.arange(counts.sum()) + offsets]
 
 
 def verify_matching(G: BipartiteGraph, matching) -> MatchingCertificate:
     """Certifies a bipartite matching, independently of any solver.
 
     Validity: every matched pair is an edge of ``G``, no vertex is matched
-    twice, and ``row_match``/``col_match`` are mutual inverses. Maximality:
+    twice, and ``col_for_row``/``row_for_col`` are mutual inverses. Maximality:
     the alternating BFS from every unmatched row reaches a set Z of vertices;
     (rows not in Z) + (columns in Z) is a vertex cover, and it has as many
     vertices as the matching has pairs exactly when no augmenting path exists
@@ -92,9 +93,9 @@ def verify_matching(G: BipartiteGraph, matching) -> MatchingCertificate:
 
     Args:
       G: the graph.
-      matching: an object with ``row_match`` (int ``[n_rows]``, -1 if
-        unmatched) and ``col_match`` (int ``[n_cols]``) attributes, or a
-        ``(row_match, col_match)`` pair (a tuple or a list).
+      matching: an object with ``col_for_row`` (int ``[n_rows]``, -1 if
+        unmatched) and ``row_for_col`` (int ``[n_cols]``) attributes, or a
+        ``(col_for_row, row_for_col)`` pair (a tuple or a list).
 
     Returns:
       A :class:`MatchingCertificate`; its ``cover_rows``/``cover_cols`` are the
@@ -106,15 +107,15 @@ def verify_matching(G: BipartiteGraph, matching) -> MatchingCertificate:
       empty cover), never an exception.
 
     Raises:
-      TypeError: ``matching`` has no ``row_match``/``col_match`` attributes
+      TypeError: ``matching`` has no ``col_for_row``/``row_for_col`` attributes
         and is not a pair.
     """
-    row_match, col_match = _matching_fields(matching)
+    col_for_row, row_for_col = _matching_fields(matching)
     n_rows, n_cols = int(G.n_rows), int(G.n_cols)
     empty_r, empty_c = np.zeros(max(n_rows, 0), bool), np.zeros(max(n_cols, 0), bool)
     reason = _graph_validity(G)
-    rm, why_r = _as_match_array(row_match, "row_match")
-    cm, why_c = _as_match_array(col_match, "col_match")
+    rm, why_r = _as_match_array(col_for_row, "col_for_row")
+    cm, why_c = _as_match_array(row_for_col, "row_for_col")
     reason = reason or why_r or why_c
     if not reason:
         assert rm is not None and cm is not None

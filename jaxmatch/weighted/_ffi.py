@@ -1,7 +1,7 @@
 """The weighted matching custom calls: one ``ffi_call`` per handler, state as
 named buffers.
 
-Graph operands: ``xadj`` int32 ``[..., n + 1]``, ``adj`` int32
+Graph operands: ``indptr`` int32 ``[..., n + 1]``, ``indices`` int32
 ``[..., capacity]`` and ``key`` uint32 ``[..., capacity]`` (the order of each
 stored edge's weight; 0 for edges that are never matched). Leading
 dimensions are batch dimensions; under ``jax.vmap`` the batched dimension
@@ -72,25 +72,28 @@ def _state_shapes(n: int) -> Callable[[tuple[int, ...]], WeightedState]:
     return shapes
 
 
-def weighted_init(xadj, adj, key) -> WeightedState:
+def weighted_init(indptr, indices, key) -> WeightedState:
     """The cleared state; the graph's CSR validated (status INVALID_GRAPH)."""
     _checked()
     out = batched_ffi_call(
-        "jaxmatch_weighted_init", _state_shapes(xadj.shape[-1] - 1), [xadj, adj, key], [1] * 3
+        "jaxmatch_weighted_init",
+        _state_shapes(indptr.shape[-1] - 1),
+        [indptr, indices, key],
+        [1] * 3,
     )
     return WeightedState(*out)
 
 
 def weighted_step(
-    xadj, adj, key, state: WeightedState, *, method: int, rounds: int
+    indptr, indices, key, state: WeightedState, *, method: int, rounds: int
 ) -> WeightedState:
     """Suitor to its end, or ``rounds`` (even) LD rounds; a no-op on a
     problem that is not running."""
     _checked()
     out = batched_ffi_call(
         "jaxmatch_weighted_step",
-        _state_shapes(xadj.shape[-1] - 1),
-        [xadj, adj, key, *state],
+        _state_shapes(indptr.shape[-1] - 1),
+        [indptr, indices, key, *state],
         [1] * (3 + len(state)),
         dict(method=np.int32(method), rounds=np.int32(rounds)),
         input_output_aliases={k + 3: k for k in range(len(WeightedState._fields))},

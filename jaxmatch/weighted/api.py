@@ -15,7 +15,8 @@ them).
   on the GPU, one 64-bit atomicMax per proposal).
 * ``"ld"``: rounds in which every free vertex points to its heaviest free
   neighbour and mutual pairs match (what cuGraph implements); the rounds run
-  in a ``lax.while_loop``, :data:`LD_ROUNDS_PER_CALL` per custom call.
+  in a ``lax.while_loop``, ``WeightedMatchingTuning.ld_rounds_per_call`` per
+  custom call.
 * ``"auto"``: Suitor (fewer passes over the edges on both platforms).
 
 Weights reach the kernels as uint32 keys in the weights' order: float32 and
@@ -34,11 +35,8 @@ from jax import lax
 from .._static import static_int, static_str
 from . import _ffi as weighted_ffi
 from .graph import Graph
+from .tuning import WeightedMatchingTuning, tuning_of
 from .types import WeightedMatchingResult, WeightedMatchingStatus
-
-#: LD rounds per custom call (each round is two kernels on the GPU); must be
-#: even.
-LD_ROUNDS_PER_CALL = 16
 
 _METHODS = ("auto", "suitor", "ld")
 _WEIGHT_DTYPES = (jnp.float32, jnp.float64, jnp.int32)
@@ -50,21 +48,23 @@ def _check_graph(G: Any) -> Graph:
             "expected a jaxmatch.Graph (build one with Graph.from_scipy / from_edges / "
             f"from_networkx), got {type(G).__name__}"
         )
-    for name in ("xadj", "adj"):
+    for name in ("indptr", "indices"):
         a = getattr(G, name)
         if jnp.result_type(a) != jnp.int32:
             raise TypeError(f"graph.{name} must be int32, got {jnp.result_type(a)}")
-    wt = jnp.result_type(G.weights)
+    if G.data is None:
+        raise TypeError("graph.data must hold the weights, got None")
+    wt = jnp.result_type(G.data)
     if wt not in _WEIGHT_DTYPES:
-        raise TypeError(f"graph.weights must be float32, float64 or int32, got {wt}")
-    if jnp.shape(G.xadj)[-1] != G.n + 1:
+        raise TypeError(f"graph.data must be float32, float64 or int32, got {wt}")
+    if jnp.shape(G.indptr)[-1] != G.n + 1:
         raise ValueError(
-            f"graph.xadj has {jnp.shape(G.xadj)[-1]} entries; expected n + 1 = {G.n + 1}"
+            f"graph.indptr has {jnp.shape(G.indptr)[-1]} entries; expected n + 1 = {G.n + 1}"
         )
-    if jnp.shape(G.adj) != jnp.shape(G.weights):
-        raise ValueError("graph.adj and graph.weights must have the same shape")
-    if jnp.shape(G.xadj)[:-1] != jnp.shape(G.adj)[:-1]:
-        raise ValueError("graph.xadj and graph.adj have different batch shapes")
+    if jnp.shape(G.indices) != jnp.shape(G.data):
+        raise ValueError("graph.indices and graph.data must have the same shape")
+    if jnp.shape(G.indptr)[:-1] != jnp.shape(G.indices)[:-1]:
+        raise ValueError("graph.indptr and graph.indices have different batch shapes")
     return G
 
 
@@ -95,15 +95,15 @@ def edge_keys(weights: jax.Array) -> jax.Array:
 
 def _used_entries(G: Graph) -> jax.Array:
     """bool ``[..., capacity]``: the stored entries (not padding)."""
-    cap = jnp.shape(G.adj)[-1]
-    return jnp.arange(cap, dtype=jnp.int32) < G.xadj[..., -1:]
+    cap = jnp.shape(G.indices)[-1]
+    return jnp.arange(cap, dtype=jnp.int32) < G.indptr[..., -1:]
 
 
 def _result(G: Graph, state: weighted_ffi.WeightedState) -> WeightedMatchingResult:
     status = weighted_ffi.info_field(state.info, "STATUS")
     has_nan = (
-        jnp.any(jnp.isnan(G.weights) & _used_entries(G), axis=-1)
-        if jnp.issubdtype(jnp.result_type(G.weights), jnp.floating)
+        jnp.any(jnp.isnan(G.data) & _used_entries(G), axis=-1)
+        if jnp.issubdtype(jnp.result_type(G.data), jnp.floating)
         else jnp.zeros(status.shape, bool)
     )
     status = jnp.where(has_nan, jnp.int32(WeightedMatchingStatus.INVALID_WEIGHTS), status)
@@ -112,7 +112,7 @@ def _result(G: Graph, state: weighted_ffi.WeightedState) -> WeightedMatchingResu
     mate_edge = jnp.where(ok, state.mate_edge, -1)
     n = G.n
     once = (mate > jnp.arange(n, dtype=jnp.int32)) & (mate_edge >= 0)
-    w_edge = jnp.take_along_axis(G.weights, jnp.maximum(mate_edge, 0), axis=-1)
+    w_edge = jnp.take_along_axis(G.data, jnp.maximum(mate_edge, 0), axis=-1)
     zero = jnp.zeros((), w_edge.dtype)
     weight = jnp.sum(jnp.where(once, w_edge, zero), axis=-1, dtype=w_edge.dtype)
     return WeightedMatchingResult(
@@ -120,21 +120,26 @@ def _result(G: Graph, state: weighted_ffi.WeightedState) -> WeightedMatchingResu
         mate_edge=mate_edge,
         weight=weight,
         cardinality=jnp.sum(once, axis=-1, dtype=jnp.int32),
-        n_rounds=weighted_ffi.info_field(state.info, "N_ROUNDS"),
+        iterations=weighted_ffi.info_field(state.info, "N_ROUNDS"),
         status=status,
     )
 
 
 def approximate_weighted_matching(
-    G: Graph, *, method: str = "auto", rounds_per_call: int | None = None
+    G: Graph,
+    *,
+    method: str = "auto",
+    rounds_per_call: int | None = None,
+    tuning: WeightedMatchingTuning | None = None,
 ) -> WeightedMatchingResult:
     """A 1/2-approximate maximum weight matching of an undirected graph: the
     locally dominant matching, equal to the sequential greedy's.
 
     Jittable; ``jax.vmap`` over graphs of the same ``n`` and capacity (see
     :meth:`Graph.pad_to`) runs them as one batched kernel. ``G``'s arrays
-    may be traced; ``method`` and ``rounds_per_call`` are static (a traced
-    value raises a ``TypeError`` naming the ``static_argnames`` recipe).
+    may be traced; ``method``, ``rounds_per_call`` and ``tuning`` are static
+    (a traced value raises a ``TypeError`` naming the ``static_argnames``
+    recipe).
 
     Args:
       G: the graph. Graphs from the :class:`Graph` constructors are
@@ -143,39 +148,44 @@ def approximate_weighted_matching(
         (``mate`` all -1 in both cases).
       method: static. ``"suitor"``, ``"ld"`` or ``"auto"`` (Suitor).
       rounds_per_call: static int. LD rounds per custom call (default
-        :data:`LD_ROUNDS_PER_CALL`; rounded up to an even number). Ignored
-        by Suitor.
+        ``tuning.ld_rounds_per_call``; rounded up to an even number).
+        Ignored by Suitor.
+      tuning: static :class:`WeightedMatchingTuning`; ``None``: the
+        defaults.
 
     Returns:
       A :class:`WeightedMatchingResult`; ``status`` is ``DOMINANT``.
 
     Raises:
       TypeError: ``G`` is not a :class:`Graph` or has arrays of the wrong
-        dtypes; an option of the wrong type or traced.
+        dtypes; an option (or ``tuning``) of the wrong type or traced.
       ValueError: an unknown method, ``rounds_per_call < 1``, or arrays of
         inconsistent shapes.
     """
     G = _check_graph(G)
+    tuning = tuning_of(tuning)
     static_str(method, "method")
     if method not in _METHODS:
         raise ValueError(f"method must be one of {_METHODS}, got {method!r}")
     if rounds_per_call is None:
-        rounds_per_call = LD_ROUNDS_PER_CALL
+        rounds_per_call = tuning.ld_rounds_per_call
     rounds = static_int(rounds_per_call, "rounds_per_call")
     if rounds < 1:
         raise ValueError("rounds_per_call must be >= 1")
     rounds = min(rounds + (rounds & 1), 1 << 20)
     code = weighted_ffi.method_code("suitor" if method == "auto" else method)
 
-    key = edge_keys(G.weights)
-    state = weighted_ffi.weighted_init(G.xadj, G.adj, key)
+    key = edge_keys(G.data)
+    state = weighted_ffi.weighted_init(G.indptr, G.indices, key)
     running_code = int(WeightedMatchingStatus.RUNNING)
 
     def running(state):
         return jnp.any(weighted_ffi.info_field(state.info, "STATUS") == running_code)
 
     def step(state):
-        return weighted_ffi.weighted_step(G.xadj, G.adj, key, state, method=code, rounds=rounds)
+        return weighted_ffi.weighted_step(
+            G.indptr, G.indices, key, state, method=code, rounds=rounds
+        )
 
     state = lax.while_loop(running, step, state)
     return _result(G, state)

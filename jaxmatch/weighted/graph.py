@@ -1,11 +1,12 @@
 """Undirected weighted graphs as CSR pytrees, for the weighted matching
 solvers.
 
-A :class:`Graph` stores every edge from both ends: vertex ``u``'s neighbours
-are ``adj[xadj[u]:xadj[u + 1]]`` (sorted) with weights
-``weights[xadj[u]:xadj[u + 1]]``. ``n`` is static (part of the tree
-structure); the arrays are leaves, so graphs with equal ``n`` and equal
-capacity can be stacked and ``vmap``-ed.
+A :class:`Graph` is its symmetric weighted adjacency matrix ``[n, n]`` in
+scipy's CSR names, every edge stored from both ends: vertex ``u``'s
+neighbours are ``indices[indptr[u]:indptr[u + 1]]`` (sorted) with weights
+``data[indptr[u]:indptr[u + 1]]``. ``shape == (n, n)`` is static (part of
+the tree structure); the arrays are leaves, so graphs with equal ``n`` and
+equal capacity can be stacked and ``vmap``-ed.
 
 Every constructor drops self-loops and merges duplicate edges, keeping the
 heaviest weight; weights must be finite. Float weights keep their dtype
@@ -16,13 +17,13 @@ not fit).
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
-import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ..matching.graph import GraphValidationError, as_index_array, validate_csr
+from .._csr import CSR, GraphValidationError, as_index_array, validate_csr
 
 
 def as_weight_array(w, count: int) -> np.ndarray:
@@ -52,43 +53,38 @@ def as_weight_array(w, count: int) -> np.ndarray:
     raise GraphValidationError(f"weights must be real numbers, got dtype {a.dtype}")
 
 
-@jax.tree_util.register_pytree_node_class
-class Graph:
+@dataclasses.dataclass(frozen=True, eq=False, repr=False)
+class Graph(CSR):
     """An undirected weighted graph on ``n`` vertices, every edge stored
     from both ends.
 
+    Leading dimensions ``...`` of the arrays are batch dimensions (graphs of
+    one ``n`` and one capacity stacked, see :meth:`pad_to`).
+
     Attributes:
-      xadj: int32 ``[n + 1]``. Vertex pointers: the neighbours of ``u`` are
-        ``adj[xadj[u]:xadj[u + 1]]``.
-      adj: int32 ``[capacity]``. Neighbour indices; entries past
-        ``xadj[-1]`` are padding.
-      weights: float32, float64 or int32 ``[capacity]``: the weight of each
+      indptr: int32 ``[..., n + 1]``. Vertex pointers: the neighbours of
+        ``u`` are ``indices[indptr[u]:indptr[u + 1]]``.
+      indices: int32 ``[..., capacity]``. Neighbour indices; entries past
+        ``indptr[..., -1]`` are padding.
+      data: float32, float64 or int32 ``[..., capacity]``: the weight of each
         stored edge (equal from both ends).
-      n: static number of vertices.
+      shape: static ``(n, n)``.
     """
 
-    def __init__(self, xadj, adj, weights, n: int):
-        self.xadj, self.adj, self.weights = xadj, adj, weights
-        self.n = int(n)
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.shape[0] != self.shape[1]:
+            raise GraphValidationError(f"a graph's shape must be square, got {self.shape}")
 
-    # -- pytree
-    def tree_flatten(self):
-        return (self.xadj, self.adj, self.weights), (self.n,)
-
-    @classmethod
-    def tree_unflatten(cls, aux, children):
-        return cls(*children, *aux)
-
-    def __repr__(self) -> str:
-        return (
-            f"Graph(n={self.n}, capacity={np.shape(self.adj)[-1]}, "
-            f"weights={jnp.result_type(self.weights)})"
-        )
+    @property
+    def n(self) -> int:
+        """Static number of vertices (``shape[0]``)."""
+        return self.shape[0]
 
     @property
     def n_edges(self):
         """Number of undirected edges (int32 ``[...]``): stored entries / 2."""
-        return self.xadj[..., -1] // 2
+        return self.indptr[..., -1] // 2
 
     # -- constructors
     @classmethod
@@ -132,8 +128,13 @@ class Graph:
         if src.size:
             last[:-1] = (src[1:] != src[:-1]) | (dst[1:] != dst[:-1])
         src, dst, ww = src[last], dst[last], ww[last]
-        xadj = np.concatenate([[0], np.cumsum(np.bincount(src, minlength=n))]).astype(np.int32)
-        return cls(jnp.asarray(xadj), jnp.asarray(dst.astype(np.int32)), jnp.asarray(ww), n)
+        indptr = np.concatenate([[0], np.cumsum(np.bincount(src, minlength=n))]).astype(np.int32)
+        return cls(
+            indptr=jnp.asarray(indptr),
+            indices=jnp.asarray(dst.astype(np.int32)),
+            data=jnp.asarray(ww),
+            shape=(n, n),
+        )
 
     @classmethod
     def from_scipy(cls, A) -> Graph:
@@ -190,19 +191,10 @@ class Graph:
         w = np.array([x for _, _, x in edges]) if edges else np.zeros(0, np.float32)
         return cls.from_edges(u, v, w, len(index))
 
-    def pad_to(self, capacity: int) -> Graph:
-        """The same graph with its edge arrays padded to ``capacity`` entries
-        (for stacking graphs of different edge counts into one batch)."""
-        size = int(np.shape(self.adj)[-1])
-        if capacity < size:
-            raise GraphValidationError(f"capacity {capacity} < current {size}")
-        pad = [(0, 0)] * (np.ndim(self.adj) - 1) + [(0, capacity - size)]
-        return Graph(self.xadj, jnp.pad(self.adj, pad), jnp.pad(self.weights, pad), self.n)
-
     def validate(self) -> Graph:
         """Checks the CSR structure, the weights' finiteness and the symmetry
         of structure and weights (eager, one graph); returns ``self``."""
-        validate_csr(self.xadj, self.adj, self.n, self.n, what="CSR")
+        validate_csr(self.indptr, self.indices, self.n, self.n, what="CSR")
         u, v, w = self.edges(both=True)
         as_weight_array(w, w.shape[0])
         fwd, bwd = np.lexsort((v, u)), np.lexsort((u, v))
@@ -213,10 +205,10 @@ class Graph:
     def edges(self, both: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(u, v, w)`` NumPy arrays of the edges (one graph): each once with
         ``u < v`` or, with ``both``, every stored entry."""
-        p = np.asarray(self.xadj).astype(np.int64)
+        p = np.asarray(self.indptr).astype(np.int64)
         u = np.repeat(np.arange(self.n), np.diff(p))
-        v = np.asarray(self.adj)[: p[-1]].astype(np.int64)
-        w = np.asarray(self.weights)[: p[-1]]
+        v = np.asarray(self.indices)[: p[-1]].astype(np.int64)
+        w = np.asarray(self.data)[: p[-1]]
         if both:
             return u, v, w
         keep = u < v

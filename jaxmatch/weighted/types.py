@@ -30,12 +30,13 @@ class WeightedMatchingResult(NamedTuple):
       mate: int32 ``[..., n]``. The vertex matched to each vertex, -1 when
         unmatched (``mate[mate[u]] == u``).
       mate_edge: int32 ``[..., n]``. The position of edge ``(u, mate[u])`` in
-        ``G.adj`` / ``G.weights``, -1 when unmatched.
+        ``G.indices`` / ``G.data``, -1 when unmatched.
       weight: ``[...]`` in the weights' dtype. Total weight of the matching.
       cardinality: int32 ``[...]``. Number of matched pairs.
-      n_rounds: int32 ``[...]``. LD: rounds of mutual-heaviest pairing;
-        Suitor: passes over the vertices (1: every dislodged vertex proposes
-        again within the pass).
+      iterations: int32 ``[...]``. The main loop's rounds: for ``"ld"`` the
+        rounds of mutual-heaviest pairing; for ``"suitor"`` the passes over
+        the vertices (1: every dislodged vertex proposes again within the
+        pass).
       status: int32 ``[...]``, a :class:`WeightedMatchingStatus`.
     """
 
@@ -43,7 +44,7 @@ class WeightedMatchingResult(NamedTuple):
     mate_edge: jax.Array
     weight: jax.Array
     cardinality: jax.Array
-    n_rounds: jax.Array
+    iterations: jax.Array
     status: jax.Array
 
     @property
@@ -58,7 +59,7 @@ class WeightedMatchingResult(NamedTuple):
 
     def __repr__(self) -> str:
         return result_repr(
-            self, ("weight", "cardinality", "n_rounds", "status"), WeightedMatchingStatus
+            self, ("weight", "cardinality", "iterations", "status"), WeightedMatchingStatus
         )
 
 

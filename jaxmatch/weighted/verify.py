@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..matching.graph import GraphValidationError, validate_csr
+from .._csr import GraphValidationError, validate_csr
 from .graph import Graph
 from .types import WeightedMatchingCertificate
 
@@ -53,12 +53,12 @@ def verify_weighted_matching(G: Graph, result) -> WeightedMatchingCertificate:
       A :class:`WeightedMatchingCertificate`; ``reason`` names the first
       problem found (empty when valid and locally dominant).
     """
-    if np.ndim(G.xadj) != 1:
+    if np.ndim(G.indptr) != 1:
         raise ValueError("verify_weighted_matching takes one graph; index a batch first")
     mate = _mate_of(result)
     n = G.n
     try:
-        validate_csr(G.xadj, G.adj, n, n, what="CSR")
+        validate_csr(G.indptr, G.indices, n, n, what="CSR")
     except GraphValidationError as err:
         return _failed(f"malformed graph: {err}")
     if mate.shape != (n,):
