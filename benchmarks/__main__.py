@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 from benchmarks import harness, report
+from benchmarks.family import Family, get_family
 
 #: Harness option defaults; a family may change them (``Family.option_defaults``).
 DEFAULTS = dict(repeats=5, budget=20.0, max_seconds_per_run=60.0, prep_timeout=900.0)
@@ -53,7 +54,7 @@ def add_run_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--report-out", type=Path, help="also write the markdown report here")
 
 
-def resolve(family: harness.Family, args: argparse.Namespace) -> tuple[dict, list[str], list]:
+def resolve(family: Family, args: argparse.Namespace) -> tuple[dict, list[str], list]:
     """Options (defaults filled), solver labels and cases of a ``run``/``list``."""
     opts = {k: v for k, v in vars(args).items() if k not in ("command", "family", "out")}
     opts["report_out"] = str(args.report_out) if getattr(args, "report_out", None) else None
@@ -94,7 +95,7 @@ def main(argv: list[str] | None = None) -> int:
         for name in ("lap", "matching"):
             fp = fam_sub.add_parser(name)
             add_run_arguments(fp)
-            harness.get_family(name).add_arguments(fp)
+            get_family(name).add_arguments(fp)
     rp = sub.add_parser("report", help="render JSON documents as markdown")
     rp.add_argument("files", nargs="+", type=Path)
     rp.add_argument("-o", "--out", type=Path, help="also write the markdown here")
@@ -112,7 +113,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.out:
             args.out.write_text(md + "\n")
         return 0
-    family = harness.get_family(args.family)
+    family = get_family(args.family)
     opts, labels, cases = resolve(family, args)
     if args.command == "list":
         print("cases:", ", ".join(c["name"] for c in cases))

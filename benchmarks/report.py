@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 
+from benchmarks.family import get_family
+
 
 def fmt_time(t: float | None) -> str:
     """Seconds as a short human string (us / ms / s); ``-`` for None."""
@@ -71,8 +73,6 @@ def columns(docs: list[dict]) -> tuple[list[str], dict[tuple[str, str], dict]]:
 
 def render(docs: list[dict]) -> str:
     """The markdown report of one or more documents of one family."""
-    from benchmarks.harness import get_family
-
     family = get_family(docs[0]["family"])
     labels, cells = columns(docs)
     cases: dict[str, dict] = {}

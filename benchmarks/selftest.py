@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 from typing import ClassVar
 
-from benchmarks import harness, report
+from benchmarks import family, harness, report
 
 #: label -> what its call does (see ``ToyPeer.call``).
 BEHAVIOUR = {
@@ -27,7 +27,7 @@ BEHAVIOUR = {
 }
 
 
-class ToyPeer(harness.Peer):
+class ToyPeer(family.Peer):
     def __init__(self, group, opts):
         super().__init__(group, opts)
         self.calls = 0
@@ -56,7 +56,7 @@ class ToyPeer(harness.Peer):
         return {"value": out}
 
 
-class SelftestFamily(harness.Family):
+class SelftestFamily(family.Family):
     name = "selftest"
     solvers: ClassVar[dict[str, dict]] = {label: {"group": label} for label in BEHAVIOUR}
 

@@ -27,6 +27,8 @@ from pathlib import Path
 
 import numpy as np
 
+from benchmarks.family import get_family
+
 #: The group name of the step that prepares cases (``Family.prepare``).
 PREP = "prep"
 #: A warm-up (compile + one call) running this long past
@@ -177,8 +179,6 @@ class PrepWorker:
 
 def worker_main(spec_path: str, events_path: str, group: str) -> int:
     """The child's entry point: set up, then serve tasks until stdin closes."""
-    from benchmarks.harness import get_family
-
     spec = json.loads(Path(spec_path).read_text())
     log = EventLog(events_path)
     family = get_family(spec["family"])

@@ -5,7 +5,7 @@ square cost matrices; every objective must equal scipy's.
 
 from __future__ import annotations
 
-from benchmarks.harness import CMDBUF_FLAGS, Family
+from benchmarks.family import CMDBUF_FLAGS, Family
 from benchmarks.lap import cases as lap_cases
 from benchmarks.report import checked_ok, fmt_time
 

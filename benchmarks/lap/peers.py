@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from benchmarks.harness import Peer, jaxmatch_info
+from benchmarks.family import Peer, jaxmatch_info
 from benchmarks.lap.cases import objectives
 
 #: The tiny matrix CPU loops warm up on (nothing to compile).

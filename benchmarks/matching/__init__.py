@@ -6,7 +6,7 @@ with the papers' Tesla C2050 times and the goals of the benchmark issue.
 
 from __future__ import annotations
 
-from benchmarks.harness import CMDBUF_FLAGS, Family
+from benchmarks.family import CMDBUF_FLAGS, Family
 from benchmarks.matching import cases as mcm_cases
 from benchmarks.matching import graphs
 from benchmarks.report import checked_ok, fmt_time

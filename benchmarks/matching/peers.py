@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from benchmarks.harness import Peer, jaxmatch_info
+from benchmarks.family import Peer, jaxmatch_info
 from benchmarks.matching.cases import build_graph, check_matching
 
 
