@@ -51,7 +51,7 @@ class LAPResult(NamedTuple):
         ``+inf`` with ``maximize=True``) entries, when no complete assignment
         avoids the forbidden (``+inf``) entries, or when int32 arithmetic
         would overflow; the other fields are then meaningless.
-      n_iters: int32 ``[...]``. Iterations of the solver's main loop
+      iterations: int32 ``[...]``. Iterations of the solver's main loop
         (forward-pass levels, dual updates and augmentations).
       status: int32 ``[...]``, a :class:`LAPStatus` code. For one concrete
         problem, ``LAPStatus(int(res.status))`` is the enum member and
@@ -59,7 +59,7 @@ class LAPResult(NamedTuple):
 
     The result is a pytree (a NamedTuple): it passes through ``jit``,
     ``vmap`` and ``grad`` and supports ``_replace``. Its ``repr`` is compact:
-    arrays as ``dtype[shape]``, and ``cost``, ``feasible``, ``n_iters`` and
+    arrays as ``dtype[shape]``, and ``cost``, ``feasible``, ``iterations`` and
     the status name as values when concrete and at most a few problems
     (status counts for a larger batch; only shapes when traced).
     """
@@ -70,7 +70,7 @@ class LAPResult(NamedTuple):
     u: jax.Array
     v: jax.Array
     feasible: jax.Array
-    n_iters: jax.Array
+    iterations: jax.Array
     status: jax.Array
 
     @property
@@ -86,7 +86,7 @@ class LAPResult(NamedTuple):
         return status_names(self.status, LAPStatus)
 
     def __repr__(self) -> str:
-        return result_repr(self, ("cost", "feasible", "n_iters", "status"), LAPStatus)
+        return result_repr(self, ("cost", "feasible", "iterations", "status"), LAPStatus)
 
 
 class LAPCertificate(NamedTuple):
@@ -124,3 +124,49 @@ class LAPCertificate(NamedTuple):
     max_violation: float
     optimal: bool
     reason: str = ""
+
+
+class PointsLAPResult(NamedTuple):
+    """An assignment between two point sets and its LP duals (NumPy): the
+    fields of :class:`LAPResult` for one problem, then the pricing's.
+
+    Attributes:
+      col_for_row: int32 ``[n]``, the point of ``Y`` assigned to each point
+        of ``X``; ``-1`` for the points left over when ``n > m``.
+      row_for_col: int32 ``[m]``, the point of ``X`` assigned to each point
+        of ``Y``; ``-1`` when unassigned.
+      cost: float, the total cost (float64 sum of the assigned pairs' costs).
+      u: float64 ``[n]``, the row duals.
+      v: float64 ``[m]``, the column duals; ``C - u[:, None] - v[None, :]
+        >= -tol`` on every pair (``<= tol`` when maximizing), with equality
+        on the assigned pairs, as for :func:`jaxmatch.solve_lap`.
+      feasible: bool, ``status == OPTIMAL``.
+      iterations: int, the sparse solves run.
+      status: int, a :class:`jaxmatch.LAPStatus` code: ``OPTIMAL``, or
+        ``ITERATION_LIMIT`` when ``max_rounds`` pricing sweeps still found
+        violated pairs (the assignment is then optimal only on the candidate
+        pairs).
+      edges: int, the candidate pairs of the last sparse solve.
+      max_violation: float, the largest ``-(c_ij - u_i - v_j)`` of the last
+        pricing sweep (in the minimization form), ``<= tol`` when optimal.
+      tol: float, the tolerance of the pricing.
+      dtype: the dtype in which the costs were computed.
+    """
+
+    col_for_row: np.ndarray
+    row_for_col: np.ndarray
+    cost: float
+    u: np.ndarray
+    v: np.ndarray
+    feasible: bool
+    iterations: int
+    status: int
+    edges: int
+    max_violation: float
+    tol: float
+    dtype: np.dtype
+
+    @property
+    def status_name(self) -> str:
+        """The :class:`jaxmatch.LAPStatus` name of ``status``."""
+        return LAPStatus(self.status).name

@@ -3,7 +3,7 @@
 its duals for the LP-duality certificate.
 
 Solved by Jonker and Volgenant's shortest augmenting paths on the CSR costs
-(their LAPJVsp; ``cuda_ffi/lap/lap_sparse_jv.h``) through the library's host
+(their LAPJVsp; ``cuda_ffi/lap/sparse/``) through the library's host
 entry point: eager, no XLA compilation, float64 throughout.
 """
 
@@ -14,11 +14,11 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from .._interrupt import run_host
-from ..matching.graph import validate_csr
-from . import _ffi as lap_ffi
-from .types import LAPCertificate, LAPStatus
-from .verify import certificate
+from ..._interrupt import run_host
+from ...matching.graph import validate_csr
+from ..types import LAPCertificate, LAPStatus
+from ..verify import certificate
+from ._ffi import solve_sparse_host
 
 
 class SparseLAPSolution(NamedTuple):
@@ -93,7 +93,7 @@ def solve_sparse_lap(biadjacency: Any, maximize: bool = False) -> SparseLAPSolut
     B.sort_indices()
     cost = -B.data if maximize else B.data
     rows, cols = (m, n) if transposed else (n, m)
-    sol = run_host(lap_ffi.solve_sparse_host, B.indptr, B.indices, cost, rows, cols, work=B.nnz)
+    sol = run_host(solve_sparse_host, B.indptr, B.indices, cost, rows, cols, work=B.nnz)
     if sol.status == LAPStatus.INFEASIBLE:
         raise ValueError("no full matching exists")
     if sol.status != LAPStatus.OPTIMAL:  # pragma: no cover - a bug if reached

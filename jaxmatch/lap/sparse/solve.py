@@ -1,14 +1,14 @@
 """The sparse linear assignment problem under ``jax.jit`` and ``jax.vmap``:
-CSR costs as a pytree (:class:`SparseCosts`) and :func:`solve_lap_csr`.
+CSR costs as a pytree (:class:`SparseCosts`), solved by :func:`jaxmatch.solve_lap`.
 
 Two solvers, one custom call:
 
 * ``"jv"`` (the CPU's default): Jonker and Volgenant's shortest augmenting
-  paths on the stored entries (LAPJVsp, ``cuda_ffi/lap/lap_sparse_jv.h``),
+  paths on the stored entries (LAPJVsp, ``cuda_ffi/lap/sparse/``),
   one batch member after another, in double precision;
 * ``"tree"`` (the GPU's default, and on the CPU for checking it): the
   alternating-tree Hungarian algorithm of the dense GPU solver with its
-  scans restricted to the stored entries (``cuda_ffi/lap/lap_csr_steps.h``),
+  scans restricted to the stored entries (``cuda_ffi/lap/sparse/``),
   one thread block per batch member, in the cost dtype.
 
 Either way the duals come back in the cost dtype and certify the answer by
@@ -20,96 +20,19 @@ different ones.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .. import _ffi
-from .._batch import batched_ffi_call, batched_shape
-from .._static import static_bool
-from . import _ffi as lap_ffi
-from .api import finished_result
-from .types import LAPResult, LAPStatus
-
-
-@jax.tree_util.register_pytree_node_class
-@dataclass(frozen=True)
-class SparseCosts:
-    """A sparse cost matrix ``[n_rows, n_cols]`` in CSR form: a pytree whose
-    arrays may carry leading batch dimensions (``jax.vmap`` over matrices of
-    one shape and capacity, see :meth:`pad_to`).
-
-    Every stored entry ``k < indptr[..., -1]`` is an edge (row, ``indices[k]``)
-    of cost ``data[k]``, zeros included; ``+inf`` entries are absent edges
-    (``-inf`` when maximizing). Entries past ``indptr[..., -1]`` are padding
-    and never read. A pair stored twice costs the cheaper of its entries
-    (the dearer when maximizing).
-
-    Attributes:
-      indptr: int32 ``[..., n_rows + 1]``, non-decreasing from 0.
-      indices: int32 ``[..., capacity]``, the column of each entry.
-      data: ``[..., capacity]``, float32, float64 (under ``jax_enable_x64``)
-        or int32: the costs.
-      n_cols: static int, the number of columns.
-    """
-
-    indptr: Any
-    indices: Any
-    data: Any
-    n_cols: int
-
-    def tree_flatten(self) -> tuple[tuple[Any, Any, Any], int]:
-        return (self.indptr, self.indices, self.data), self.n_cols
-
-    @classmethod
-    def tree_unflatten(cls, n_cols: int, children: tuple[Any, Any, Any]) -> SparseCosts:
-        return cls(*children, n_cols)
-
-    @property
-    def n_rows(self) -> int:
-        return int(jnp.shape(self.indptr)[-1]) - 1
-
-    @property
-    def shape(self) -> tuple[int, int]:
-        return self.n_rows, self.n_cols
-
-    @classmethod
-    def from_scipy(cls, A: Any) -> SparseCosts:
-        """From a scipy sparse matrix or array (any format): its stored
-        entries, explicit zeros included, duplicates kept, as NumPy arrays.
-
-        Raises:
-          TypeError: ``A`` is not sparse.
-          ValueError: more than 2^31 - 1 stored entries.
-        """
-        import scipy.sparse as sp
-
-        if not sp.issparse(A):
-            raise TypeError(f"expected a scipy sparse matrix, got {type(A).__name__}")
-        A = sp.csr_matrix(A)
-        if A.nnz >= 2**31:
-            raise ValueError(f"{A.nnz} stored entries do not fit int32 indices")
-        return cls(
-            np.asarray(A.indptr, np.int32),
-            np.asarray(A.indices, np.int32),
-            np.asarray(A.data),
-            int(A.shape[1]),
-        )
-
-    def pad_to(self, capacity: int) -> SparseCosts:
-        """The same matrix with room for ``capacity`` entries (padding is
-        never read), so matrices of one shape stack into a batch."""
-        cap = int(jnp.shape(self.indices)[-1])
-        if capacity < cap:
-            raise ValueError(f"capacity {capacity} is below the {cap} entries stored")
-        extra = [(0, 0)] * (jnp.ndim(self.indices) - 1) + [(0, capacity - cap)]
-        pad = np.pad if isinstance(self.indices, np.ndarray) else jnp.pad
-        return SparseCosts(
-            self.indptr, pad(self.indices, extra), pad(self.data, extra), self.n_cols
-        )
+from ... import _ffi
+from ..._batch import batched_ffi_call, batched_shape
+from ..._static import static_bool
+from .. import _ffi as lap_ffi
+from .._costs import finished_result
+from ..types import LAPResult, LAPStatus
+from .costs import SparseCosts
 
 
 def _kernel_dtype(dtype: Any) -> Any:
@@ -173,7 +96,9 @@ _SPARSE_VARIANTS = {
 }
 
 
-def solve_lap_csr(S: SparseCosts, maximize: bool = False, method: str = "auto") -> LAPResult:
+def solve_sparse_costs(
+    S: SparseCosts, *, maximize: bool = False, method: str = "auto"
+) -> LAPResult:
     """A minimum (or maximum) cost assignment of a sparse cost matrix, with
     its duals: every row assigned when ``n_rows <= n_cols`` (else every
     column), along stored entries only.
@@ -189,7 +114,7 @@ def solve_lap_csr(S: SparseCosts, maximize: bool = False, method: str = "auto") 
         or ``"tree"`` (both platforms; float32 costs are solved in float32).
 
     Returns:
-      A :class:`LAPResult` as :func:`solve_lap` returns it: ``cost`` is
+      A :class:`LAPResult` as for dense costs: ``cost`` is
       differentiable with respect to ``S.data``; ``status`` is ``OPTIMAL``,
       ``INFEASIBLE`` (no full assignment along stored entries),
       ``INVALID_ENTRIES`` (NaN, or ``-inf`` / ``+inf`` when maximizing),
@@ -245,7 +170,7 @@ def solve_lap_csr(S: SparseCosts, maximize: bool = False, method: str = "auto") 
             u=jnp.zeros((*lead, n), dtype),
             v=jnp.zeros((*lead, m), dtype),
             feasible=status == LAPStatus.OPTIMAL,
-            n_iters=jnp.zeros(lead, jnp.int32),
+            iterations=jnp.zeros(lead, jnp.int32),
             status=status,
         )
 
