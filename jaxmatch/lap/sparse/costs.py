@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import dataclasses
 from typing import Any
 
-import jax
-import jax.numpy as jnp
 import numpy as np
 
+from ..._csr import CSR
 
-@jax.tree_util.register_pytree_node_class
-@dataclass(frozen=True)
-class SparseCosts:
+
+@dataclasses.dataclass(frozen=True, eq=False, repr=False)
+class SparseCosts(CSR):
     """A sparse cost matrix ``[n_rows, n_cols]`` in CSR form: a pytree whose
     arrays may carry leading batch dimensions (``jax.vmap`` over matrices of
     one shape and capacity, see :meth:`pad_to`).
@@ -28,28 +27,8 @@ class SparseCosts:
       indices: int32 ``[..., capacity]``, the column of each entry.
       data: ``[..., capacity]``, float32, float64 (under ``jax_enable_x64``)
         or int32: the costs.
-      n_cols: static int, the number of columns.
+      shape: static ``(n_rows, n_cols)``.
     """
-
-    indptr: Any
-    indices: Any
-    data: Any
-    n_cols: int
-
-    def tree_flatten(self) -> tuple[tuple[Any, Any, Any], int]:
-        return (self.indptr, self.indices, self.data), self.n_cols
-
-    @classmethod
-    def tree_unflatten(cls, n_cols: int, children: tuple[Any, Any, Any]) -> SparseCosts:
-        return cls(*children, n_cols)
-
-    @property
-    def n_rows(self) -> int:
-        return int(jnp.shape(self.indptr)[-1]) - 1
-
-    @property
-    def shape(self) -> tuple[int, int]:
-        return self.n_rows, self.n_cols
 
     @classmethod
     def from_scipy(cls, A: Any) -> SparseCosts:
@@ -71,17 +50,5 @@ class SparseCosts:
             np.asarray(A.indptr, np.int32),
             np.asarray(A.indices, np.int32),
             np.asarray(A.data),
-            int(A.shape[1]),
-        )
-
-    def pad_to(self, capacity: int) -> SparseCosts:
-        """The same matrix with room for ``capacity`` entries (padding is
-        never read), so matrices of one shape stack into a batch."""
-        cap = int(jnp.shape(self.indices)[-1])
-        if capacity < cap:
-            raise ValueError(f"capacity {capacity} is below the {cap} entries stored")
-        extra = [(0, 0)] * (jnp.ndim(self.indices) - 1) + [(0, capacity - cap)]
-        pad = np.pad if isinstance(self.indices, np.ndarray) else jnp.pad
-        return SparseCosts(
-            self.indptr, pad(self.indices, extra), pad(self.data, extra), self.n_cols
+            (int(A.shape[0]), int(A.shape[1])),
         )

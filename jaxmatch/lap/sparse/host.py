@@ -14,8 +14,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from ..._csr import validate_csr
 from ..._interrupt import run_host
-from ...matching.graph import validate_csr
 from ..types import LAPCertificate, LAPStatus
 from ..verify import certificate
 from ._ffi import solve_sparse_host

@@ -136,10 +136,14 @@ def solve_sparse_costs(
     for name, a in (("indptr", indptr), ("indices", indices)):
         if not jnp.issubdtype(a.dtype, jnp.integer):
             raise TypeError(f"SparseCosts.{name} must hold integers, got {a.dtype}")
-    if indices.shape != data.shape or indptr.shape[:-1] != indices.shape[:-1]:
+    if (
+        indices.shape != data.shape
+        or indptr.shape[:-1] != indices.shape[:-1]
+        or indptr.shape[-1] != S.n_rows + 1
+    ):
         raise ValueError(
             f"SparseCosts arrays of inconsistent shapes: indptr {indptr.shape}, "
-            f"indices {indices.shape}, data {data.shape}"
+            f"indices {indices.shape}, data {data.shape} for shape {S.shape}"
         )
     dtype = _kernel_dtype(data.dtype)
     indptr, indices = indptr.astype(jnp.int32), indices.astype(jnp.int32)
