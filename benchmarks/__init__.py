@@ -3,7 +3,8 @@
 ``python -m benchmarks --help`` lists the commands; ``benchmarks/README.md``
 says what is measured and how. The harness (``benchmarks.harness``) runs
 every solver in worker processes; each family (``benchmarks.lap``,
-``benchmarks.matching``) supplies its cases and peer adapters.
+``benchmarks.matching``, built on ``benchmarks.family``) supplies its cases
+and peer adapters.
 """
 
 from __future__ import annotations

@@ -42,6 +42,10 @@ import time
 import jax
 import numpy as np
 
+#: The built-in metrics, all functions of ``x - y``, which ``--check-rows``
+#: relies on (scipy's ``cdist`` names them alike).
+DIFFERENCE_METRICS = ("sqeuclidean", "euclidean", "cityblock")
+
 
 def _random_half(P: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """A random half of ``P``'s points (sorted indices): the multiscale
@@ -187,7 +191,7 @@ def run_case(case: str, args) -> dict:
         row.update(certified=cert.optimal, verify_s=round(time.perf_counter() - t0, 3))
         if not cert.optimal:
             row["reason"] = cert.reason
-    elif args.check_rows > 0 and n <= m and args.metric in points.METRICS:
+    elif args.check_rows > 0 and n <= m and args.metric in DIFFERENCE_METRICS:
         t0 = time.perf_counter()
         row.update(_sampled_check(X, Y, sol, args.metric, args.check_rows))
         row["check_s"] = round(time.perf_counter() - t0, 3)

@@ -388,3 +388,125 @@ def test_int_lap_classes_run_and_certify(capsys):
     assert lap_int_auto.costs("n2", 2, 5, np.random.default_rng(0)).shape == (2, 5, 5)
     with pytest.raises(ValueError, match="unknown class"):
         lap_int_auto.costs("f32", 1, 3, np.random.default_rng(0))
+
+
+# --------------------------------------------------- imports of benchmarks/
+
+#: The jaxmatch names benchmark scripts use that are not public (in neither
+#: ``jaxmatch.__all__`` nor a family package's ``__all__``), each a hook into
+#: the solver that no public API offers: ``(file, name)``.
+PRIVATE_USES = {
+    # JV's fused call alone, and its info slots (auction rounds, searches).
+    ("lap_jv_start.py", "jaxmatch._ffi"),
+    ("lap_jv_start.py", "jaxmatch.lap._ffi"),
+    # The points solver's rules and host solve, swapped to time or compare them.
+    ("lap_points.py", "jaxmatch.lap.points"),
+    ("lap_points_sweep.py", "jaxmatch.lap.points"),
+    # The split solver's iterations per device round trip (a tuning global).
+    ("lap_split.py", "jaxmatch.lap.split"),
+}
+
+
+def _modules(folder: Path) -> dict[str, Path]:
+    """Module name -> file of every module under ``folder`` (a package)."""
+    out = {}
+    for path in sorted(folder.rglob("*.py")):
+        parts = list(path.relative_to(folder.parent).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        out[".".join(parts)] = path
+    return out
+
+
+def _imports(name: str, path: Path, known) -> set[str]:
+    """The modules ``name`` imports (every import statement, also inside
+    functions), resolved to the closest module in ``known``."""
+    import ast
+
+    deps = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            targets = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                package = name.split(".")
+                if path.name != "__init__.py":
+                    package.pop()
+                package = package[: len(package) - node.level + 1]
+                base = ".".join([*package, base] if base else package)
+            targets = [
+                f"{base}.{a.name}" if f"{base}.{a.name}" in known else base for a in node.names
+            ]
+        else:
+            continue
+        for target in targets:
+            while target and target not in known:
+                target = target.rpartition(".")[0]
+            if target and target != name:
+                deps.add(target)
+    return deps
+
+
+def test_benchmarks_have_no_import_cycle():
+    modules = _modules(ROOT / "benchmarks")
+    graph = {name: _imports(name, path, modules) for name, path in modules.items()}
+    done: set[str] = set()
+
+    def visit(name: str, chain: tuple[str, ...]) -> None:
+        assert name not in chain, "import cycle: " + " -> ".join((*chain, name))
+        if name not in done:
+            for dep in sorted(graph[name]):
+                visit(dep, (*chain, name))
+            done.add(name)
+
+    for name in graph:
+        visit(name, ())
+    assert graph["benchmarks.family"] == set()  # the shared base imports no benchmarks module
+
+
+def test_benchmarks_use_public_jaxmatch_names_only():
+    import ast
+
+    import jaxmatch.lap
+    import jaxmatch.matching
+    import jaxmatch.weighted
+
+    public = {"jaxmatch": {*jaxmatch.__all__, "__version__", "__file__"}}
+    for family in (jaxmatch.lap, jaxmatch.matching, jaxmatch.weighted):
+        public[family.__name__] = set(family.__all__)
+        public["jaxmatch"].add(family.__name__.rpartition(".")[2])
+
+    def private(dotted: str) -> str | None:
+        """The first non-public prefix of a dotted jaxmatch name, or None."""
+        parts = dotted.split(".")
+        for i in range(1, len(parts)):
+            module = ".".join(parts[:i])
+            if module in public and ".".join(parts[: i + 1]) not in public:
+                return None if parts[i] in public[module] else ".".join(parts[: i + 1])
+        return None
+
+    found = set()
+    for path in sorted((ROOT / "benchmarks").rglob("*.py")):
+        tree = ast.parse(path.read_text())
+        names: dict[str, str] = {}  # local name -> dotted jaxmatch name
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                for a in node.names:
+                    if a.name.split(".")[0] == "jaxmatch":
+                        names[a.asname or "jaxmatch"] = a.name if a.asname else "jaxmatch"
+            elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("jaxmatch"):
+                for a in node.names:
+                    names[a.asname or a.name] = f"{node.module}.{a.name}"
+        uses = set(names.values())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute):
+                attrs = []
+                while isinstance(node, ast.Attribute):
+                    attrs.append(node.attr)
+                    node = node.value
+                if isinstance(node, ast.Name) and node.id in names:
+                    uses.add(".".join([names[node.id], *reversed(attrs)]))
+        rel = str(path.relative_to(ROOT / "benchmarks"))
+        found |= {(rel, name) for name in map(private, uses) if name}
+    assert found == PRIVATE_USES
