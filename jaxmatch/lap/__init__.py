@@ -12,10 +12,7 @@ from .dropin import linear_sum_assignment
 from .points import solve_lap_points, verify_lap_points
 from .sparse import (
     SparseCosts,
-    SparseLAPSolution,
     min_weight_full_bipartite_matching,
-    solve_sparse_lap,
-    verify_sparse_lap,
 )
 from .split import solve_lap_split
 from .types import LAPCertificate, LAPResult, LAPStatus, PointsLAPResult
@@ -28,15 +25,12 @@ __all__ = [
     "LAPTuning",
     "PointsLAPResult",
     "SparseCosts",
-    "SparseLAPSolution",
     "hungarian",
     "linear_sum_assignment",
     "min_weight_full_bipartite_matching",
     "solve_lap",
     "solve_lap_points",
     "solve_lap_split",
-    "solve_sparse_lap",
     "verify_lap",
     "verify_lap_points",
-    "verify_sparse_lap",
 ]

@@ -91,9 +91,9 @@ def _run(
     return lax.platform_dependent(Ck, cpu=solvers[plan.cpu], cuda=gpu)
 
 
-def _forest(Ck: jax.Array) -> lap_ffi.Solution:
+def _forest(Ck: jax.Array, per_trip: int) -> lap_ffi.Solution:
     """The alternating forest on ``Ck``'s device, for a single problem."""
-    cfr, rfc, u, v, iters, status = solve_on_one_device(Ck)
+    cfr, rfc, u, v, iters, status = solve_on_one_device(Ck, per_trip)
     return lap_ffi.Solution(cfr, rfc, u, v, lap_ffi.info_of(status, iters))
 
 
@@ -121,10 +121,11 @@ def _forest_for_single_problems(
 
     @jax.custom_batching.custom_vmap
     def solve(Ck: jax.Array) -> lap_ffi.Solution:
+        forest = functools.partial(_forest, per_trip=tuning.split_iterations_per_trip)
         suits = _forest_suits(Ck, in_jv_range, tuning)
         if suits is None:
-            return _forest(Ck)
-        return lax.cond(suits, _forest, other, Ck)
+            return forest(Ck)
+        return lax.cond(suits, forest, other, Ck)
 
     @solve.def_vmap
     def solve_batch(axis_size, in_batched, Ck):

@@ -70,6 +70,9 @@ class LAPTuning:
         several devices is gathered onto one device and solved there when
         it takes at most this fraction of that device's memory; larger
         ones are solved split over the devices.
+      split_iterations_per_trip: forest iterations per ``while_loop``
+        iteration (on a GPU each iteration's predicate is a device-to-host
+        copy; an iteration after the solve has ended is a no-op).
       split_min_int_rows: ... except integer matrices of at least this many
         rows (the smaller side), which are solved split when they are
         sharded (two devices' forest beats one device's there).
@@ -89,6 +92,7 @@ class LAPTuning:
     autotune_max_fraction: float = 0.4
     gather_max_fraction: float = 0.45
     split_min_int_rows: int = 40_000
+    split_iterations_per_trip: int = 4
 
 
 DEFAULT_TUNING = LAPTuning()

@@ -3,11 +3,15 @@ of the solver."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
+from ._certificate import NAN as _NAN
+from ._certificate import certificate, invalid
+from .sparse.costs import SparseCosts
+from .sparse.verify import verify_sparse
 from .types import LAPCertificate, LAPResult
-
-_NAN = float("nan")
 
 
 def _default_tol(C: np.ndarray, dtype: np.dtype, u, v) -> float:
@@ -24,46 +28,6 @@ def _default_tol(C: np.ndarray, dtype: np.dtype, u, v) -> float:
     # are solved in float32).
     eps = np.finfo(np.float64 if dtype == np.float64 else np.float32).eps
     return float(64.0 * eps * scale)
-
-
-def _invalid(reason: str) -> LAPCertificate:
-    return LAPCertificate(False, False, False, _NAN, _NAN, _NAN, _NAN, False, reason)
-
-
-def certificate(
-    primal: float,
-    dual: float,
-    viol_dual: float,
-    viol_cs: float,
-    tol: float,
-    sign: float,
-    vertices: int,
-) -> LAPCertificate:
-    """The certificate of a valid assignment from its measured violations
-    (minimization form: ``sign`` -1 when maximizing), for the dense, sparse
-    and point-set checkers: ``optimal`` when both violations are within
-    ``tol`` and the duality gap within ``tol * vertices``."""
-    gap = primal - dual
-    dual_ok, cs_ok = viol_dual <= tol, viol_cs <= tol
-    gap_ok = abs(gap) <= tol * max(1, vertices)
-    reason = ""
-    if not dual_ok:
-        reason = f"the duals are infeasible (violation {viol_dual:.3g} > tol {tol:.3g})"
-    elif not cs_ok:
-        reason = f"complementary slackness fails (violation {viol_cs:.3g} > tol {tol:.3g})"
-    elif not gap_ok:
-        reason = f"the duality gap {gap:.3g} exceeds the tolerance"
-    return LAPCertificate(
-        valid_assignment=True,
-        dual_feasible=bool(dual_ok),
-        complementary_slackness=bool(cs_ok),
-        primal_cost=float(sign * primal),
-        dual_objective=float(sign * dual),
-        duality_gap=float(gap),
-        max_violation=float(max(viol_dual, viol_cs)),
-        optimal=bool(dual_ok and cs_ok and gap_ok),
-        reason=reason,
-    )
 
 
 def _field(result, name: str, shape: tuple[int, ...], kinds: str):
@@ -110,10 +74,10 @@ def _verify_one(C, cfr, rfc, u, v, maximize, tol, dtype, why="") -> LAPCertifica
     sign = -1.0 if maximize else 1.0
     Cs = sign * C.astype(np.float64)  # minimisation form; forbidden = +inf
     if cfr is None or rfc is None:
-        return _invalid(why)
+        return invalid(why)
     reason = _assignment_problem(cfr, rfc, Cs)
     if reason:
-        return _invalid(reason)
+        return invalid(reason)
     cfr, rfc = cfr.astype(np.int64), rfc.astype(np.int64)
     assigned_rows = np.flatnonzero(cfr >= 0)
     cols = cfr[assigned_rows]
@@ -174,8 +138,16 @@ def verify_lap(C, result: LAPResult, *, maximize: bool = False, tol: float | Non
     ``optimal=False``. A ``C`` with NaN (or ``-inf``; ``+inf`` when
     maximizing) entries is never certified optimal.
 
+    Sparse costs are certified on their stored entries: a
+    :class:`~jaxmatch.SparseCosts` as its solvers read it (zeros are edges,
+    a pair stored twice costs its cheaper entry), a scipy sparse matrix as
+    scipy's csgraph reads it (duplicates summed, explicit zeros removed);
+    the assignment must then be full (``min(n, m)`` pairs) and the
+    tolerance defaults to ``64 * eps64 * max(1, |C|, |u|, |v|)``.
+
     Args:
-      C: ``[..., n, m]`` the costs that were solved (a real dtype).
+      C: ``[..., n, m]`` the costs that were solved (a real dtype), a
+        :class:`~jaxmatch.SparseCosts`, or a scipy sparse matrix.
       result: the :class:`LAPResult` of ``solve_lap(C, maximize=maximize)``,
         or any object with its ``col_for_row``, ``row_for_col``, ``u`` and
         ``v`` attributes.
@@ -193,6 +165,8 @@ def verify_lap(C, result: LAPResult, *, maximize: bool = False, tol: float | Non
         integer or floating point).
       TypeError: ``result`` lacks one of the four attributes.
     """
+    if _is_sparse(C):
+        return verify_sparse(C, result, maximize=maximize, tol=tol)
     C = np.asarray(C)
     if C.ndim < 2:
         raise ValueError(f"verify_lap: C must have shape [..., n, m], got {C.shape}")
@@ -241,3 +215,11 @@ def _verify_batch(C, cfr, rfc, u, v, maximize, tol, dtype, why) -> list[LAPCerti
         )
         for b in range(B)
     ]
+
+
+def _is_sparse(C: Any) -> bool:
+    """Whether ``C`` is sparse costs: a :class:`~jaxmatch.SparseCosts` or a
+    scipy sparse matrix (without importing scipy)."""
+    if isinstance(C, SparseCosts):
+        return True
+    return type(C).__module__.startswith("scipy.sparse")

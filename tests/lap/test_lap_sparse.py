@@ -8,6 +8,7 @@ import inspect
 import itertools
 import warnings
 
+import jax
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -16,6 +17,7 @@ from scipy.sparse.csgraph import min_weight_full_bipartite_matching as scipy_mwf
 
 import jaxmatch
 from jaxmatch import GraphValidationError
+from jaxmatch.lap.sparse import solve_scipy
 
 # ---- scipy's own tests of min_weight_full_bipartite_matching
 # (scipy/sparse/csgraph/tests/test_matching.py, installed with scipy), run
@@ -77,22 +79,27 @@ def test_random_sparse_problems_match_scipy_and_certify(maximize, integer):
     for n, m, density in [(5, 5, 0.5), (30, 40, 0.1), (40, 30, 0.1), (200, 200, 0.02)]:
         for _ in range(6):
             A = _random_feasible(rng, n, m, density, integer)
-            sol = jaxmatch.solve_sparse_lap(A, maximize=maximize)
+            sol = solve_scipy(A, maximize=maximize)
             r, c = scipy_mwfbm(A, maximize=maximize)
             assert sol.cost == pytest.approx(float(A[r, c].sum()), rel=1e-12, abs=1e-9)
-            assert_array_equal(sol.row_ind, np.sort(sol.row_ind))
-            cert = jaxmatch.verify_sparse_lap(A, sol, maximize=maximize)
+            cert = jaxmatch.verify_lap(A, sol, maximize=maximize)
             assert cert.optimal, cert.reason
             ours = jaxmatch.min_weight_full_bipartite_matching(A, maximize=maximize)
-            assert_array_equal(ours[0], sol.row_ind)
-            assert_array_equal(ours[1], sol.col_ind)
+            rows = np.flatnonzero(sol.col_for_row >= 0)
+            assert_array_equal(ours[0], rows)
+            assert_array_equal(ours[1], sol.col_for_row[rows])
+            # the same matrix as SparseCosts under jit: the same optimum
+            S = jaxmatch.SparseCosts.from_scipy(A)
+            res = jaxmatch.solve_lap(S, maximize=maximize)
+            assert float(res.cost) == pytest.approx(sol.cost, rel=1e-5)
+            assert jaxmatch.verify_lap(S, res, maximize=maximize, tol=1e-4).optimal
 
 
 def test_large_sparse_problem_certified():
     rng = np.random.default_rng(8)
     A = _random_feasible(rng, 3000, 3000, 0.002, False)
-    sol = jaxmatch.solve_sparse_lap(A)
-    assert jaxmatch.verify_sparse_lap(A, sol).optimal
+    sol = solve_scipy(A)
+    assert jaxmatch.verify_lap(A, sol).optimal
     r, c = scipy_mwfbm(A)
     assert sol.cost == pytest.approx(float(A[r, c].sum()), rel=1e-12)
 
@@ -109,23 +116,30 @@ def test_ties_and_negative_weights():
             with pytest.raises(ValueError, match="no full matching"):
                 jaxmatch.min_weight_full_bipartite_matching(A)
             continue
-        sol = jaxmatch.solve_sparse_lap(A)
+        sol = solve_scipy(A)
         assert sol.cost == float(A[r, c].sum())
-        assert jaxmatch.verify_sparse_lap(A, sol).optimal
+        assert jaxmatch.verify_lap(A, sol).optimal
 
 
 def test_certificate_rejects_bad_solutions():
     A = sp.csr_array(np.array([[1.0, 2.0], [3.0, 1.0]]))
-    sol = jaxmatch.solve_sparse_lap(A)
-    assert jaxmatch.verify_sparse_lap(A, sol).optimal
-    worse = sol._replace(col_ind=sol.col_ind[::-1].copy())
-    cert = jaxmatch.verify_sparse_lap(A, worse)
+    sol = solve_scipy(A)
+    assert jaxmatch.verify_lap(A, sol).optimal
+    worse = sol._replace(
+        col_for_row=sol.col_for_row[::-1].copy(), row_for_col=sol.row_for_col[::-1].copy()
+    )
+    cert = jaxmatch.verify_lap(A, worse)
     assert not cert.optimal and cert.reason
-    short = sol._replace(row_ind=sol.row_ind[:1], col_ind=sol.col_ind[:1])
-    assert "full matching" in jaxmatch.verify_sparse_lap(A, short).reason
+    short = sol._replace(
+        col_for_row=np.array([sol.col_for_row[0], -1]),
+        row_for_col=np.where(np.arange(2) == sol.col_for_row[0], 0, -1),
+    )
+    assert "full matching" in jaxmatch.verify_lap(A, short).reason
+    disagree = sol._replace(row_for_col=sol.row_for_col[::-1].copy())
+    assert "disagree" in jaxmatch.verify_lap(A, disagree).reason
     B = sp.csr_array(np.array([[1.0, 0.0], [3.0, 1.0]]))  # (0, 1) is no edge
-    bad = jaxmatch.SparseLAPSolution(np.arange(2), np.array([1, 0]), 0.0, np.zeros(2), np.zeros(2))
-    assert "not an edge" in jaxmatch.verify_sparse_lap(B, bad).reason
+    bad = sol._replace(col_for_row=np.array([1, 0]), row_for_col=np.array([1, 0]))
+    assert "not an edge" in jaxmatch.verify_lap(B, bad).reason
 
 
 def test_errors_match_scipy():
@@ -157,10 +171,30 @@ def test_square_duals_need_no_sign():
     """A square problem's duals may be positive: shifting u down and v up by
     the same amount keeps the certificate."""
     A = sp.csr_array(np.array([[1.0, 2.0], [3.0, 1.0]]))
-    sol = jaxmatch.solve_sparse_lap(A)
+    sol = solve_scipy(A)
     shifted = sol._replace(u=sol.u - 5.0, v=sol.v + 5.0)
-    assert jaxmatch.verify_sparse_lap(A, shifted).optimal
+    assert jaxmatch.verify_lap(A, shifted).optimal
     wide = sp.csr_array(np.array([[1.0, 2.0, 4.0], [3.0, 1.0, 4.0]]))
-    sol = jaxmatch.solve_sparse_lap(wide)
+    sol = solve_scipy(wide)
     shifted = sol._replace(u=sol.u - 5.0, v=sol.v + 5.0)
-    assert "infeasible" in jaxmatch.verify_sparse_lap(wide, shifted).reason
+    assert "infeasible" in jaxmatch.verify_lap(wide, shifted).reason
+
+
+def test_sparse_costs_certificate_reads_entries_as_the_solvers_do():
+    """For SparseCosts a stored zero is an edge and a pair stored twice
+    costs its cheaper entry (the dearer when maximizing); a batch gives a
+    certificate per member."""
+    indptr = np.array([0, 3, 4], np.int32)
+    indices = np.array([0, 0, 1, 1], np.int32)
+    data = np.array([5.0, 0.0, 2.0, 1.0])  # (0, 0) stored as 5 and 0
+    S = jaxmatch.SparseCosts(indptr, indices, data, (2, 2))
+    res = jaxmatch.solve_lap(S)
+    assert float(res.cost) == 1.0
+    assert jaxmatch.verify_lap(S, res).optimal
+    best = jaxmatch.solve_lap(S, maximize=True)
+    assert float(best.cost) == 6.0
+    assert jaxmatch.verify_lap(S, best, maximize=True).optimal
+    assert not jaxmatch.verify_lap(S, best).optimal
+    batch = jax.tree.map(lambda a: np.stack([a, a]), S)
+    certs = jaxmatch.verify_lap(batch, jax.vmap(jaxmatch.solve_lap)(batch))
+    assert len(certs) == 2 and all(c.optimal for c in certs)

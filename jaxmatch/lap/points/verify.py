@@ -8,8 +8,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from .._certificate import certificate, invalid
 from ..types import LAPCertificate
-from ..verify import _invalid, certificate
 from .solve import _check_metric, _points, _tolerance
 from .sweep import Metric, aligned_costs, formula, pair_costs
 
@@ -54,18 +54,18 @@ def verify_lap_points(
         u = sign * np.asarray(solution.u, np.float64)
         v = sign * np.asarray(solution.v, np.float64)
     except (AttributeError, TypeError, ValueError) as err:
-        return _invalid(f"the solution's fields do not fit ({err})")
+        return invalid(f"the solution's fields do not fit ({err})")
     if cfr.shape != (n,) or rfc.shape != (m,) or u.shape != (n,) or v.shape != (m,):
-        return _invalid("the solution's fields do not fit the point sets")
+        return invalid("the solution's fields do not fit the point sets")
     if np.any((cfr < -1) | (cfr >= m)) or np.any((rfc < -1) | (rfc >= n)):
-        return _invalid("an assignment index is out of range")
+        return invalid("an assignment index is out of range")
     rows = np.flatnonzero(cfr >= 0)
     if rows.size != min(n, m) or np.unique(cfr[rows]).size != rows.size:
-        return _invalid("the assignment is not a full matching")
+        return invalid("the assignment is not a full matching")
     if np.any(rfc[cfr[rows]] != rows) or np.count_nonzero(rfc >= 0) != rows.size:
-        return _invalid("col_for_row and row_for_col disagree")
+        return invalid("col_for_row and row_for_col disagree")
     if not (np.all(np.isfinite(u)) and np.all(np.isfinite(v))):
-        return _invalid("a dual is NaN or infinite")
+        return invalid("a dual is NaN or infinite")
 
     def costs(a: np.ndarray, b: np.ndarray, aligned: bool = False) -> np.ndarray:
         if callable(metric):

@@ -10,37 +10,14 @@ entry point: eager, no XLA compilation, float64 throughout.
 from __future__ import annotations
 
 import warnings
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
 from ..._csr import validate_csr
 from ..._interrupt import run_host
-from ..types import LAPCertificate, LAPStatus
-from ..verify import certificate
+from ..types import LAPResult, LAPStatus
 from ._ffi import solve_sparse_host
-
-
-class SparseLAPSolution(NamedTuple):
-    """A full matching of minimum (or maximum) weight of a sparse biadjacency
-    matrix ``[n, m]`` and its LP duals (NumPy arrays).
-
-    Attributes:
-      row_ind: int ``[min(n, m)]``, the matched rows, sorted (scipy's first
-        return value).
-      col_ind: int ``[min(n, m)]``, the column matched to each of them.
-      cost: the total weight, float64.
-      u: float64 ``[n]``, the row duals (signs as in
-        :func:`jaxmatch.verify_lap`: when maximizing, ``u + v >= weight`` on
-        every edge).
-      v: float64 ``[m]``, the column duals.
-    """
-
-    row_ind: np.ndarray
-    col_ind: np.ndarray
-    cost: float
-    u: np.ndarray
-    v: np.ndarray
 
 
 def _csr_of(biadjacency: Any):
@@ -64,7 +41,7 @@ def _csr_of(biadjacency: Any):
     return A
 
 
-def solve_sparse_lap(biadjacency: Any, maximize: bool = False) -> SparseLAPSolution:
+def solve_scipy(biadjacency: Any, maximize: bool = False) -> LAPResult:
     """A minimum (or maximum) weight full matching of a bipartite graph, with
     its duals.
 
@@ -76,7 +53,9 @@ def solve_sparse_lap(biadjacency: Any, maximize: bool = False) -> SparseLAPSolut
       maximize: maximize the total weight instead.
 
     Returns:
-      A :class:`SparseLAPSolution`: ``min(n, m)`` matched pairs.
+      A :class:`~jaxmatch.LAPResult` of NumPy arrays for the one problem:
+      ``min(n, m)`` matched pairs, float64 ``cost``, ``u`` and ``v``;
+      ``iterations`` 0 (not counted by the host solver).
 
     Raises:
       TypeError: not a sparse matrix, or another format (scipy's messages).
@@ -85,9 +64,8 @@ def solve_sparse_lap(biadjacency: Any, maximize: bool = False) -> SparseLAPSolut
     """
     A = _csr_of(biadjacency)
     n, m = A.shape
-    empty = np.zeros(0, np.int64)
     if n == 0 or m == 0:
-        return SparseLAPSolution(empty, empty, 0.0, np.zeros(n), np.zeros(m))
+        return _result(np.full(n, -1), np.full(m, -1), 0.0, np.zeros(n), np.zeros(m))
     transposed = n > m
     B = A.T.tocsr() if transposed else A
     B.sort_indices()
@@ -99,16 +77,28 @@ def solve_sparse_lap(biadjacency: Any, maximize: bool = False) -> SparseLAPSolut
     if sol.status != LAPStatus.OPTIMAL:  # pragma: no cover - a bug if reached
         raise RuntimeError(f"jaxmatch sparse LAP stopped with status {LAPStatus(sol.status).name}")
     sign = -1.0 if maximize else 1.0
+    cfr, rfc = sol.col_for_row.astype(np.int32), sol.row_for_col.astype(np.int32)
     u, v = sign * sol.u, sign * sol.v
     if transposed:
-        col_ind = np.arange(m)
-        row_ind = sol.col_for_row.astype(np.int32)
-        order = np.argsort(row_ind, kind="stable")
-        row_ind, col_ind, u, v = row_ind[order], col_ind[order], v, u
-    else:
-        row_ind, col_ind = np.arange(n), sol.col_for_row.astype(np.int32)
-    total = float(np.asarray(A[row_ind, col_ind]).sum())
-    return SparseLAPSolution(row_ind, col_ind, total, u, v)
+        cfr, rfc, u, v = rfc, cfr, v, u
+    rows_matched = np.flatnonzero(cfr >= 0)
+    total = float(np.asarray(A[rows_matched, cfr[rows_matched]]).sum())
+    return _result(cfr, rfc, total, u, v)
+
+
+def _result(cfr, rfc, cost, u, v) -> LAPResult:
+    """An optimal :class:`LAPResult` of one problem, as NumPy values."""
+    fields: dict[str, Any] = dict(
+        col_for_row=np.asarray(cfr, np.int32),
+        row_for_col=np.asarray(rfc, np.int32),
+        cost=np.float64(cost),
+        u=np.asarray(u, np.float64),
+        v=np.asarray(v, np.float64),
+        feasible=np.bool_(True),
+        iterations=np.int32(0),
+        status=np.int32(LAPStatus.OPTIMAL),
+    )
+    return LAPResult(**fields)
 
 
 def min_weight_full_bipartite_matching(biadjacency: Any, maximize: bool = False):
@@ -129,80 +119,9 @@ def min_weight_full_bipartite_matching(biadjacency: Any, maximize: bool = False)
       TypeError, ValueError: scipy's ("graph must be sparse", "no full
         matching exists", ...); NaN weights raise ``ValueError``.
     """
-    sol = solve_sparse_lap(biadjacency, maximize)
-    return sol.row_ind, sol.col_ind
-
-
-def verify_sparse_lap(
-    biadjacency: Any,
-    solution: SparseLAPSolution,
-    *,
-    maximize: bool = False,
-    tol: float | None = None,
-) -> LAPCertificate:
-    """Certifies a sparse LAP solution by LP duality (NumPy, independently of
-    the solver): the pairs are edges forming a full matching, ``u_i + v_j <=
-    w_ij`` (``>=`` when maximizing) on every edge within ``tol``, equality on
-    the matched edges, on a rectangular matrix the larger side's duals ``<=
-    0`` (``>= 0``) and 0 on its unmatched vertices, and no duality gap.
-
-    Args:
-      biadjacency: the sparse matrix that was solved.
-      solution: a :class:`SparseLAPSolution` of it.
-      maximize: as solved.
-      tol: absolute tolerance; default ``64 * eps64 * max(1, |w|, |u|, |v|)``.
-
-    Returns:
-      A :class:`LAPCertificate` (``optimal`` when every check passes).
-    """
-    import scipy.sparse as sp
-
-    A = sp.coo_matrix(biadjacency, dtype=np.float64)
-    A.sum_duplicates()
-    keep = A.data != 0
-    r, c, w = A.row[keep], A.col[keep], A.data[keep]
-    n, m = A.shape
-    sign = -1.0 if maximize else 1.0
-    ws = sign * w
-    u = sign * np.asarray(solution.u, np.float64)
-    v = sign * np.asarray(solution.v, np.float64)
-    ri = np.asarray(solution.row_ind, np.int64)
-    ci = np.asarray(solution.col_ind, np.int64)
-    nan = float("nan")
-
-    def invalid(why: str) -> LAPCertificate:
-        return LAPCertificate(False, False, False, nan, nan, nan, nan, False, why)
-
-    if u.shape != (n,) or v.shape != (m,):
-        return invalid(f"duals of shapes {u.shape}, {v.shape} do not fit a {n} x {m} matrix")
-    if ri.shape != ci.shape or ri.size != min(n, m):
-        return invalid(f"{ri.size} pairs; a full matching has {min(n, m)}")
-    if ri.size and (ri.min() < 0 or ri.max() >= n or ci.min() < 0 or ci.max() >= m):
-        return invalid("a matched index is out of range")
-    if np.unique(ri).size != ri.size or np.unique(ci).size != ci.size:
-        return invalid("a vertex is matched twice")
-    finite = np.isfinite(ws)
-    key = r * max(m, 1) + c
-    order = np.argsort(key)
-    pos = np.searchsorted(key[order], ri * max(m, 1) + ci)
-    found = pos < key.size
-    found[found] = key[order][pos[found]] == (ri * max(m, 1) + ci)[found]
-    if not np.all(found) or not np.all(finite[order][pos[found]]):
-        return invalid("a matched pair is not an edge of finite weight")
-    matched_w = ws[order][pos]
-    primal = float(matched_w.sum())
-    if tol is None:
-        scale = max(1.0, *(float(np.abs(x[np.isfinite(x)]).max(initial=0.0)) for x in (ws, u, v)))
-        tol = 64 * np.finfo(np.float64).eps * scale
-    reduced = ws[finite] - u[r[finite]] - v[c[finite]]
-    viol_dual = max(0.0, -float(reduced.min(initial=0.0)))
-    viol_cs = float(np.abs(matched_w - u[ri] - v[ci]).max(initial=0.0))
-    # Rectangular LP: the larger side's duals are <= 0, and 0 where that
-    # vertex is unmatched (a square LP has equality constraints: no sign).
-    if n != m:
-        big = v if n < m else u
-        free = np.ones(big.size, bool)
-        free[ci if n < m else ri] = False
-        viol_dual = max(viol_dual, float(big.max(initial=0.0)))
-        viol_cs = max(viol_cs, float(np.abs(big[free]).max(initial=0.0)))
-    return certificate(primal, float(u.sum() + v.sum()), viol_dual, viol_cs, tol, sign, n + m)
+    sol = solve_scipy(biadjacency, maximize)
+    cfr = sol.col_for_row
+    if cfr.size <= sol.row_for_col.size:  # every row matched
+        return np.arange(cfr.size), cfr
+    row_ind = np.flatnonzero(cfr >= 0).astype(np.int32)
+    return row_ind, cfr[row_ind].astype(np.int64)

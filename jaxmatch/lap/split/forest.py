@@ -58,12 +58,6 @@ from . import _ffi as split_ffi
 #: ``OVERFLOW``.
 INT32_COST_BOUND = 1 << 28
 
-#: Forest iterations per trip of the ``while_loop``. On a GPU each trip's
-#: predicate is a device-to-host copy that no kernel overlaps; an iteration
-#: after the solve has ended is a no-op (the update keeps a finished state,
-#: whatever the scan found), so the trip count only bounds the waste.
-ITERATIONS_PER_TRIP = 4
-
 
 AxisName = str | tuple[str, ...]
 
@@ -217,14 +211,15 @@ def fits_int32_forest(Ck: jax.Array) -> jax.Array:
     return jnp.max(jnp.abs(Ck.astype(jnp.float32))) < INT32_COST_BOUND
 
 
-def solve_on_one_device(Ck: jax.Array) -> tuple[jax.Array, ...]:
+def solve_on_one_device(Ck: jax.Array, per_trip: int) -> tuple[jax.Array, ...]:
     """The forest on the current device, without a mesh or collectives, for
     :func:`jaxmatch.solve_lap`'s single problems: ``Ck [n, m]`` (``n <=
     m``) to be minimized, its entries valid (no NaN or ``-inf``). Returns
     ``col_for_row [n]``, ``row_for_col [m]``, ``u [n]``, ``v [m]``, the
-    forest iterations and the status (int32 scalars)."""
+    forest iterations and the status (int32 scalars); ``per_trip``
+    iterations per ``while_loop`` iteration."""
     n, m = Ck.shape
-    plan = ForestPlan(n, m, 1, None, 2**31 - 1, Ck.dtype, ITERATIONS_PER_TRIP)
+    plan = ForestPlan(n, m, 1, None, 2**31 - 1, Ck.dtype, per_trip)
     # As in _solve_split: a negation fused into the start's row minima can
     # give wrong int32 minima on GPUs.
     Ck = lax.optimization_barrier(Ck)

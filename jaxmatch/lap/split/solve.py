@@ -21,7 +21,6 @@ from .. import _plan
 from .._costs import canonical_costs, cost_tangent, empty_result, finished_result, valid_entries
 from ..types import LAPResult, LAPStatus
 from .forest import (
-    ITERATIONS_PER_TRIP,
     AxisName,
     ForestPlan,
     overflow_status,
@@ -98,8 +97,8 @@ _solve_split_untuned = jax.jit(
 )
 
 
-@functools.partial(jax.custom_jvp, nondiff_argnums=(1, 2, 3, 4, 5))
-def _solve_differentiable(C, mesh, axis, maximize, max_iterations, untuned) -> LAPResult:
+@functools.partial(jax.custom_jvp, nondiff_argnums=(1, 2, 3, 4, 5, 6))
+def _solve_differentiable(C, mesh, axis, maximize, max_iterations, untuned, per_trip) -> LAPResult:
     solve = _solve_split_untuned if untuned else _solve_split_tuned
     return solve(
         C,
@@ -107,14 +106,14 @@ def _solve_differentiable(C, mesh, axis, maximize, max_iterations, untuned) -> L
         axis=axis,
         maximize=maximize,
         max_iterations=max_iterations,
-        per_trip=ITERATIONS_PER_TRIP,
+        per_trip=per_trip,
     )
 
 
 @_solve_differentiable.defjvp
-def _solve_jvp(mesh, axis, maximize, max_iterations, untuned, primals, tangents):
+def _solve_jvp(mesh, axis, maximize, max_iterations, untuned, per_trip, primals, tangents):
     (C,), (dC,) = primals, tangents
-    res = _solve_differentiable(C, mesh, axis, maximize, max_iterations, untuned)
+    res = _solve_differentiable(C, mesh, axis, maximize, max_iterations, untuned, per_trip)
     return res, cost_tangent(C, dC, res)
 
 
@@ -155,8 +154,8 @@ def solve_lap_split(
       devices: the devices of the default mesh (default: ``jax.devices()``).
       max_iterations: static int >= 1 or None; stops with
         ``ITERATION_LIMIT`` after this many forest iterations.
-      tuning: the planner's tuning values (:class:`jaxmatch.LAPTuning`;
-        here only ``autotune_max_fraction`` applies).
+      tuning: static; the tuning values (:class:`jaxmatch.LAPTuning`; here
+        ``autotune_max_fraction`` and ``split_iterations_per_trip`` apply).
 
     Returns:
       A :class:`LAPResult` of the single problem, its arrays replicated over
