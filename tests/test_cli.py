@@ -302,11 +302,11 @@ def test_match_mtx_certified_and_npy_output(capsys, tmp_path, bipartite):
     k = int((maximum_bipartite_matching(bipartite, perm_type="column") >= 0).sum())
     assert f"cardinality {k} (structural rank {k} of 250" in out
     assert "certified maximum" in out
-    row_match = np.load(tmp_path / "m.npy")
-    assert row_match.shape == (300,) and int((row_match >= 0).sum()) == k
-    matched = np.flatnonzero(row_match >= 0)
-    assert bipartite[matched, row_match[matched]].all()  # every pair is an edge
-    assert len(set(row_match[matched].tolist())) == k
+    col_for_row = np.load(tmp_path / "m.npy")
+    assert col_for_row.shape == (300,) and int((col_for_row >= 0).sum()) == k
+    matched = np.flatnonzero(col_for_row >= 0)
+    assert bipartite[matched, col_for_row[matched]].all()  # every pair is an edge
+    assert len(set(col_for_row[matched].tolist())) == k
 
 
 @pytest.mark.parametrize("method", ["auto", "apfb", "apsb", "hybrid", "pr"])
@@ -321,11 +321,11 @@ def test_match_npz_methods_and_inits(capsys, tmp_path, bipartite, method, init):
     assert int((np.loadtxt(tmp_path / "m.csv", dtype=int) >= 0).sum()) == k
 
 
-def test_match_full_structural_rank_prints_row_match(capsys, tmp_path):
+def test_match_full_structural_rank_prints_col_for_row(capsys, tmp_path):
     scipy.io.mmwrite(tmp_path / "p.mtx", sp.coo_array(np.eye(4)[[2, 0, 3, 1]]))
     code, out, _ = run(capsys, "match", tmp_path / "p.mtx")
     assert code == 0
-    assert "structural rank 4 of 4: full" in out and "row_match [2 0 3 1]" in out
+    assert "structural rank 4 of 4: full" in out and "col_for_row [2 0 3 1]" in out
 
 
 def test_match_weighted(capsys, tmp_path, symmetric):

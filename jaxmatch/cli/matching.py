@@ -50,7 +50,7 @@ def add_parser(sub: Any) -> None:
         choices=("suitor", "ld"),
         help="with --weighted: suitor (default) or locally dominant rounds",
     )
-    add_output_argument(match, "row_match (mate with --weighted), -1 unmatched")
+    add_output_argument(match, "col_for_row (mate with --weighted), -1 unmatched")
     add_device_argument(match)
     match.set_defaults(func=cmd_match)
 
@@ -76,7 +76,7 @@ def cmd_match(args: argparse.Namespace) -> int:
     if args.weighted:
         emit_array("mate", weighted_match(args, A, path), out, "unmatched")
     else:
-        emit_array("row_match", _bipartite_match(args, A, path), out, "unmatched")
+        emit_array("col_for_row", _bipartite_match(args, A, path), out, "unmatched")
     return EXIT_OK
 
 
@@ -89,7 +89,7 @@ def _bipartite_match(args: argparse.Namespace, A: Any, path: Path) -> np.ndarray
       path: where it was read from (for messages).
 
     Returns:
-      ``row_match``, int32 ``[n_rows]``: the column of each row (-1 unmatched).
+      ``col_for_row``, int32 ``[n_rows]``: the column of each row (-1 unmatched).
 
     Raises:
       CLIError: an invalid graph, a failed solve or certificate.
@@ -123,10 +123,10 @@ def _bipartite_match(args: argparse.Namespace, A: Any, path: Path) -> np.ndarray
     print(f"unmatched: {n_rows - k} of {n_rows} rows, {n_cols - k} of {n_cols} columns")
     print(
         f"status MAXIMUM, certified maximum (Koenig cover of {cert.cover_size} vertices); "
-        f"{plural(int(res.n_phases), 'phase')}, {plural(int(res.n_levels), 'BFS level')}"
+        f"{plural(int(res.iterations), 'iteration')}, {plural(int(res.levels), 'level')}"
     )
     print(time_line(timed))
-    return np.asarray(res.row_match)
+    return np.asarray(res.col_for_row)
 
 
 def _bipartite(A: Any, path: Path) -> jaxmatch.BipartiteGraph:

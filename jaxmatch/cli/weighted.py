@@ -35,10 +35,10 @@ def weighted_match(args: argparse.Namespace, A: Any, path: Path) -> np.ndarray:
     G = _general_graph(A, path)
     device = select_device(args.device)
     n = int(G.n)
-    n_edges = int(np.asarray(G.xadj)[-1]) // 2
+    n_edges = int(G.n_edges)
     print(
         f"match --weighted: {n} vertices, {plural(n_edges, 'edge')} "
-        f"({np.asarray(G.weights).dtype} weights), method {method}, on {device_name(device)}"
+        f"({np.asarray(G.data).dtype} weights), method {method}, on {device_name(device)}"
     )
     solve = functools.partial(jaxmatch.approximate_weighted_matching, method=method)
     with on_device(device), progress(f"matching {n} vertices"):
