@@ -165,11 +165,11 @@ def _empty_solution(n: int, m: int, dtype: np.dtype) -> PointsLAPResult:
 def solve_lap_points(
     X: Any,
     Y: Any,
-    metric: Metric = "sqeuclidean",
     *,
+    metric: Metric = "sqeuclidean",
     maximize: bool = False,
     candidates: int = DEFAULT_CANDIDATES,
-    max_rounds: int = 100,
+    max_iterations: int = 100,
     devices: Sequence[Any] | None = None,
 ) -> PointsLAPResult:
     """Assigns the points of ``X`` to the points of ``Y`` at least total cost
@@ -191,7 +191,7 @@ def solve_lap_points(
         by each later one (up to 16, the library's sweep kernel serves the
         built-in metrics; more go through XLA's ``lax.top_k``, several times
         slower).
-      max_rounds: sparse solves at most; then ``status`` is
+      max_iterations: sparse solves at most; then ``status`` is
         ``ITERATION_LIMIT`` if violated pairs remain.
       devices: the devices that sweep (their rows split evenly); default
         every device of JAX's default backend.
@@ -202,23 +202,23 @@ def solve_lap_points(
     Raises:
       ValueError: shapes that are not ``[n, d]`` and ``[m, d]``, NaN or
         infinite coordinates, an unknown metric, a metric that gives a NaN
-        or infinite cost, or ``candidates`` or ``max_rounds`` below 1.
+        or infinite cost, or ``candidates`` or ``max_iterations`` below 1.
       TypeError: non-real points.
     """
     Xh, Yh = _points(X, "X"), _points(Y, "Y")
     if Xh.shape[1] != Yh.shape[1]:
         raise ValueError(f"X and Y have points of dimensions {Xh.shape[1]} and {Yh.shape[1]}")
     _check_metric(metric)
-    if int(candidates) < 1 or int(max_rounds) < 1:
-        raise ValueError("candidates and max_rounds must be at least 1")
+    if int(candidates) < 1 or int(max_iterations) < 1:
+        raise ValueError("candidates and max_iterations must be at least 1")
     dtype = _cost_dtype(Xh, Yh)
     n, m = Xh.shape[0], Yh.shape[0]
     if n == 0 or m == 0:
         return _empty_solution(n, m, dtype)
     if n > m:  # solved as Y against X: the metric's arguments swap too
         s = solve_lap_points(
-            Yh, Xh, _swapped(metric), maximize=maximize, candidates=candidates,
-            max_rounds=max_rounds, devices=devices,
+            Yh, Xh, metric=_swapped(metric), maximize=maximize, candidates=candidates,
+            max_iterations=max_iterations, devices=devices,
         )  # fmt: skip
         return s._replace(col_for_row=s.row_for_col, row_for_col=s.col_for_row, u=s.v, v=s.u)
     devices = tuple(devices) if devices is not None else _default_devices()
@@ -230,7 +230,7 @@ def solve_lap_points(
     # visits columns near each other in space, which are then near each
     # other in memory (1.5x less host time at 250,000 points).
     zx, zy = z_order(Xc), z_order(Yc)
-    setup = _Setup(metric, sign, int(candidates), int(max_rounds), devices)
+    setup = _Setup(metric, sign, int(candidates), int(max_iterations), devices)
     sol = _renumbered(_solve(Xc[zx], Yc[zy], setup), zx, zy)
     return sol._replace(u=sign * sol.u, v=sign * sol.v)
 
@@ -259,7 +259,7 @@ class _Setup(NamedTuple):
     metric: Metric
     sign: float
     k: int
-    max_rounds: int
+    max_iterations: int
     devices: tuple[Any, ...]
 
 
@@ -361,7 +361,7 @@ def _column_generation(
         if not bad.any():
             status = LAPStatus.OPTIMAL
             break
-        if rounds >= setup.max_rounds:
+        if rounds >= setup.max_iterations:
             break
         if n == m:  # the next solve starts from this one (lap_sparse_jv.h)
             warm = (sol.col_for_row, sol.v)

@@ -17,9 +17,9 @@ from .sweep import Metric, aligned_costs, formula, pair_costs
 def verify_lap_points(
     X: Any,
     Y: Any,
-    solution: Any,
-    metric: Metric = "sqeuclidean",
+    result: Any,
     *,
+    metric: Metric = "sqeuclidean",
     maximize: bool = False,
     tol: float | None = None,
     block: int = 1024,
@@ -32,12 +32,12 @@ def verify_lap_points(
     Args:
       X: ``[n, d]`` points.
       Y: ``[m, d]`` points.
-      solution: a :class:`PointsLAPResult` (or anything with
+      result: a :class:`PointsLAPResult` (or anything with
         ``col_for_row``, ``row_for_col``, ``u`` and ``v``).
       metric: as solved.
       maximize: as solved.
       tol: absolute tolerance; default ``64 * eps * max(1, |C|, |u|, |v|)``
-        with ``eps`` of ``solution.dtype`` (float32 when absent).
+        with ``eps`` of ``result.dtype`` (float32 when absent).
       block: rows per block.
 
     Returns:
@@ -49,10 +49,10 @@ def verify_lap_points(
     n, m = Xh.shape[0], Yh.shape[0]
     sign = -1.0 if maximize else 1.0
     try:
-        cfr = np.asarray(solution.col_for_row).astype(np.int64)
-        rfc = np.asarray(solution.row_for_col).astype(np.int64)
-        u = sign * np.asarray(solution.u, np.float64)
-        v = sign * np.asarray(solution.v, np.float64)
+        cfr = np.asarray(result.col_for_row).astype(np.int64)
+        rfc = np.asarray(result.row_for_col).astype(np.int64)
+        u = sign * np.asarray(result.u, np.float64)
+        v = sign * np.asarray(result.v, np.float64)
     except (AttributeError, TypeError, ValueError) as err:
         return invalid(f"the solution's fields do not fit ({err})")
     if cfr.shape != (n,) or rfc.shape != (m,) or u.shape != (n,) or v.shape != (m,):
@@ -81,7 +81,7 @@ def verify_lap_points(
         c = sign * costs(Xh[s : s + block], Yh)
         cost_max = max(cost_max, float(np.abs(c).max(initial=0.0)))
         least = min(least, float((c - u[s : s + block, None] - v[None, :]).min(initial=np.inf)))
-    dtype = np.dtype(getattr(solution, "dtype", np.float32))
+    dtype = np.dtype(getattr(result, "dtype", np.float32))
     if tol is None:
         tol = _tolerance(dtype, cost_max, u, v)
     viol_dual = max(0.0, -least)
