@@ -116,7 +116,7 @@ def main() -> None:
     cert = jaxmatch.verify_matching(G, res)
     print(
         f"structural rank {rank} (scipy: {scipy_rank}; deficiency {min(A.shape) - rank}), "
-        f"{int(res.n_phases)} phases, status {res.status_name}; "
+        f"{int(res.iterations)} phases, status {res.status_name}; "
         f"certificate: Koenig cover of {cert.cover_size} vertices, maximum = {cert.maximum}"
     )
     failures = []
@@ -126,12 +126,12 @@ def main() -> None:
         failures.append(f"certificate failed: {cert.reason}")
 
     # Matched columns first, each with its row on the diagonal; then the rest.
-    col_match = np.asarray(res.col_match)
-    matched_cols = np.flatnonzero(col_match >= 0)
-    col_perm = np.concatenate([matched_cols, np.flatnonzero(col_match < 0)])
+    row_for_col = np.asarray(res.row_for_col)
+    matched_cols = np.flatnonzero(row_for_col >= 0)
+    col_perm = np.concatenate([matched_cols, np.flatnonzero(row_for_col < 0)])
     row_matched = np.zeros(n_rows, bool)
-    row_matched[col_match[matched_cols]] = True
-    row_perm = np.concatenate([col_match[matched_cols], np.flatnonzero(~row_matched)])
+    row_matched[row_for_col[matched_cols]] = True
+    row_perm = np.concatenate([row_for_col[matched_cols], np.flatnonzero(~row_matched)])
     B = A[row_perm][:, col_perm]
     pattern = B.copy()
     pattern.data[:] = 1  # stored entries, explicit zeros included

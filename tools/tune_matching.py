@@ -58,7 +58,7 @@ def main():
         for label, A in (("orig", A0), ("perm", permuted(A0, rng))):
             G = jaxmatch.BipartiteGraph.from_scipy(A)
             cheap = jaxmatch.cheap_matching(jax.device_put(G, cpu))
-            rm, cm = np.asarray(cheap.row_match), np.asarray(cheap.col_match)
+            rm, cm = np.asarray(cheap.col_for_row), np.asarray(cheap.row_for_col)
             name = f"delaunay_n{k}/{label} nnz={A.nnz} cheap={int(cheap.cardinality)}"
             variants = [("cpu", "fused", "apfb", "wr", "ct", None)]
             if k <= 14:
@@ -93,8 +93,8 @@ def main():
                 ok = jaxmatch.verify_matching(G, jax.device_get(res)).maximum
                 print(
                     f"{name} {dev}/{execution}/{method}/{bfs}/{mapping}/lpc={lpc}: "
-                    f"{t * 1e3:.2f} ms card={int(res.cardinality)} phases={int(res.n_phases)} "
-                    f"levels={int(res.n_levels)} certified={ok}",
+                    f"{t * 1e3:.2f} ms card={int(res.cardinality)} phases={int(res.iterations)} "
+                    f"levels={int(res.levels)} certified={ok}",
                     flush=True,
                 )
 

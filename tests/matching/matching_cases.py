@@ -336,7 +336,7 @@ def is_maximal(A, rm, cm) -> bool:
 
 def random_warm_start(rng, A, corrupt: str = "none"):
     """A random valid partial matching of ``A`` (greedy over a random half of
-    its edges) as int32 ``(row_match, col_match)``, optionally with bad
+    its edges) as int32 ``(col_for_row, row_for_col)``, optionally with bad
     entries the solvers must drop: ``"non_edge"`` (a pair named by both sides
     that is not an edge), ``"one_sided"`` (a row naming a column that does not
     name it back, and a column naming a row that does not name it back),
@@ -408,18 +408,19 @@ def graph_arrays(A, capacity: int | None = None) -> BipartiteGraph:
         return out
 
     return BipartiteGraph(
-        C.indptr.astype(np.int32),
-        padded(C.indices),
-        A.indptr.astype(np.int32),
-        padded(A.indices),
-        *A.shape,
+        indptr=A.indptr.astype(np.int32),
+        indices=padded(A.indices),
+        data=None,
+        shape=A.shape,
+        col_indptr=C.indptr.astype(np.int32),
+        col_indices=padded(C.indices),
     )
 
 
 def stack_graphs(graphs) -> BipartiteGraph:
     """Stacks graphs of one shape after padding them (``pad_to``) to their
     largest edge count."""
-    cap = max([int(np.shape(g.cadj)[-1]) for g in graphs] + [1])
+    cap = max([int(np.shape(g.col_indices)[-1]) for g in graphs] + [1])
     padded = [g.pad_to(cap) for g in graphs]
     return jax.tree_util.tree_map(lambda *xs: np.stack([np.asarray(x) for x in xs]), *padded)
 
@@ -502,7 +503,7 @@ def check_result(G: BipartiteGraph, res, expected: int, what: str = "") -> None:
     assert cert.cardinality == expected, f"{what}: {cert.cardinality} != oracle {expected}"
     assert int(np.asarray(res.cardinality)) == expected, what
     assert cert.cover_size == expected, what
-    assert int(np.asarray(res.n_phases)) >= 0 and int(np.asarray(res.n_levels)) >= 0, what
+    assert int(np.asarray(res.iterations)) >= 0 and int(np.asarray(res.levels)) >= 0, what
 
 
 # ------------------------------------------------- Karp-Sipser reference

@@ -3,6 +3,7 @@ argument errors, malformed graphs, and the scipy drop-in."""
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import itertools
 import re
@@ -33,6 +34,7 @@ from scipy.sparse.csgraph import maximum_bipartite_matching as scipy_mbm
 
 import jaxmatch
 from jaxmatch import BipartiteGraph, GraphValidationError, MatchingStatus
+from jaxmatch.matching import MatchingTuning
 
 mcm = jaxmatch.max_cardinality_matching
 
@@ -75,8 +77,8 @@ def test_odd_shapes_eager(device, name, A):
     for k, (method, execution) in enumerate(itertools.product(METHODS, EXECUTIONS)):
         bfs, init = BFS[(k + shift) % 2], inits[(k + shift) % len(inits)]
         res = _host(mcm(G, method=method, bfs=bfs, execution=execution, init=init))
-        assert res.row_match.shape == (A.shape[0],) and res.col_match.shape == (A.shape[1],)
-        assert res.row_match.dtype == np.int32 and res.col_match.dtype == np.int32
+        assert res.col_for_row.shape == (A.shape[0],) and res.row_for_col.shape == (A.shape[1],)
+        assert res.col_for_row.dtype == np.int32 and res.row_for_col.dtype == np.int32
         label = f"{name} {method}/{bfs}/{execution}/{(k + shift) % len(inits)}"
         check_result(G, res, expected, label)
 
@@ -93,7 +95,7 @@ def test_jit_with_graph_argument(device):
     """The graph is a pytree argument: one compilation serves every graph of
     the same sizes and capacity; results equal the eager ones on the CPU."""
     b = _small_bucket()
-    cap = int(b.batch.cadj.shape[-1])
+    cap = int(b.batch.col_indices.shape[-1])
     f = jax.jit(functools.partial(mcm, method="apsb", execution="stepped"))
     for i in range(0, len(b.mats), 5):
         G = graph_arrays(b.mats[i], cap)
@@ -124,7 +126,7 @@ def test_vmap_in_axes(device, execution):
         check_result(b.graphs[i], member(res, i), int(b.oracle[i]), f"(0, 0, 0) {i}")
     # one graph, a batch of warm starts (every bucket member's, bad pairs
     # included: mostly not edges of this graph)
-    G = graph_arrays(b.mats[3], int(b.batch.cadj.shape[-1]))
+    G = graph_arrays(b.mats[3], int(b.batch.col_indices.shape[-1]))
     res = _host(jax.vmap(run, in_axes=(None, 0, 0))(G, b.warm_rm, b.warm_cm))
     for i in range(B):
         check_result(G, member(res, i), int(b.oracle[3]), f"(None, 0, 0) {i}")
@@ -143,7 +145,7 @@ def test_vmap_in_axes(device, execution):
         for i in range(k):
             check_result(b.graphs[i], member(flat, i), int(b.oracle[i]), f"2-D {i}")
     cheap = _host(jaxmatch.cheap_matching(grid))
-    assert cheap.row_match.shape == (2, k // 2, b.n_rows)
+    assert cheap.col_for_row.shape == (2, k // 2, b.n_rows)
 
 
 @pytest.mark.parametrize("execution", EXECUTIONS)
@@ -157,12 +159,12 @@ def test_degenerate_batches(device, execution):
         _host(jax.vmap(solve)(none)),
         _host(jaxmatch.cheap_matching(none)),
     ):
-        assert res.status.shape == (0,) and res.row_match.shape == (0, 3)
+        assert res.status.shape == (0,) and res.col_for_row.shape == (0, 3)
     for shape in ((0, 0), (0, 4), (4, 0)):
         E = graph_arrays(sp.csr_matrix(shape), 0)
         batch = jax.tree_util.tree_map(lambda x: np.stack([x] * 3), E)
         res = _host(jax.vmap(solve)(batch))
-        assert res.row_match.shape == (3, shape[0]) and res.col_match.shape == (3, shape[1])
+        assert res.col_for_row.shape == (3, shape[0]) and res.row_for_col.shape == (3, shape[1])
         for i in range(3):
             check_result(E, member(res, i), 0, f"{shape} member {i}")
 
@@ -173,7 +175,7 @@ def test_vmapped_cheap_matching_equals_unbatched(device):
     for i in range(0, len(b.graphs), 6):
         one = _host(jaxmatch.cheap_matching(b.graphs[i]))
         if device.platform == "cpu":
-            np.testing.assert_array_equal(member(batched, i).row_match, one.row_match)
+            np.testing.assert_array_equal(member(batched, i).col_for_row, one.col_for_row)
         assert jaxmatch.verify_matching(b.graphs[i], one).valid
 
 
@@ -218,14 +220,14 @@ def test_warm_start_forms(device):
     full = _host(mcm(G))
     for init in (
         cheap,
-        (cheap.row_match, cheap.col_match),
-        [np.asarray(cheap.row_match, np.int64), np.asarray(cheap.col_match, np.int64)],
+        (cheap.col_for_row, cheap.row_for_col),
+        [np.asarray(cheap.col_for_row, np.int64), np.asarray(cheap.row_for_col, np.int64)],
         full,
     ):
         check_result(G, _host(mcm(G, init=init)), expected, type(init).__name__)
     again = _host(mcm(G, init=full))
-    np.testing.assert_array_equal(again.row_match, full.row_match)
-    assert int(again.n_phases) == 0
+    np.testing.assert_array_equal(again.col_for_row, full.col_for_row)
+    assert int(again.iterations) == 0
     # unbatched warm start, batched graphs (no vmap): broadcast
     res = _host(mcm(b.batch, init=(b.warm_rm[0], b.warm_cm[0])))
     for i in range(len(b.graphs)):
@@ -261,46 +263,48 @@ def _two_paths(k, pad=0):
 @pytest.mark.parametrize("execution", EXECUTIONS)
 def test_where_each_driver_stops_the_bfs(device, execution):
     """APFB takes both paths in one phase of k + 1 levels; APsB stops at depth
-    1 (c0's path), the hybrid at depth HYBRID_DEPTH_FACTOR, and a second
+    1 (c0's path), the hybrid at depth ``hybrid_depth_factor``, and a second
     phase takes c1's path. Each solve ends with a phase of one level that
     finds no free column. The level counts pin the rule (and the C++
     constant that Python mirrors)."""
-    k = 3 * jaxmatch.matching.HYBRID_DEPTH_FACTOR
+    depth = MatchingTuning().hybrid_depth_factor
+    divisor = MatchingTuning().auto_free_divisor
+    k = 3 * depth
     G, warm = _two_paths(k)
     expected_levels = {
         "apfb": (k + 1) + 1,
         "apsb": 1 + (k + 1) + 1,
-        "hybrid": jaxmatch.matching.HYBRID_DEPTH_FACTOR + (k + 1) + 1,
+        "hybrid": depth + (k + 1) + 1,
     }
     expected_phases = {"apfb": 1, "apsb": 2, "hybrid": 2}
     for method in AUGMENTING_METHODS:
         res = _host(mcm(G, method=method, init=warm, execution=execution))
         check_result(G, res, k + 2, method)
-        assert (int(res.n_levels), int(res.n_phases)) == (
+        assert (int(res.levels), int(res.iterations)) == (
             expected_levels[method],
             expected_phases[method],
         ), method
-    # auto: 2 of k + 2 columns start free, more than one in AUTO_FREE_DIVISOR:
+    # auto: 2 of k + 2 columns start free, more than one in auto_free_divisor:
     # APFB; with enough matched pairs added, the hybrid
     auto = _host(mcm(G, init=warm, execution=execution))
-    assert (int(auto.n_levels), int(auto.n_phases)) == (
+    assert (int(auto.levels), int(auto.iterations)) == (
         expected_levels["apfb"],
         expected_phases["apfb"],
     )
-    pad = 2 * jaxmatch.matching.AUTO_FREE_DIVISOR - (k + 2)
+    pad = 2 * divisor - (k + 2)
     G, warm = _two_paths(k, pad)
     auto = _host(mcm(G, init=warm, execution=execution))
     check_result(G, auto, k + 2 + pad, "auto, padded")
-    assert (int(auto.n_levels), int(auto.n_phases)) == (
+    assert (int(auto.levels), int(auto.iterations)) == (
         expected_levels["hybrid"],
         expected_phases["hybrid"],
     )
-    # the boundary: 2 free of 2 * AUTO_FREE_DIVISOR columns is the hybrid
+    # the boundary: 2 free of 2 * auto_free_divisor columns is the hybrid
     # (above), 2 free of one column fewer is APFB
     G, warm = _two_paths(k, pad - 1)
     auto = _host(mcm(G, init=warm, execution=execution))
     check_result(G, auto, k + 1 + pad, "auto, padded less one")
-    assert (int(auto.n_levels), int(auto.n_phases)) == (
+    assert (int(auto.levels), int(auto.iterations)) == (
         expected_levels["apfb"],
         expected_phases["apfb"],
     )
@@ -315,10 +319,24 @@ def test_argument_errors():
         mcm(sp.csr_matrix(np.eye(2)))
     with pytest.raises(TypeError, match=r"expected a jaxmatch\.BipartiteGraph"):
         jaxmatch.cheap_matching(np.eye(2))
-    wide = BipartiteGraph(np.asarray(G.cxadj, np.int64), G.cadj, G.rxadj, G.radj, 4, 4)
-    with pytest.raises(TypeError, match="cxadj must be int32"):
+    wide = BipartiteGraph(
+        indptr=G.indptr,
+        indices=G.indices,
+        data=None,
+        shape=(4, 4),
+        col_indptr=np.asarray(G.col_indptr, np.int64),
+        col_indices=G.col_indices,
+    )
+    with pytest.raises(TypeError, match="col_indptr must be int32"):
         mcm(wide)
-    short = BipartiteGraph(G.cxadj[:-1], G.cadj, G.rxadj, G.radj, 4, 4)
+    short = BipartiteGraph(
+        indptr=G.indptr,
+        indices=G.indices,
+        data=None,
+        shape=(4, 4),
+        col_indptr=G.col_indptr[:-1],
+        col_indices=G.col_indices,
+    )
     with pytest.raises(ValueError, match="n_cols \\+ 1 = 5"):
         mcm(short)
     for kw, message in (
@@ -328,7 +346,7 @@ def test_argument_errors():
         (dict(execution="eager"), "execution must be one of"),
         (
             dict(init="sequential"),
-            "init must be 'cheap', 'greedy', 'karp-sipser', None or (row_match, col_match)",
+            "init must be 'cheap', 'greedy', 'karp-sipser', None or (col_for_row, row_for_col)",
         ),
         (dict(levels_per_call=0), "levels_per_call must be >= 1"),
     ):
@@ -338,48 +356,60 @@ def test_argument_errors():
         mcm(G, init=3)
     with pytest.raises(TypeError, match="must be integer"):
         mcm(G, init=(np.zeros(4), np.zeros(4)))
-    with pytest.raises(ValueError, match="row_match must have shape"):
+    with pytest.raises(ValueError, match="col_for_row must have shape"):
         mcm(G, init=(np.zeros(3, np.int32), np.zeros(4, np.int32)))
-    with pytest.raises(ValueError, match="col_match must have shape"):
+    with pytest.raises(ValueError, match="row_for_col must have shape"):
         mcm(G, init=(np.zeros(4, np.int32), np.zeros(5, np.int32)))
 
 
-def test_tuning_constants_set_on_the_package_take_effect(monkeypatch):
-    """The matching tuning constants are read when a call is traced; setting
-    jaxmatch.matching.X sets jaxmatch.matching.api.X."""
-    from jaxmatch.matching import api
-
-    names = (
-        "AUTO_FREE_DIVISOR",
-        "FUSED_MAX_VERTICES",
-        "GREEDY_RESTART_LEVELS",
-        "HYBRID_DEPTH_FACTOR",
-        "LEVELS_PER_CALL",
-    )
-    for name in names:
-        assert getattr(jaxmatch.matching, name) is getattr(api, name)
+def test_tuning_takes_effect():
+    """``tuning=`` sets the kernels' attributes (read when a call is
+    traced); the defaults are MatchingTuning()'s; it is static under jit."""
 
     def attributes(G, **kw):
         return ffi_attributes(jax.make_jaxpr(lambda G: mcm(G, **kw))(G))
 
     (attrs,) = attributes(_PATH, execution="fused")
     assert (int(attrs["hybrid_depth"]), int(attrs["auto_free_divisor"])) == (4, 50)
-    monkeypatch.setattr(jaxmatch.matching, "HYBRID_DEPTH_FACTOR", 2)
-    monkeypatch.setattr(jaxmatch.matching, "AUTO_FREE_DIVISOR", 7)
-    assert (api.HYBRID_DEPTH_FACTOR, api.AUTO_FREE_DIVISOR) == (2, 7)
-    (attrs,) = attributes(_PATH, execution="fused")
+    tuned = MatchingTuning(hybrid_depth_factor=2, auto_free_divisor=7)
+    (attrs,) = attributes(_PATH, execution="fused", tuning=tuned)
     assert (int(attrs["hybrid_depth"]), int(attrs["auto_free_divisor"])) == (2, 7)
-    assert jaxmatch.verify_matching(_PATH, _host(mcm(_PATH, method="hybrid"))).maximum
+    res = _host(mcm(_PATH, method="hybrid", tuning=tuned))
+    assert jaxmatch.verify_matching(_PATH, res).maximum
     # the stepped call's restart threshold: from the cheap start only
     steps = attributes(_PATH, execution="stepped")
     assert [int(a["restart_levels"]) for a in steps if "restart_levels" in a] == [4096]
-    monkeypatch.setattr(jaxmatch.matching, "GREEDY_RESTART_LEVELS", 9)
-    assert api.GREEDY_RESTART_LEVELS == 9
+    restart = MatchingTuning(greedy_restart_levels=9)
     for init, expected in (("cheap", 9), ("greedy", 0), (None, 0)):
-        steps = attributes(_PATH, execution="stepped", init=init)
+        steps = attributes(_PATH, execution="stepped", init=init, tuning=restart)
         assert [int(a["restart_levels"]) for a in steps if "restart_levels" in a] == [expected]
-    steps = attributes(_PATH, execution="stepped", method="pr")
+    steps = attributes(_PATH, execution="stepped", method="pr", tuning=restart)
     assert [int(a["restart_levels"]) for a in steps if "restart_levels" in a] == [0]
+    # levels per call: the driver's default, clamped to max_levels_per_call
+    for method, tuning, expected in (
+        ("apfb", None, 16),
+        ("apsb", None, 8),
+        ("apfb", MatchingTuning(levels_per_call=5), 5),
+        ("apsb", MatchingTuning(apsb_levels_per_call=3), 3),
+        ("apfb", MatchingTuning(levels_per_call=50, max_levels_per_call=20), 20),
+    ):
+        steps = attributes(_PATH, execution="stepped", method=method, tuning=tuning)
+        assert [int(a["levels"]) for a in steps if "levels" in a] == [expected], method
+    # static under jit, and hashable
+    f = jax.jit(mcm, static_argnames=("tuning",))
+    assert int(f(_PATH, tuning=tuned).cardinality) == 4
+    assert hash(tuned) == hash(MatchingTuning(hybrid_depth_factor=2, auto_free_divisor=7))
+
+
+def test_tuning_errors():
+    with pytest.raises(TypeError, match="tuning must be a MatchingTuning or None"):
+        mcm(_PATH, tuning={"hybrid_depth_factor": 2})
+    with pytest.raises(ValueError, match=r"hybrid_depth_factor must be in \[1, 2\*\*31\)"):
+        MatchingTuning(hybrid_depth_factor=0)
+    with pytest.raises(TypeError, match="levels_per_call must be an int"):
+        MatchingTuning(levels_per_call=2.5)
+    with pytest.raises(TypeError, match="positional"):
+        mcm(_PATH, "apfb")
 
 
 def test_static_options_name_the_recipe():
@@ -401,8 +431,8 @@ def test_static_options_name_the_recipe():
     res = _host(f(G, execution="stepped", max_phases=10, **opts))
     assert jaxmatch.verify_matching(G, res).maximum
     # A traced warm start is fine.
-    warm = jax.jit(lambda G, rm, cm: mcm(G, init=(rm, cm)))(G, res.row_match, res.col_match)
-    np.testing.assert_array_equal(_host(warm).row_match, res.row_match)
+    warm = jax.jit(lambda G, rm, cm: mcm(G, init=(rm, cm)))(G, res.col_for_row, res.row_for_col)
+    np.testing.assert_array_equal(_host(warm).col_for_row, res.col_for_row)
 
 
 @pytest.mark.parametrize(
@@ -421,6 +451,7 @@ def test_kernel_option_errors(device, attrs, message):
     """The handlers reject option codes that the Python wrapper never sends
     (it validates names first) with their own message."""
     from jaxmatch.matching import _ffi as matching_ffi
+    from jaxmatch.matching.api import _operands
 
     G = _PATH
     rm0 = jnp.full(G.n_rows, -1, jnp.int32)
@@ -428,9 +459,7 @@ def test_kernel_option_errors(device, attrs, message):
     opts = dict(init=1, driver=3, bfs=1, max_phases=10, hybrid_depth=4, auto_free_divisor=50)
     opts |= attrs
     with pytest.raises(Exception, match=re.escape(message)):
-        jax.block_until_ready(
-            matching_ffi.matching_solve(G.cxadj, G.cadj, G.rxadj, G.radj, rm0, cm0, **opts)
-        )
+        jax.block_until_ready(matching_ffi.matching_solve(_operands(G), rm0, cm0, **opts))
 
 
 @pytest.mark.parametrize("execution", EXECUTIONS)
@@ -446,13 +475,13 @@ def test_max_phases_is_clamped(device, execution):
     and solves to MAXIMUM."""
     res = _host(mcm(_PATH, init=None, max_phases=0, execution=execution))
     assert int(res.status) == MatchingStatus.PHASE_LIMIT
-    assert (int(res.n_phases), int(res.n_levels)) == (1, 1)
+    assert (int(res.iterations), int(res.levels)) == (1, 1)
     cert = jaxmatch.verify_matching(_PATH, res)
     assert cert.valid, cert.reason
     assert int(res.cardinality) == cert.cardinality
     if device.platform == "cpu":
         assert cert.cardinality == 4 and cert.maximum
-        np.testing.assert_array_equal(res.row_match, [0, 1, 2, 3])
+        np.testing.assert_array_equal(res.col_for_row, [0, 1, 2, 3])
     else:
         assert 2 <= cert.cardinality <= 4
     check_result(
@@ -463,17 +492,17 @@ def test_max_phases_is_clamped(device, execution):
 # ------------------------------------------------- malformed column CSR
 
 
-def _raw(cxadj, cadj, n_rows=3, n_cols=3):
+def _raw(col_indptr, col_indices, n_rows=3, n_cols=3):
     """An unvalidated graph; its row CSR (which the kernels do not read) is
     an empty one of the same capacity."""
-    cadj = np.array(cadj, np.int32)
+    col_indices = np.array(col_indices, np.int32)
     return BipartiteGraph(
-        jnp.asarray(np.array(cxadj, np.int32)),
-        jnp.asarray(cadj),
-        jnp.zeros(n_rows + 1, jnp.int32),
-        jnp.zeros(cadj.size, jnp.int32),
-        n_rows,
-        n_cols,
+        indptr=jnp.zeros(n_rows + 1, jnp.int32),
+        indices=jnp.zeros(col_indices.size, jnp.int32),
+        data=None,
+        shape=(n_rows, n_cols),
+        col_indptr=jnp.asarray(np.array(col_indptr, np.int32)),
+        col_indices=jnp.asarray(col_indices),
     )
 
 
@@ -524,17 +553,19 @@ def _jit_solver(execution, batched):
 def _check_invalid(res, n_rows=3, n_cols=3):
     res = _host(res)
     assert np.all(res.status == MatchingStatus.INVALID_GRAPH), res.status
-    assert np.all(res.row_match == -1) and np.all(res.col_match == -1)
+    assert np.all(res.col_for_row == -1) and np.all(res.row_for_col == -1)
     assert np.all(res.cardinality == 0)
-    assert res.row_match.shape[-1] == n_rows and res.col_match.shape[-1] == n_cols
+    assert res.col_for_row.shape[-1] == n_rows and res.row_for_col.shape[-1] == n_cols
 
 
-@pytest.mark.parametrize("name, cxadj, cadj, message", BAD_GRAPHS, ids=[c[0] for c in BAD_GRAPHS])
-def test_malformed_column_csr(device, name, cxadj, cadj, message):
+@pytest.mark.parametrize(
+    "name, col_indptr, col_indices, message", BAD_GRAPHS, ids=[c[0] for c in BAD_GRAPHS]
+)
+def test_malformed_column_csr(device, name, col_indptr, col_indices, message):
     """``validate`` names the problem; the kernels report INVALID_GRAPH with
     every match -1, eagerly, under jit and per member of a vmap batch, for
     every execution shape and init; nothing crashes."""
-    G = _raw(cxadj, cadj)
+    G = _raw(col_indptr, col_indices)
     with pytest.raises(GraphValidationError, match=re.escape("column CSR: " + message)):
         G.validate()
     warm = (np.array([0, 1, 2]), np.array([0, 1, 2]))
@@ -552,7 +583,7 @@ def test_malformed_column_csr(device, name, cxadj, cadj, message):
     for execution in EXECUTIONS:
         _check_invalid(_jit_solver(execution, False)(G))
     # a batch: valid graphs around the bad one, all of the bad one's capacity
-    cap = len(cadj)
+    cap = len(col_indices)
     good = BipartiteGraph.from_edges(np.arange(min(cap, 3)), np.arange(min(cap, 3)), 3, 3)
     good = good.pad_to(cap)
     batch = jax.tree_util.tree_map(lambda *xs: jnp.stack(xs), good, G, good)
@@ -564,7 +595,7 @@ def test_malformed_column_csr(device, name, cxadj, cadj, message):
 
 
 def test_first_pointer_must_be_zero(device):
-    """``cxadj[0] != 0`` is malformed (``validate_csr``: "must start at 0"),
+    """``col_indptr[0] != 0`` is malformed (``validate_csr``: "must start at 0"),
     and the kernels report it like the other malformed CSRs: a positive
     in-range start gives INVALID_GRAPH, not a solve that skips the first
     entries."""
@@ -581,18 +612,39 @@ def test_bad_entry_deep_in_a_long_list(device):
     (the kernels check entries, not whole lists, per worker)."""
     n = 2000
     G = BipartiteGraph.from_edges(np.arange(n), np.zeros(n, np.int64), n, 2)
-    bad = BipartiteGraph(G.cxadj, G.cadj.at[n - 1].set(n), G.rxadj, G.radj, n, 2)
+    bad = BipartiteGraph(
+        indptr=G.indptr,
+        indices=G.indices,
+        data=None,
+        shape=(n, 2),
+        col_indptr=G.col_indptr,
+        col_indices=G.col_indices.at[n - 1].set(n),
+    )
     for execution, init in itertools.product(EXECUTIONS, COLD_INITS):
         _check_invalid(mcm(bad, execution=execution, init=init), n, 2)
-    bad_rows = BipartiteGraph(G.cxadj, G.cadj, G.rxadj, G.radj.at[n - 1].set(2), n, 2)
+    bad_rows = BipartiteGraph(
+        indptr=G.indptr,
+        indices=G.indices.at[n - 1].set(2),
+        data=None,
+        shape=(n, 2),
+        col_indptr=G.col_indptr,
+        col_indices=G.col_indices,
+    )
     _check_invalid(jaxmatch.karp_sipser_matching(bad_rows), n, 2)
 
 
 def test_garbage_past_the_last_pointer_is_ignored(device):
-    """Entries of ``cadj`` past ``cxadj[-1]`` are padding, whatever they hold."""
+    """Entries of ``col_indices`` past ``col_indptr[-1]`` are padding, whatever they hold."""
     G = _PATH.pad_to(12)
     junk = jnp.asarray(np.array([-1, 99, 2**31 - 1, -(2**31), 4, 5], np.int32))
-    G = BipartiteGraph(G.cxadj, G.cadj.at[6:].set(junk), G.rxadj, G.radj, 4, 4)
+    G = BipartiteGraph(
+        indptr=G.indptr,
+        indices=G.indices,
+        data=None,
+        shape=(4, 4),
+        col_indptr=G.col_indptr,
+        col_indices=G.col_indices.at[6:].set(junk),
+    )
     for execution, init in itertools.product(EXECUTIONS, COLD_INITS):
         check_result(_PATH, _host(mcm(G, execution=execution, init=init)), 4, execution)
 
@@ -601,14 +653,12 @@ def test_unsorted_duplicate_adjacency(device):
     """An unvalidated but well-formed CSR with unsorted, repeated rows per
     column still gives a maximum matching."""
     # column 0: rows 2, 0, 2; column 1: rows 1, 1; column 2: row 0; column 3: none
-    G = BipartiteGraph(
-        jnp.array([0, 3, 5, 6, 6], jnp.int32),
-        jnp.array([2, 0, 2, 1, 1, 0], jnp.int32),
-        *jax.tree_util.tree_leaves(BipartiteGraph.from_edges([2, 0, 1, 0], [0, 0, 1, 2], 3, 4))[2:],
-        3,
-        4,
-    )
     ref = BipartiteGraph.from_edges([2, 0, 1, 0], [0, 0, 1, 2], 3, 4)
+    G = dataclasses.replace(
+        ref,
+        col_indptr=jnp.array([0, 3, 5, 6, 6], jnp.int32),
+        col_indices=jnp.array([2, 0, 2, 1, 1, 0], jnp.int32),
+    )
     for method, bfs, execution in itertools.product(METHODS, BFS, EXECUTIONS):
         check_result(
             ref,

@@ -46,13 +46,15 @@ def test_constructors_agree_and_deduplicate():
 def test_pytree_and_vmap_over_padded_batch():
     rng = np.random.default_rng(0)
     graphs = [BipartiteGraph.from_scipy(sparse_random(rng, 6, 5, d)) for d in (0.2, 0.5, 0.8)]
-    cap = max(int(np.shape(g.cadj)[0]) for g in graphs)
+    cap = max(int(np.shape(g.col_indices)[0]) for g in graphs)
     padded = [g.pad_to(cap) for g in graphs]
     batch = jax.tree_util.tree_map(lambda *xs: np.stack(xs), *padded)
     assert batch.n_rows == 6 and batch.n_cols == 5
     nnz = jax.vmap(lambda g: g.nnz)(batch)
     np.testing.assert_array_equal(nnz, [int(g.nnz) for g in graphs])
-    assert jax.jit(lambda g: g.cxadj.sum())(graphs[0]) == np.asarray(graphs[0].cxadj).sum()
+    assert (
+        jax.jit(lambda g: g.col_indptr.sum())(graphs[0]) == np.asarray(graphs[0].col_indptr).sum()
+    )
 
 
 @pytest.mark.parametrize(

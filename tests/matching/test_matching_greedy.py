@@ -31,6 +31,7 @@ from test_matching_oracle import all_buckets
 
 import jaxmatch
 from jaxmatch import BipartiteGraph, MatchingStatus
+from jaxmatch.matching import MatchingTuning
 
 _greedy = jax.jit(jax.vmap(jaxmatch.greedy_matching))
 # The GPU's rounds stop after this many when they decide fewer than 4
@@ -41,14 +42,14 @@ MIN_ROUNDS = 4096
 def _assert_greedy(G, A, one, label, *, exact=True):
     """Valid and maximal; with ``exact``, the sequential greedy itself."""
     assert int(one.status) == MatchingStatus.INITIAL, label
-    assert int(one.n_phases) == 0 and int(one.n_levels) == 0, label
+    assert int(one.iterations) == 0 and int(one.levels) == 0, label
     cert = jaxmatch.verify_matching(G, one)
     assert cert.valid, (label, cert.reason)
-    assert is_maximal(A, one.row_match, one.col_match), label
+    assert is_maximal(A, one.col_for_row, one.row_for_col), label
     if exact:
         rm, cm = greedy_matching(A)
-        np.testing.assert_array_equal(one.col_match, cm, err_msg=label)
-        np.testing.assert_array_equal(one.row_match, rm, err_msg=label)
+        np.testing.assert_array_equal(one.row_for_col, cm, err_msg=label)
+        np.testing.assert_array_equal(one.col_for_row, rm, err_msg=label)
 
 
 def test_greedy_matching_on_the_suite(device):
@@ -92,7 +93,7 @@ def _ordered_graphs():
 def _scipy_of(G):
     import scipy.sparse as sp
 
-    cx, ca = np.asarray(G.cxadj), np.asarray(G.cadj)
+    cx, ca = np.asarray(G.col_indptr), np.asarray(G.col_indices)
     nnz = int(cx[-1])
     return sp.csc_matrix((np.ones(nnz), ca[:nnz], cx), shape=(G.n_rows, G.n_cols)).tocsr()
 
@@ -140,30 +141,39 @@ def test_greedy_matching_argument_errors():
     with pytest.raises(TypeError, match=r"expected a jaxmatch\.BipartiteGraph"):
         jaxmatch.greedy_matching(np.eye(2))
     G = BipartiteGraph.from_edges([0], [0], 2, 2)
-    short = BipartiteGraph(G.cxadj, G.cadj, G.rxadj[:-1], G.radj, 2, 2)
+    short = BipartiteGraph(
+        indptr=G.indptr[:-1],
+        indices=G.indices,
+        data=None,
+        shape=(2, 2),
+        col_indptr=G.col_indptr,
+        col_indices=G.col_indices,
+    )
     with pytest.raises(ValueError, match=r"n_rows \+ 1 = 3"):
         jaxmatch.greedy_matching(short)
     with pytest.raises(ValueError, match="init must be 'cheap', 'greedy'"):
         jaxmatch.max_cardinality_matching(G, init="sequential")
 
 
-@pytest.fixture
-def restart_after_one_level(monkeypatch):
-    """The stepped solver's restart from the ordered greedy, due after the
-    first phase (jaxmatch.matching.GREEDY_RESTART_LEVELS, read when a solve
-    is traced)."""
-    monkeypatch.setattr(jaxmatch.matching, "GREEDY_RESTART_LEVELS", 1)
+#: The stepped solver's restart from the ordered greedy, due after the first
+#: phase.
+RESTART_AFTER_ONE_LEVEL = MatchingTuning(greedy_restart_levels=1)
 
 
 @pytest.mark.parametrize("method", ["auto", "apfb", "apsb"])
-def test_stepped_restart_from_the_ordered_greedy(device, restart_after_one_level, method):
+def test_stepped_restart_from_the_ordered_greedy(device, method):
     """From the cheap start the stepped solver restarts once from the
     ordered greedy (on the GPU; the CPU's cheap start is the sequential
     greedy and never restarts): every member of every bucket, and the
     spatially numbered graphs, still end maximum and certified."""
     solve = jax.jit(
         jax.vmap(
-            functools.partial(jaxmatch.max_cardinality_matching, method=method, execution="stepped")
+            functools.partial(
+                jaxmatch.max_cardinality_matching,
+                method=method,
+                execution="stepped",
+                tuning=RESTART_AFTER_ONE_LEVEL,
+            )
         )
     )
     for b in all_buckets():
@@ -171,32 +181,47 @@ def test_stepped_restart_from_the_ordered_greedy(device, restart_after_one_level
         for i, G in enumerate(b.graphs):
             check_result(G, member(res, i), b.oracle[i], f"{b.name}[{i}] {b.labels[i]}")
     for label, G, A in _ordered_graphs():
-        res = jaxmatch.max_cardinality_matching(G, method=method, execution="stepped")
+        res = jaxmatch.max_cardinality_matching(
+            G, method=method, execution="stepped", tuning=RESTART_AFTER_ONE_LEVEL
+        )
         check_result(G, jax.device_get(res), scipy_cardinality(A), label)
 
 
-def test_restart_skipped_on_a_malformed_row_csr(device, restart_after_one_level):
+def test_restart_skipped_on_a_malformed_row_csr(device):
     """The cheap start does not read the row CSR, so a malformed one does not
     make its solve INVALID_GRAPH: the restart is skipped and the solve goes
     on from the cheap matching."""
     A = make_graph(np.random.default_rng(4), "delaunay", 300, 300)
     G = graph_arrays(A)
-    bad = np.array(G.radj)
+    bad = np.array(G.indices)
     bad[3] = 300
-    H = BipartiteGraph(G.cxadj, G.cadj, G.rxadj, bad, 300, 300)
-    res = jax.device_get(jaxmatch.max_cardinality_matching(H, execution="stepped"))
+    H = BipartiteGraph(
+        indptr=G.indptr,
+        indices=bad,
+        data=None,
+        shape=(300, 300),
+        col_indptr=G.col_indptr,
+        col_indices=G.col_indices,
+    )
+    res = jax.device_get(
+        jaxmatch.max_cardinality_matching(H, execution="stepped", tuning=RESTART_AFTER_ONE_LEVEL)
+    )
     check_result(G, res, scipy_cardinality(A), "malformed row CSR")
 
 
 def test_step_rejects_a_negative_restart_threshold(device):
     from jaxmatch.matching import _ffi as matching_ffi
+    from jaxmatch.matching.api import _operands
 
     G = BipartiteGraph.from_edges([0, 1], [0, 1], 2, 2)
     empty = np.full(2, -1, np.int32)
     state = matching_ffi.matching_init(
-        G.cxadj, G.cadj, G.rxadj, G.radj, empty, empty, init=matching_ffi.code("INIT", "cheap")
+        _operands(G),
+        empty,
+        empty,
+        init=matching_ffi.code("INIT", "cheap"),
     )
     opts = dict(driver=3, bfs=1, max_phases=10, hybrid_depth=4, auto_free_divisor=50)
     step = functools.partial(matching_ffi.matching_step, levels=4, mapping=0, **opts)
     with pytest.raises(Exception, match="restart_levels must be >= 0"):
-        jax.block_until_ready(step(G.cxadj, G.cadj, G.rxadj, G.radj, state, restart_levels=-1))
+        jax.block_until_ready(step(_operands(G), state, restart_levels=-1))

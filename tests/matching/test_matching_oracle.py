@@ -60,7 +60,7 @@ def all_buckets():
 
 
 def _solver(init, **options):
-    """``jit(vmap(...))`` over (graph, warm row_match, warm col_match)."""
+    """``jit(vmap(...))`` over (graph, warm col_for_row, warm row_for_col)."""
 
     def one(g, rm, cm):
         start = (rm, cm) if init == "warm" else init
@@ -95,15 +95,15 @@ def _check_bucket(b, res, what, *, init="cheap", method="auto"):
             _check_pr_counters(b, i, one, init, label)
             continue
         # every phase adds at least one pair, and runs at least one level
-        assert one.n_levels >= one.n_phases, label
+        assert one.levels >= one.iterations, label
         if init is None:
-            assert one.n_phases <= b.oracle[i], label
+            assert one.iterations <= b.oracle[i], label
         if init == "warm":
             # a column matched by the (valid part of the) warm start is never
             # freed (rows may be, within a phase), and each phase adds a pair
             kept = _valid_warm_pairs(b, i)
-            assert np.all(one.col_match[kept] >= 0), label
-            assert one.n_phases <= b.oracle[i] - len(kept), label
+            assert np.all(one.row_for_col[kept] >= 0), label
+            assert one.iterations <= b.oracle[i] - len(kept), label
     return len(b.graphs)
 
 
@@ -112,11 +112,11 @@ def _check_pr_counters(b, i, one, init, label):
     relabel levels (no per-phase pair), a push iteration always follows a
     relabel, and a matched row is never freed (a push re-matches the row it
     takes), so the rows of the warm start's valid pairs end matched."""
-    if one.n_phases > 0:
-        assert one.n_levels >= 1, label
+    if one.iterations > 0:
+        assert one.levels >= 1, label
     if init == "warm":
         kept = _valid_warm_pairs(b, i)
-        assert np.all(one.row_match[b.warm_cm[i][kept]] >= 0), label
+        assert np.all(one.col_for_row[b.warm_cm[i][kept]] >= 0), label
 
 
 def test_buckets_hold_enough_distinct_graphs():
@@ -150,7 +150,7 @@ def test_bucket_graphs_equal_constructor_graphs():
     leaves = jax.tree_util.tree_leaves
     for b in all_buckets():
         idx = list(range(0, len(b.mats), len(b.mats) // 4))
-        cap = int(b.batch.cadj.shape[-1])
+        cap = int(b.batch.col_indices.shape[-1])
         built = [jaxmatch.BipartiteGraph.from_scipy(b.mats[i]) for i in idx]
         for i, h in zip(idx, built):
             g = graph_arrays(b.mats[i], cap)
@@ -199,15 +199,15 @@ def test_levels_per_call(device, method, levels):
 def test_auto_execution(device):
     """``execution="auto"`` and ``method="auto"`` solve every graph; on the
     CPU auto is the fused kernel, bit for bit, running as APFB for each graph
-    whose cheap matching leaves more than n_cols / AUTO_FREE_DIVISOR columns
+    whose cheap matching leaves more than n_cols / auto_free_divisor columns
     free and as the hybrid for the others."""
     b = bucket("square")
     auto = _run(b, "cheap")
     _check_bucket(b, auto, "auto")
     if device.platform == "cpu":
         cheap = jax.device_get(jax.vmap(jaxmatch.cheap_matching)(b.batch))
-        free = np.sum(np.asarray(cheap.col_match) == -1, axis=-1)
-        as_apfb = free * jaxmatch.matching.AUTO_FREE_DIVISOR > b.n_cols
+        free = np.sum(np.asarray(cheap.row_for_col) == -1, axis=-1)
+        as_apfb = free * jaxmatch.matching.MatchingTuning().auto_free_divisor > b.n_cols
         assert as_apfb.any() and not as_apfb.all()  # both rules are compared
         apfb = _run(b, "cheap", method="apfb", execution="fused")
         hybrid = _run(b, "cheap", method="hybrid", execution="fused")
@@ -243,9 +243,9 @@ def test_padding_vertices_stay_unmatched(device):
             if permuted:
                 continue
             one = member(res, i)
-            assert np.all(one.row_match[nr:] == -1) and np.all(one.col_match[nc:] == -1)
+            assert np.all(one.col_for_row[nr:] == -1) and np.all(one.row_for_col[nc:] == -1)
             G = graph_arrays(b.mats[i][:nr, :nc])
-            cert = jaxmatch.verify_matching(G, (one.row_match[:nr], one.col_match[:nc]))
+            cert = jaxmatch.verify_matching(G, (one.col_for_row[:nr], one.row_for_col[:nc]))
             assert cert.maximum and cert.cardinality == b.oracle[i], cert.reason
             checked += 1
     assert checked > 400
@@ -274,18 +274,18 @@ def test_cheap_matching(device):
     sequential greedy of the papers."""
     for b in all_buckets():
         res = jax.device_get(jax.jit(jax.vmap(jaxmatch.cheap_matching))(b.batch))
-        assert np.all(res.n_phases == 0) and np.all(res.n_levels == 0)
+        assert np.all(res.iterations == 0) and np.all(res.levels == 0)
         assert np.all(res.status != MatchingStatus.INVALID_GRAPH)
         for i, G in enumerate(b.graphs):
             one = member(res, i)
             cert = jaxmatch.verify_matching(G, one)
             assert cert.valid, cert.reason
             assert int(one.cardinality) == cert.cardinality <= b.oracle[i]
-            assert is_maximal(b.mats[i], one.row_match, one.col_match), (b.name, i)
+            assert is_maximal(b.mats[i], one.col_for_row, one.row_for_col), (b.name, i)
             if device.platform == "cpu":
                 rm, cm = greedy_matching(b.mats[i])
-                np.testing.assert_array_equal(one.row_match, rm)
-                np.testing.assert_array_equal(one.col_match, cm)
+                np.testing.assert_array_equal(one.col_for_row, rm)
+                np.testing.assert_array_equal(one.row_for_col, cm)
 
 
 def test_cheap_matching_status(device):
@@ -301,7 +301,7 @@ def test_phase_limit(device, init):
     """``max_phases=1``: each result is MAXIMUM (certified) or PHASE_LIMIT
     after exactly one phase with a valid matching (not always maximal: with
     the plain BFS a phase can free a matched row, e.g. K_{2,2} from an empty
-    start gives row_match [0, -1])."""
+    start gives col_for_row [0, -1])."""
     b = bucket("square")
     limited = 0
     for method, bfs, execution in itertools.product(METHODS, BFS, EXECUTIONS):
@@ -311,7 +311,7 @@ def test_phase_limit(device, init):
             label = f"{method}/{bfs}/{execution}/{init} square[{i}] {b.labels[i]}"
             if int(one.status) == MatchingStatus.PHASE_LIMIT:
                 limited += 1
-                assert int(one.n_phases) == 1, label
+                assert int(one.iterations) == 1, label
                 cert = jaxmatch.verify_matching(G, one)
                 assert cert.valid, (label, cert.reason)
                 assert cert.cardinality <= b.oracle[i]
@@ -337,6 +337,6 @@ def test_maximum_warm_start_is_returned_unchanged(device):
     for method, bfs, execution in itertools.product(METHODS, BFS, EXECUTIONS):
         solve = _solver("warm", method=method, bfs=bfs, execution=execution)
         res = jax.device_get(solve(b.batch, rms, cms))
-        assert np.all(res.status == MatchingStatus.MAXIMUM) and np.all(res.n_phases == 0)
-        np.testing.assert_array_equal(res.row_match, rms)
-        np.testing.assert_array_equal(res.col_match, cms)
+        assert np.all(res.status == MatchingStatus.MAXIMUM) and np.all(res.iterations == 0)
+        np.testing.assert_array_equal(res.col_for_row, rms)
+        np.testing.assert_array_equal(res.row_for_col, cms)

@@ -116,7 +116,7 @@ def test_one_path_through_every_pair(device, execution, levels):
             mcm(G, init=_long_path_warm_start(n), execution=execution, levels_per_call=levels)
         )
         check_result(G, res, n, f"path {n} {execution}/{levels}")
-        assert int(res.n_phases) >= 1 and int(res.n_levels) >= 1
+        assert int(res.iterations) >= 1 and int(res.levels) >= 1
 
 
 def _deficient_graphs():
@@ -147,8 +147,8 @@ def test_deficient_graphs(device, name, A, init, execution, levels):
     assert expected < max(A.shape)  # deficient on some side
     res = _host(mcm(G, init=_init_for(init, A, rng), execution=execution, levels_per_call=levels))
     check_result(G, res, expected, f"{name} {init} {execution}/{levels}")
-    assert np.all(res.row_match >= -1) and np.all(res.col_match >= -1)
-    assert int(np.sum(res.col_match == -1)) == A.shape[1] - expected
+    assert np.all(res.col_for_row >= -1) and np.all(res.row_for_col >= -1)
+    assert int(np.sum(res.row_for_col == -1)) == A.shape[1] - expected
 
 
 def _staggered_batch():
@@ -180,15 +180,15 @@ def test_vmap_members_finish_at_different_times(device, execution, levels):
         return mcm(G, init=(rm, cm), execution=execution, levels_per_call=levels)
 
     res = _host(jax.jit(jax.vmap(solve))(batch, rms, cms))
-    assert len(set(np.asarray(res.n_phases).tolist())) > 2  # they finish apart
+    assert len(set(np.asarray(res.iterations).tolist())) > 2  # they finish apart
     for i, G in enumerate(graphs):
         one = member(res, i)
         check_result(G, one, expected[i], f"member {i}")
         if device.platform == "cpu":  # serial steps: the same solve alone
             alone = _host(solve(G, rms[i], cms[i]))
-            assert int(alone.n_phases) == int(one.n_phases), i
-            assert int(alone.n_levels) == int(one.n_levels), i
-            np.testing.assert_array_equal(alone.row_match, one.row_match)
+            assert int(alone.iterations) == int(one.iterations), i
+            assert int(alone.levels) == int(one.levels), i
+            np.testing.assert_array_equal(alone.col_for_row, one.col_for_row)
 
 
 @pytest.mark.parametrize("execution", EXECUTIONS)
@@ -203,13 +203,13 @@ def test_push_iteration_limit(device, execution):
     for limit in (1, 2, 5):
         res = _host(mcm(G, init=warm, execution=execution, max_phases=limit))
         assert int(res.status) == MatchingStatus.PHASE_LIMIT, limit
-        assert int(res.n_phases) == limit
+        assert int(res.iterations) == limit
         cert = jaxmatch.verify_matching(G, res)
         assert cert.valid, cert.reason
         assert cert.cardinality == int(res.cardinality) <= n
     full = _host(mcm(G, init=warm, execution=execution))
     check_result(G, full, n, "unbounded")
-    assert 5 < int(full.n_phases) <= jaxmatch.matching.api.pr_max_iterations(n, n)
+    assert 5 < int(full.iterations) <= jaxmatch.matching.api.pr_max_iterations(n, n)
 
 
 def test_default_iteration_bound():
@@ -229,9 +229,9 @@ def test_maximum_start_ends_after_one_relabel(device, execution):
     best = _host(mcm(G, init="cheap", execution=execution))
     again = _host(mcm(G, init=best, execution=execution))
     check_result(G, again, scipy_cardinality(A), "again")
-    assert int(again.n_phases) == 0 and int(again.n_levels) >= 1
-    np.testing.assert_array_equal(again.row_match, best.row_match)
-    np.testing.assert_array_equal(again.col_match, best.col_match)
+    assert int(again.iterations) == 0 and int(again.levels) >= 1
+    np.testing.assert_array_equal(again.col_for_row, best.col_for_row)
+    np.testing.assert_array_equal(again.row_for_col, best.row_for_col)
 
 
 def test_cpu_schedules_agree():

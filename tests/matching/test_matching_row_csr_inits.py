@@ -30,7 +30,14 @@ def test_row_csr_that_is_not_the_transpose(device, init):
     B = make_graph(rng, "dense", 40, 40)
     cap = max(A.nnz, B.nnz)
     GA, GB = graph_arrays(A, cap), graph_arrays(B, cap)
-    H = BipartiteGraph(GA.cxadj, GA.cadj, GB.rxadj, GB.radj, 40, 40)
+    H = BipartiteGraph(
+        indptr=GB.indptr,
+        indices=GB.indices,
+        data=None,
+        shape=(40, 40),
+        col_indptr=GA.col_indptr,
+        col_indices=GA.col_indices,
+    )
     one = jax.device_get(ROW_CSR_INITS[init](H))
     cert = jaxmatch.verify_matching(graph_arrays(A), one)
     assert cert.valid, cert.reason
@@ -45,13 +52,20 @@ def test_malformed_row_csr_is_an_invalid_graph(device, init):
     it; the default cheap start does not read it and solves."""
     G = BipartiteGraph.from_edges([0, 1, 1, 2], [0, 0, 1, 2], 3, 3)
     for bad_rx, bad_ra in (
-        (G.rxadj, G.radj.at[1].set(3)),  # a column past n_cols
-        (G.rxadj.at[1].set(7), G.radj),  # a pointer past the capacity
+        (G.indptr, G.indices.at[1].set(3)),  # a column past n_cols
+        (G.indptr.at[1].set(7), G.indices),  # a pointer past the capacity
     ):
-        H = BipartiteGraph(G.cxadj, G.cadj, bad_rx, bad_ra, 3, 3)
+        H = BipartiteGraph(
+            indptr=bad_rx,
+            indices=bad_ra,
+            data=None,
+            shape=(3, 3),
+            col_indptr=G.col_indptr,
+            col_indices=G.col_indices,
+        )
         res = jax.device_get(ROW_CSR_INITS[init](H))
         assert int(res.status) == MatchingStatus.INVALID_GRAPH
-        assert np.all(res.row_match == -1) and np.all(res.col_match == -1)
+        assert np.all(res.col_for_row == -1) and np.all(res.row_for_col == -1)
         for execution in EXECUTIONS:
             res = jax.device_get(
                 jaxmatch.max_cardinality_matching(H, init=init, execution=execution)

@@ -81,7 +81,7 @@ def test_accepts_a_solver_result():
     assert cert.maximum and cert.cardinality == 2
     swapped = np.array([1, 0], np.int32)  # pairs (r0, c1), (r1, c0); (r0, c1) is no edge
     _assert_rejected(
-        jaxmatch.verify_matching(G, res._replace(row_match=swapped, col_match=swapped)),
+        jaxmatch.verify_matching(G, res._replace(col_for_row=swapped, row_for_col=swapped)),
         "matched pair (0, 1) is not an edge",
     )
 
@@ -123,10 +123,10 @@ def test_rejects_maximum_matchings_less_one_pair():
     "rm, cm, reason",
     [
         ([1, -1], [-1, 0], "matched pair (0, 1) is not an edge"),
-        ([-1, 0], [0, -1], "row_match and col_match disagree"),
-        ([0, 0], [0, -1], "row_match and col_match disagree"),
-        ([0, -1], [0, 0], "col_match has matches that row_match lacks"),
-        ([-1, -1], [-1, 1], "col_match has matches that row_match lacks"),
+        ([-1, 0], [0, -1], "col_for_row and row_for_col disagree"),
+        ([0, 0], [0, -1], "col_for_row and row_for_col disagree"),
+        ([0, -1], [0, 0], "row_for_col has matches that col_for_row lacks"),
+        ([-1, -1], [-1, 1], "row_for_col has matches that col_for_row lacks"),
         ([0, 5], [0, 1], "out of range"),
         ([0, 1], [0, 2], "out of range"),
         ([-2, 1], [-1, 1], "out of range"),
@@ -153,8 +153,8 @@ def test_rejects_wrong_shapes():
     good = (np.array([0, 1, -1]), np.array([0, 1]))
     assert jaxmatch.verify_matching(G, good).maximum
     for rm, cm in [
-        (good[0][:2], good[1]),  # row_match too short
-        (good[0], np.r_[good[1], -1]),  # col_match too long
+        (good[0][:2], good[1]),  # col_for_row too short
+        (good[0], np.r_[good[1], -1]),  # row_for_col too long
         (good[1], good[0]),  # the two swapped (3 x 2 graph)
         (good[0][None], good[1][None]),  # a batch of one
         (np.int64(0), good[1]),  # a scalar
@@ -163,11 +163,16 @@ def test_rejects_wrong_shapes():
 
 
 def test_padding_past_the_last_pointer_is_not_an_edge():
-    """Entries of ``cadj`` past ``cxadj[-1]`` are padding: a pair found only
+    """Entries of ``col_indices`` past ``col_indptr[-1]`` are padding: a pair found only
     there is not an edge."""
     G = BipartiteGraph.from_edges([0], [0], 2, 2)
     padded = BipartiteGraph(
-        G.cxadj, np.array([0, 1, 1, 1], np.int32), G.rxadj, np.zeros(4, np.int32), 2, 2
+        indptr=G.indptr,
+        indices=np.zeros(4, np.int32),
+        data=None,
+        shape=(2, 2),
+        col_indptr=G.col_indptr,
+        col_indices=np.array([0, 1, 1, 1], np.int32),
     )
     cert = jaxmatch.verify_matching(padded, (np.array([0, 1]), np.array([0, 1])))
     _assert_rejected(cert, "matched pair (1, 1) is not an edge")
@@ -178,12 +183,14 @@ def test_cover_that_misses_an_edge_is_not_maximum():
     CSR's edges: when the row CSR lacks an edge, the cover misses it and no
     maximum is claimed for the empty matching of a graph with an edge."""
     G = BipartiteGraph(
-        np.array([0, 1], np.int32),  # column 0 sees row 0
-        np.array([0], np.int32),
-        np.array([0, 0], np.int32),  # row 0 sees nothing
-        np.array([0], np.int32),
-        1,
-        1,
+        indptr=np.array([0, 0], np.int32),
+        # row 0 sees nothing
+        indices=np.array([0], np.int32),
+        data=None,
+        shape=(1, 1),
+        col_indptr=np.array([0, 1], np.int32),
+        # column 0 sees row 0
+        col_indices=np.array([0], np.int32),
     )
     cert = jaxmatch.verify_matching(G, (np.array([-1]), np.array([-1])))
     assert cert.valid and not cert.is_cover and not cert.maximum
@@ -193,10 +200,15 @@ def test_cover_that_misses_an_edge_is_not_maximum():
 # -------------------------------------- malformed input gives a certificate
 
 
-def _graph(cxadj, cadj, rxadj, radj, n_rows=2, n_cols=2):
+def _graph(col_indptr, col_indices, indptr, indices, n_rows=2, n_cols=2):
     """A hand-built graph, bypassing every constructor's validation."""
     return BipartiteGraph(
-        np.asarray(cxadj), np.asarray(cadj), np.asarray(rxadj), np.asarray(radj), n_rows, n_cols
+        indptr=np.asarray(indptr),
+        indices=np.asarray(indices),
+        data=None,
+        shape=(n_rows, n_cols),
+        col_indptr=np.asarray(col_indptr),
+        col_indices=np.asarray(col_indices),
     )
 
 
@@ -229,17 +241,17 @@ _GOOD = (np.array([0, 1]), np.array([0, 1]))  # a maximum matching of _PATH2
         (_graph([0], [], [0], [], n_rows=-1, n_cols=-1), "negative size"),
     ],
     ids=[
-        "cadj row past n_rows",
-        "radj column past n_cols",
+        "col_indices row past n_rows",
+        "indices column past n_cols",
         "negative index",
         "decreasing pointer",
         "pointer not starting at 0",
         "pointer past the indices",
-        "cxadj too short",
-        "rxadj too long",
+        "col_indptr too short",
+        "indptr too long",
         "float pointers",
         "float indices",
-        "two-dimensional radj",
+        "two-dimensional indices",
         "pointer diff overflows int64",
         "uint64 pointer past int64",
         "negative sizes",
@@ -265,14 +277,14 @@ def test_batched_graph_gives_a_certificate():
 @pytest.mark.parametrize(
     "rm, cm, reason",
     [
-        (np.array([0.0, 1.0]), np.array([0, 1]), "row_match must hold integers"),
-        (np.array([0, 1]), np.array([0.5, 1.0]), "col_match must hold integers"),
+        (np.array([0.0, 1.0]), np.array([0, 1]), "col_for_row must hold integers"),
+        (np.array([0, 1]), np.array([0.5, 1.0]), "row_for_col must hold integers"),
         (np.array([np.nan, 1.0]), np.array([0, 1]), "must hold integers"),
         (np.array([True, False]), np.array([0, 1]), "must hold integers"),
         (np.array(["0", "1"]), np.array([0, 1]), "must hold integers"),
         (np.array([0, 1], np.uint64), np.array([0, 2**64 - 1], np.uint64), "out of range"),
         (np.array([0, 2**62]), np.array([0, 1]), "out of range"),
-        ([[0], [1, 2]], [0, 1], "row_match is not an array"),
+        ([[0], [1, 2]], [0, 1], "col_for_row is not an array"),
     ],
     ids=[
         "float rows",
@@ -298,7 +310,7 @@ def test_empty_float_matches_of_an_empty_graph_are_valid():
 
 def test_a_list_pair_is_read_like_a_tuple_and_other_objects_raise():
     assert jaxmatch.verify_matching(_PATH2, [[0, 1], [0, 1]]).maximum
-    with pytest.raises(TypeError, match="row_match and col_match"):
+    with pytest.raises(TypeError, match="col_for_row and row_for_col"):
         jaxmatch.verify_matching(_PATH2, np.array([0, 1]))
 
 
@@ -343,7 +355,12 @@ def test_property_garbage_of_the_right_shapes_never_raises(n_rows, n_cols, capac
         return ints(n_major + 1)
 
     G = BipartiteGraph(
-        pointer(n_cols), ints(capacity), pointer(n_rows), ints(capacity), n_rows, n_cols
+        indptr=pointer(n_rows),
+        indices=ints(capacity),
+        data=None,
+        shape=(n_rows, n_cols),
+        col_indptr=pointer(n_cols),
+        col_indices=ints(capacity),
     )
     rm, cm = ints(n_rows), ints(n_cols)
     if data.draw(st.booleans()):

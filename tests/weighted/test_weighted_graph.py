@@ -13,9 +13,9 @@ from jaxmatch import Graph, GraphValidationError
 
 def test_from_edges_stores_both_directions_sorted():
     G = Graph.from_edges([2, 0], [0, 1], [5.0, 3.0], 3)
-    np.testing.assert_array_equal(np.asarray(G.xadj), [0, 2, 3, 4])
-    np.testing.assert_array_equal(np.asarray(G.adj), [1, 2, 0, 0])
-    np.testing.assert_array_equal(np.asarray(G.weights), [3.0, 5.0, 3.0, 5.0])
+    np.testing.assert_array_equal(np.asarray(G.indptr), [0, 2, 3, 4])
+    np.testing.assert_array_equal(np.asarray(G.indices), [1, 2, 0, 0])
+    np.testing.assert_array_equal(np.asarray(G.data), [3.0, 5.0, 3.0, 5.0])
     assert int(G.n_edges) == 2
     G.validate()
 
@@ -39,12 +39,12 @@ def test_self_loops_dropped_duplicates_keep_the_heaviest():
 )
 def test_weight_dtypes(dtype, stored):
     G = Graph.from_edges([0], [1], np.array([3], dtype), 2)
-    assert G.weights.dtype == stored
+    assert G.data.dtype == stored
 
 
 def test_scalar_weight_for_every_edge():
     G = Graph.from_edges([0, 1], [1, 2], 2.5, 3)
-    np.testing.assert_array_equal(np.asarray(G.weights), [2.5] * 4)
+    np.testing.assert_array_equal(np.asarray(G.data), [2.5] * 4)
 
 
 @pytest.mark.parametrize(
@@ -107,7 +107,7 @@ def test_from_networkx_uses_node_order_and_default_weight():
 def test_empty_graphs():
     for n in (0, 1, 5):
         G = Graph.from_edges([], [], [], n)
-        assert G.adj.shape == (0,) and int(G.n_edges) == 0
+        assert G.indices.shape == (0,) and int(G.n_edges) == 0
         res = jaxmatch.approximate_weighted_matching(G)
         assert int(res.cardinality) == 0 and float(res.weight) == 0
         np.testing.assert_array_equal(np.asarray(res.mate), [-1] * n)
@@ -117,11 +117,11 @@ def test_empty_graphs():
 def test_pad_to_and_validate():
     G = Graph.from_edges([0, 1], [1, 2], [1.0, 2.0], 3)
     H = G.pad_to(10)
-    assert H.adj.shape == (10,) and H.weights.shape == (10,)
+    assert H.indices.shape == (10,) and H.data.shape == (10,)
     H.validate()
     with pytest.raises(GraphValidationError, match="capacity"):
         G.pad_to(2)
-    asym = Graph(G.xadj, G.adj, G.weights.at[0].set(9.0), 3)
+    asym = Graph(indptr=G.indptr, indices=G.indices, data=G.data.at[0].set(9.0), shape=(3, 3))
     with pytest.raises(GraphValidationError, match="both ends"):
         asym.validate()
-    assert "Graph(n=3, capacity=4" in repr(G)
+    assert "Graph(shape=(3, 3), capacity=4" in repr(G)

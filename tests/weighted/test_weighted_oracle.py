@@ -49,7 +49,7 @@ def test_every_weight_dtype(device, dtype):
     for seed in range(20):
         kind = ("uniform", "small_ints", "two_values")[seed % 3]
         G = make_graph("random", kind, rng, 40 + seed, dtype=dtype)
-        assert G.weights.dtype == dtype
+        assert G.data.dtype == dtype
         for method in METHODS:
             res = jaxmatch.approximate_weighted_matching(G, method=method)
             assert res.weight.dtype == dtype
@@ -63,7 +63,7 @@ def test_float64_weights_closer_than_float32_resolve(device):
     base = 1e6
     w = base + np.array([1e-3, 3e-3, 2e-3])
     G = jaxmatch.Graph.from_edges([0, 1, 2], [1, 2, 3], w, 4)
-    assert G.weights.dtype == np.float64
+    assert G.data.dtype == np.float64
     res = jaxmatch.approximate_weighted_matching(G)
     np.testing.assert_array_equal(np.asarray(res.mate), [-1, 2, 1, -1])
     np.testing.assert_array_equal(np.asarray(res.mate), greedy_mate(G))

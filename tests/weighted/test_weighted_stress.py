@@ -40,7 +40,7 @@ def test_many_seeds_equal_greedy(device, family, method):
     for seed in range(_seeds(device)):
         rng = np.random.default_rng(seed)
         G = make_graph(family, KINDS[seed % len(KINDS)], rng, n)
-        G = G.pad_to(max(cap, int(G.adj.shape[0])))
+        G = G.pad_to(max(cap, int(G.indices.shape[0])))
         res = solve(G)
         mate = np.asarray(res.mate)
         expected = greedy_mate(G)

@@ -68,7 +68,7 @@ def make_graph(family: str, kind: str, rng, n: int, *, dtype=None, permute: bool
         u, v = perm[u], perm[v]
     G = jaxmatch.Graph.from_edges(u, v, w, n)
     # A power-of-two capacity: graphs of one size share compilations.
-    return G.pad_to(max(16, 1 << (int(G.adj.shape[0]) - 1).bit_length()))
+    return G.pad_to(max(16, 1 << (int(G.indices.shape[0]) - 1).bit_length()))
 
 
 def greedy_mate(G: jaxmatch.Graph) -> np.ndarray:
@@ -92,15 +92,15 @@ def greedy_mate(G: jaxmatch.Graph) -> np.ndarray:
 def check_mate_edge(G: jaxmatch.Graph, res) -> None:
     """``mate_edge[u]`` is the first position of edge ``(u, mate[u])`` of
     the matched weight in ``u``'s list, -1 for a free vertex."""
-    xadj, adj = np.asarray(G.xadj), np.asarray(G.adj)
+    indptr, indices = np.asarray(G.indptr), np.asarray(G.indices)
     mate, edge = np.asarray(res.mate), np.asarray(res.mate_edge)
     np.testing.assert_array_equal(edge[mate < 0], -1)
-    key = np.asarray(edge_keys(G.weights))
+    key = np.asarray(edge_keys(G.data))
     for u in np.flatnonzero(mate >= 0):
-        lo, hi = xadj[u], xadj[u + 1]
+        lo, hi = indptr[u], indptr[u + 1]
         k = edge[u]
-        assert lo <= k < hi and adj[k] == mate[u], (u, k)
-        earlier = np.flatnonzero((adj[lo:k] == mate[u]) & (key[lo:k] == key[k]))
+        assert lo <= k < hi and indices[k] == mate[u], (u, k)
+        earlier = np.flatnonzero((indices[lo:k] == mate[u]) & (key[lo:k] == key[k]))
         assert earlier.size == 0, (u, k, lo + earlier)
 
 
