@@ -76,7 +76,7 @@ def test_lap_repr_of_one_problem():
     text = repr(res)
     assert text == (
         "LAPResult(col_for_row=int32[2], row_for_col=int32[3], cost=3, u=float64[2], "
-        f"v=float64[3], feasible=True, n_iters={int(res.n_iters)}, status=OPTIMAL)"
+        f"v=float64[3], feasible=True, iterations={int(res.iterations)}, status=OPTIMAL)"
     )
     assert str(res) == text and repr(jax.device_get(res)) == text
     assert "Array(" not in text and "array(" not in text
@@ -96,11 +96,13 @@ def test_lap_repr_of_small_and_large_batches():
 
 def test_matching_repr():
     text = repr(jaxmatch.max_cardinality_matching(_G))
-    assert text.startswith("MatchingResult(row_match=int32[2], col_match=int32[2], cardinality=2,")
+    assert text.startswith(
+        "MatchingResult(col_for_row=int32[2], row_for_col=int32[2], cardinality=2,"
+    )
     assert text.endswith("status=MAXIMUM)")
     batch = jax.tree.map(lambda x: jnp.stack([x] * 20), _G)
     text = repr(jax.vmap(jaxmatch.max_cardinality_matching)(batch))
-    assert "row_match=int32[20,2]" in text and "status=int32[20] {MAXIMUM: 20}" in text
+    assert "col_for_row=int32[20,2]" in text and "status=int32[20] {MAXIMUM: 20}" in text
 
 
 def test_repr_never_raises_on_odd_leaves():
@@ -109,7 +111,7 @@ def test_repr_never_raises_on_odd_leaves():
     assert isinstance(abstract, LAPResult)
     assert repr(abstract) == (
         "LAPResult(col_for_row=int32[2], row_for_col=int32[3], cost=float64[], u=float64[2], "
-        "v=float64[3], feasible=bool[], n_iters=int32[], status=int32[])"
+        "v=float64[3], feasible=bool[], iterations=int32[], status=int32[])"
     )
     assert "status=None" in repr(res._replace(status=None))
     assert "status=str" in repr(res._replace(status="x"))
@@ -138,7 +140,7 @@ def test_repr_and_pytree_under_jit_vmap_and_grad():
     assert isinstance(res, LAPResult) and res.status_name == "OPTIMAL"
     assert seen[0] == (
         "LAPResult(col_for_row=int32[2], row_for_col=int32[3], cost=float64[], u=float64[2], "
-        "v=float64[3], feasible=bool[], n_iters=int32[], status=int32[])"
+        "v=float64[3], feasible=bool[], iterations=int32[], status=int32[])"
     )
     batched = jax.vmap(solve)(_batch(3))  # repr of BatchTracers: per-problem shapes
     assert "col_for_row=int32[3]" in seen[-1] and batched.status_name.shape == (3,)
@@ -176,8 +178,8 @@ def test_matching_under_jit_and_vmap_with_repr():
     res = jax.jit(solve)(_G)
     assert res.status_name == "MAXIMUM" and int(res.cardinality) == 2
     assert seen[-1] == (
-        "MatchingResult(row_match=int32[2], col_match=int32[2], cardinality=int32[], "
-        "n_phases=int32[], n_levels=int32[], status=int32[])"
+        "MatchingResult(col_for_row=int32[2], row_for_col=int32[2], cardinality=int32[], "
+        "iterations=int32[], levels=int32[], status=int32[])"
     )
     batch = jax.tree.map(lambda x: jnp.stack([x, x]), _G)
     res = jax.jit(jax.vmap(solve))(batch)

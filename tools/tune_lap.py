@@ -1,4 +1,5 @@
-"""Times fused vs stepped execution per shape, to set method='auto' crossovers.
+"""Times fused vs stepped execution per shape, to set the planner's crossover
+(``jaxmatch.LAPTuning.fused_max_columns``).
 
 Usage: python tools/tune_lap.py [--quick]
 """
@@ -68,7 +69,7 @@ def main():
                 )
                 t, res = timeit(fn, C)
                 ok = bool(np.all(np.asarray(res.feasible)))
-                iters = int(np.max(np.asarray(res.n_iters)))
+                iters = int(np.max(np.asarray(res.iterations)))
                 print(
                     f"{b:5d} x {n:5d} {dist:8s} {method:9s} {execution:8s} "
                     f"{t * 1e3:10.2f} ms  max_iters {iters:7d} feasible {ok}",

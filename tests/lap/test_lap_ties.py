@@ -20,7 +20,7 @@ def test_equal_costs_are_assigned_by_the_start(device, method, shape):
     C = np.full(shape, 3.0, np.float32)
     res = jax.device_get(jaxmatch.solve_lap(C, method=method))
     check_against_scipy(C, res, False)
-    assert int(res.n_iters) == 0
+    assert int(res.iterations) == 0
 
 
 @pytest.mark.parametrize("method", ["tree", "classical"])
@@ -32,4 +32,4 @@ def test_few_valued_costs_need_few_iterations(device, method, values):
     C = np.random.default_rng(values).integers(0, values, (600, 600)).astype(np.float32)
     res = jax.device_get(jaxmatch.solve_lap(C, method=method))
     check_against_scipy(C, res, False)
-    assert int(res.n_iters) < 60
+    assert int(res.iterations) < 60

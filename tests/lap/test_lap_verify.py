@@ -281,7 +281,7 @@ def test_property_garbage_of_the_right_shapes_never_raises(batch, n, m, maximize
         u=arr((*batch, n), _GARBAGE_REAL, reals),
         v=arr((*batch, m), _GARBAGE_REAL, reals),
         feasible=np.ones(batch, bool),
-        n_iters=np.zeros(batch, np.int32),
+        iterations=np.zeros(batch, np.int32),
         status=np.ones(batch, np.int32),
     )
     out = jaxmatch.verify_lap(C, res, maximize=maximize)

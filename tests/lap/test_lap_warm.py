@@ -67,10 +67,10 @@ def test_an_unchanged_problem_keeps_its_rows(dtype):
     res = jaxmatch.solve_lap(C, init=earlier)
     check_optimal(C, res)
     if dtype == np.int32:
-        assert int(res.n_iters) == 0
+        assert int(res.iterations) == 0
         np.testing.assert_array_equal(res.col_for_row, earlier.col_for_row)
     else:
-        assert int(res.n_iters) <= 6
+        assert int(res.iterations) <= 6
 
 
 @pytest.mark.parametrize("shape", [(30, 30), (20, 30), (30, 20)])
@@ -94,7 +94,7 @@ def test_any_init_gives_the_optimum(shape):
             .at[0]
             .set(jnp.inf),
             feasible=jnp.bool_(False),
-            n_iters=jnp.int32(0),
+            iterations=jnp.int32(0),
             status=jnp.int32(0),
         )
         check_optimal(C, jaxmatch.solve_lap(C, init=init))
@@ -163,8 +163,8 @@ def test_a_tracking_sequence_keeps_most_rows():
         warm = jaxmatch.solve_lap(C, init=prev)
         check_optimal(C, warm)
         assert float(warm.cost) == pytest.approx(float(cold.cost), rel=1e-6)
-        warm_searches += int(warm.n_iters)
-        cold_searches += int(cold.n_iters)
+        warm_searches += int(warm.iterations)
+        cold_searches += int(cold.iterations)
         prev = warm
     assert warm_searches < cold_searches
 
@@ -205,7 +205,7 @@ def test_gpu_jv_warm_start_keeps_rows():
         C = jnp.asarray(np.random.default_rng(7).integers(0, 1000, (8, 60, 60)), jnp.int32)
         earlier = jaxmatch.solve_lap(C, method="jv")
         again = jaxmatch.solve_lap(C, method="jv", init=earlier)
-        assert np.all(np.asarray(again.n_iters) == 0)
+        assert np.all(np.asarray(again.iterations) == 0)
         np.testing.assert_array_equal(
             np.asarray(again.col_for_row), np.asarray(earlier.col_for_row)
         )

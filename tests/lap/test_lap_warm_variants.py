@@ -1,5 +1,5 @@
 """Warm starts of the tree and classical variants (``"auto"`` on a GPU
-above ``JV_GPU_MAX_ROWS`` rows), in
+above ``LAPTuning.jv_max_rows`` rows), in
 both execution shapes, on every back end: a square problem starts from the
 earlier column prices and the pairs tight there; a rectangular one starts
 cold. Any ``init`` gives the certified optimum."""
@@ -46,7 +46,7 @@ def test_an_unchanged_problem_needs_no_iteration(device, method, execution):
     earlier = jaxmatch.solve_lap(C, method=method, execution=execution)
     res = jax.device_get(jaxmatch.solve_lap(C, method=method, execution=execution, init=earlier))
     check_optimal(C, res)
-    assert int(res.n_iters) == 0
+    assert int(res.iterations) == 0
     np.testing.assert_array_equal(res.col_for_row, earlier.col_for_row)
 
 
@@ -64,7 +64,7 @@ def _garbage_init(rng, n, m, dtype, scale):
         u=jnp.asarray(rng.normal(0, scale, n).clip(-1e9, 1e9).astype(dtype)),
         v=v,
         feasible=jnp.bool_(False),
-        n_iters=jnp.int32(0),
+        iterations=jnp.int32(0),
         status=jnp.int32(0),
     )
 
@@ -131,7 +131,7 @@ def test_a_tracking_sequence_needs_fewer_iterations(device, method, execution):
         warm = jax.device_get(jaxmatch.solve_lap(C, init=prev, **kw))
         check_optimal(C, warm)
         assert float(warm.cost) == pytest.approx(float(cold.cost), rel=1e-6)
-        warm_iters += int(warm.n_iters)
-        cold_iters += int(cold.n_iters)
+        warm_iters += int(warm.iterations)
+        cold_iters += int(cold.iterations)
         prev = warm
     assert 2 * warm_iters < cold_iters, (warm_iters, cold_iters)
