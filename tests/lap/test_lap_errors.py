@@ -208,7 +208,7 @@ def test_int32_overflow_detected(device):
 def test_exact_int32_sum(k):
     """The total of int32 costs is exact without 64-bit integers, and says
     whether it fits, for any count up to EXACT_INT32_SUM_MAX."""
-    from jaxmatch.lap.api import EXACT_INT32_SUM_MAX, _exact_int32_sum
+    from jaxmatch.lap._costs import EXACT_INT32_SUM_MAX, _exact_int32_sum
 
     rng = np.random.default_rng(k)
     info = np.iinfo(np.int32)
@@ -299,9 +299,9 @@ def test_max_iterations_bounds_a_solve(device, method, execution):
     res = jaxmatch.solve_lap(C, method=method, execution=execution, max_iterations=2)
     assert np.all(np.asarray(res.status) == jaxmatch.LAPStatus.ITERATION_LIMIT)
     assert not np.any(np.asarray(res.feasible))
-    assert np.all(np.asarray(res.n_iters) <= 2 + 4)  # a stepped call runs 4 at a time
+    assert np.all(np.asarray(res.iterations) <= 2 + 4)  # a stepped call runs 4 at a time
     full = jaxmatch.solve_lap(C, method=method, execution=execution)
-    bound = int(np.asarray(full.n_iters).max())
+    bound = int(np.asarray(full.iterations).max())
     res = jaxmatch.solve_lap(C, method=method, execution=execution, max_iterations=bound + 1)
     assert np.all(np.asarray(res.status) == jaxmatch.LAPStatus.OPTIMAL)
     np.testing.assert_array_equal(np.asarray(res.col_for_row), np.asarray(full.col_for_row))

@@ -1,5 +1,5 @@
 """``solve_lap``'s single problems on the GPU through the alternating forest
-of ``jaxmatch.solve_lap_split`` on one device (``api.FOREST_MIN_TIED_ROWS``):
+of ``jaxmatch.solve_lap_split`` on one device (``LAPTuning.forest_min_tied_rows``):
 the routing, run here with the CPU's kernels, and the GPU's results."""
 
 from __future__ import annotations
@@ -14,14 +14,27 @@ from scipy.optimize import linear_sum_assignment
 
 import jaxmatch
 from jaxmatch import LAPStatus
+from jaxmatch.lap import _dense
 from jaxmatch.lap import _ffi as lap_ffi
-from jaxmatch.lap import api
+from jaxmatch.lap._plan import library_limits
+from jaxmatch.lap.jv import tied_rows
 
 CPU = jax.devices("cpu")[:1]
+TUNING = jaxmatch.LAPTuning()
 
 
 def _jv(Ck):
-    return api._fused(Ck, variant=lap_ffi.variant_code("jv"), max_iterations=0)
+    return lap_ffi.solve_fused(Ck, variant=lap_ffi.variant_code("jv"), max_iterations=0)
+
+
+def _routed(other):
+    """``other`` or the forest, for problems in JV's integer range (the tie
+    floors apply), with the default tuning."""
+    return _dense._forest_for_single_problems(other, True, TUNING)
+
+
+def _suits(Ck):
+    return _dense._forest_suits(Ck, True, TUNING)
 
 
 def _iters(sol) -> np.ndarray:
@@ -50,7 +63,7 @@ def test_single_problems_that_suit_the_forest_run_it():
     the other solver, bit for bit."""
     rng = np.random.default_rng(3)
     n = 300
-    routed = jax.jit(api._forest_for_single_problems(_jv))
+    routed = jax.jit(_routed(_jv))
     tied = rng.integers(0, n, (n, n)).astype(np.int32)  # 43 % of rows tie
     floats = rng.random((n, n + 40)).astype(np.float32)
     for C in (tied, floats):
@@ -59,7 +72,7 @@ def test_single_problems_that_suit_the_forest_run_it():
         np.testing.assert_array_equal(sol.col_for_row, ref.col_for_row)
         np.testing.assert_array_equal(sol.u, ref.u)
         np.testing.assert_array_equal(sol.v, ref.v)
-        assert int(_iters(sol)) == int(ref.n_iters) != int(_iters(_jv(C)))
+        assert int(_iters(sol)) == int(ref.iterations) != int(_iters(_jv(C)))
         assert int(lap_ffi.info_field(sol.info, "STATUS")) == LAPStatus.OPTIMAL
         assert _cost(C, sol.col_for_row) == pytest.approx(_oracle(C), rel=1e-6)
     distinct = rng.integers(0, n * n, (n, n)).astype(np.int32)
@@ -68,22 +81,23 @@ def test_single_problems_that_suit_the_forest_run_it():
         sol, ref = routed(jnp.asarray(C)), _jv(C)
         for a, b in zip(sol, ref, strict=True):
             np.testing.assert_array_equal(a, b)
-    assert float(api._tied_rows(distinct)) <= api.FOREST_MIN_TIED_ROWS
-    assert float(api._tied_rows(tied)) > api.JV_GPU_INT_MAX_TIED_ROWS
+    assert float(tied_rows(distinct)) <= TUNING.forest_min_tied_rows
+    assert float(tied_rows(tied)) > TUNING.jv_int_max_tied_rows
 
 
 def test_forest_tie_floor_by_width():
-    """From FOREST_WIDE_COLUMNS columns the forest takes integer problems
-    with more than FOREST_MIN_TIED_ROWS of their rows tied; narrower ones
-    only above JV_GPU_INT_MAX_TIED_ROWS."""
-    some = np.zeros((8, 2 * api.FOREST_WIDE_COLUMNS), np.int32)
+    """From forest_wide_columns columns the forest takes integer problems
+    with more than forest_min_tied_rows of their rows tied; narrower ones
+    only above jv_int_max_tied_rows."""
+    some = np.zeros((8, 2 * TUNING.forest_wide_columns), np.int32)
     some[0] = 1  # row 0's least cost repeats: 1 of 8 rows tied
     some[1:, 1:] = 5  # rows 1-7: one least cost each
-    assert 0.03 < float(api._tied_rows(some)) <= api.JV_GPU_INT_MAX_TIED_ROWS
-    assert bool(api._forest_suits(jnp.asarray(some)))
-    narrow = some[:, : api.FOREST_WIDE_COLUMNS - 1]
-    assert not bool(api._forest_suits(jnp.asarray(narrow)))
-    assert api._forest_suits(jnp.asarray(some, jnp.float32)) is None  # floats: always
+    assert TUNING.forest_min_tied_rows == 0.03
+    assert 0.03 < float(tied_rows(some)) <= TUNING.jv_int_max_tied_rows
+    assert bool(_suits(jnp.asarray(some)))
+    narrow = some[:, : TUNING.forest_wide_columns - 1]
+    assert not bool(_suits(jnp.asarray(narrow)))
+    assert _suits(jnp.asarray(some, jnp.float32)) is None  # floats: always
 
 
 def test_batches_under_vmap_run_the_other_solver():
@@ -91,7 +105,7 @@ def test_batches_under_vmap_run_the_other_solver():
     batched kernels, never to the forest; every member is optimal."""
     rng = np.random.default_rng(4)
     n = 260
-    routed = api._forest_for_single_problems(_jv)
+    routed = _routed(_jv)
     batch = rng.integers(0, n, (3, n, n)).astype(np.int32)
     for f, B in ((jax.vmap(routed), batch), (jax.vmap(jax.vmap(routed)), batch[None])):
         assert "jaxmatch_lap_split" not in _targets(f, B)
@@ -176,12 +190,12 @@ def test_gpu_single_problems_through_the_forest():
         for a, b in zip(res, jax.device_get(ref), strict=True):
             np.testing.assert_array_equal(a, b)
         _certified(C, res, maximize)
-    wide = api.JV_GPU_MAX_COLUMNS + 100
+    wide = library_limits().jv_max_columns + 100
     for dtype in (np.float32, np.float64):
         C = rng.random((24, wide)).astype(dtype)
         C[:, ::7] = np.inf  # forbidden pairs
         res = _on_gpu(C)
-        assert int(res.n_iters) == int(jaxmatch.solve_lap_split(C, devices=[gpu]).n_iters)
+        assert int(res.iterations) == int(jaxmatch.solve_lap_split(C, devices=[gpu]).iterations)
         _certified(C, res)
         _certified(C.T.copy(), _on_gpu(C.T.copy()))
     C = rng.random((24, wide)).astype(np.float32)

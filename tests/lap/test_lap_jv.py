@@ -1,6 +1,6 @@
 """The Jonker-Volgenant solver (method "jv"; "auto" on the CPU) against
-scipy on the CPU (lap_jv.h) and on the GPU (a warp or a block per problem,
-lap_jv_team.cuh): every member certified by LP duality."""
+scipy on the CPU and on the GPU (a warp or a block per problem; both in
+``cuda_ffi/lap/jv/``): every member certified by LP duality."""
 
 from __future__ import annotations
 
@@ -130,7 +130,7 @@ def test_auto_on_the_cpu_runs_jv():
     auto = jaxmatch.solve_lap(C)
     jv = jaxmatch.solve_lap(C, method="jv")
     tree = jaxmatch.solve_lap(C, method="tree")
-    assert int(auto.n_iters) == int(jv.n_iters) != int(tree.n_iters)
+    assert int(auto.iterations) == int(jv.iterations) != int(tree.iterations)
 
 
 def _cpu_has_avx2() -> bool:
@@ -193,7 +193,7 @@ def test_gpu_jv_agrees_with_the_cpu_up_to_its_limit():
         assert int(on_gpu.status) == jaxmatch.LAPStatus.OPTIMAL
         np.testing.assert_allclose(float(on_gpu.cost), float(on_cpu.cost), rtol=1e-6)
         assert jaxmatch.verify_lap(C, on_gpu).optimal
-    assert jaxmatch.lap.JV_GPU_MAX_COLUMNS == 65536
+    assert jaxmatch.lap._plan.library_limits().jv_max_columns == 65536
     too_wide = jax.device_put(np.zeros((1, 65537), np.float32), gpu)
     with pytest.raises(Exception, match="up to 65536 columns"):
         jax.block_until_ready(jaxmatch.solve_lap(too_wide, method="jv"))
@@ -283,7 +283,7 @@ def test_gpu_cluster_jv_hard_classes(shape):
         alone = jax.device_get(jaxmatch.solve_lap(jax.device_put(C, gpu), method="jv"))
         batch = np.stack([C] + [rng.random(shape).astype(np.float32) for _ in range(23)])
         in_batch = jax.device_get(jaxmatch.solve_lap(jax.device_put(batch, gpu), method="jv"))
-        for field in ("col_for_row", "row_for_col", "u", "v", "n_iters", "status"):
+        for field in ("col_for_row", "row_for_col", "u", "v", "iterations", "status"):
             np.testing.assert_array_equal(getattr(in_batch, field)[0], getattr(alone, field))
 
 
@@ -356,11 +356,11 @@ def test_gpu_jv_cost_matrix_in_global_memory():
 
 @pytest.mark.gpu
 def test_auto_on_a_gpu_runs_jv_up_to_its_row_limit():
-    """Up to JV_GPU_MAX_ROWS rows, on float costs of up to
-    JV_GPU_FLOAT_WARP_MAX_COLUMNS columns or from JV_GPU_FLOAT_MIN_COLUMNS,
-    on integer costs of up to JV_GPU_INT_WARP_MAX_COLUMNS columns, and on
-    integer costs from JV_GPU_FLOAT_MIN_COLUMNS whose rows' two least costs
-    rarely tie. n_iters tells the solvers apart: JV's searches against the
+    """Up to LAPTuning.jv_max_rows rows, on float costs of up to
+    jv_float_warp_max_columns columns or from jv_float_min_columns, on
+    integer costs of up to jv_int_warp_max_columns columns, and on integer
+    costs from jv_float_min_columns whose rows' two least costs rarely
+    tie. iterations tells the solvers apart: JV's searches against the
     tree variant's main-loop iterations."""
     gpu = jax.devices("gpu")[0]
     rng = np.random.default_rng(10)
@@ -379,7 +379,8 @@ def test_auto_on_a_gpu_runs_jv_up_to_its_row_limit():
     for shape, dtype, scale, expected in cases:
         C = jax.device_put((scale * rng.random(shape)).astype(dtype), gpu)
         iters = {
-            m: np.asarray(jaxmatch.solve_lap(C, method=m).n_iters) for m in ("auto", "jv", "tree")
+            m: np.asarray(jaxmatch.solve_lap(C, method=m).iterations)
+            for m in ("auto", "jv", "tree")
         }
         assert not np.array_equal(iters["jv"], iters["tree"])
         np.testing.assert_array_equal(iters["auto"], iters[expected])
@@ -430,16 +431,25 @@ def test_integer_auto_takes_one_branch_for_the_batch():
     under ``vmap`` (nested too) each choice stays a branch taken for the
     whole batch, never both sides, and every member reaches the optimum."""
     from jaxmatch.lap import _ffi as lap_ffi
-    from jaxmatch.lap import api
+    from jaxmatch.lap.jv import integer_auto, tied_rows
 
+    tuning = jaxmatch.LAPTuning()
     costs = _integer_costs(120, np.random.default_rng(5))
-    assert float(api._tied_rows(costs["machol"])) <= api.JV_GPU_INT_MAX_TIED_ROWS
-    assert float(api._tied_rows(costs["zero_third"])) > api.JV_GPU_INT_MAX_TIED_ROWS
-    np.testing.assert_allclose(api._tied_rows(np.stack([costs["distinct"], costs["tied"]])), [0, 1])
-    jv = functools.partial(api._fused, variant=lap_ffi.variant_code("jv"), max_iterations=0)
-    tree = functools.partial(api._fused, variant=lap_ffi.variant_code("tree"))
-    tree_then_jv = functools.partial(api._tree_then_jv, tree=tree, auction=True)
-    auto = functools.partial(api._integer_auto, jv=jv, tree_then_jv=tree_then_jv)
+    assert float(tied_rows(costs["machol"])) <= tuning.jv_int_max_tied_rows
+    assert float(tied_rows(costs["zero_third"])) > tuning.jv_int_max_tied_rows
+    np.testing.assert_allclose(tied_rows(np.stack([costs["distinct"], costs["tied"]])), [0, 1])
+    jv = functools.partial(
+        lap_ffi.solve_fused, variant=lap_ffi.variant_code("jv"), max_iterations=0
+    )
+    tree = functools.partial(lap_ffi.solve_fused, variant=lap_ffi.variant_code("tree"))
+    auto = functools.partial(
+        integer_auto,
+        jv=jv,
+        tree=tree,
+        max_tied_rows=tuning.jv_int_max_tied_rows,
+        tree_iterations_per_row=tuning.jv_int_tree_iterations_per_row,
+        auction=True,
+    )
 
     def iters(sol):
         return np.asarray(lap_ffi.info_field(sol.info, "ITERS"))
@@ -456,7 +466,7 @@ def test_integer_auto_takes_one_branch_for_the_batch():
         check(C, sol)
     sol = jax.jit(auto)(costs["tied"])
     np.testing.assert_array_equal(iters(sol), iters(tree(costs["tied"], max_iterations=0)))
-    cap = api.JV_GPU_INT_TREE_ITERATIONS_PER_ROW * 120
+    cap = tuning.jv_int_tree_iterations_per_row * 120
     for C in (costs["zero_third"], costs["divided"], np.stack([costs["machol"], costs["tied"]])):
         sol = jax.jit(auto)(C)
         assert iters(sol).max() > cap  # the tree variant, then JV
@@ -483,7 +493,7 @@ def test_gpu_auto_integer_costs_jv_or_the_tree_variant_then_jv():
     optimum."""
     gpu = jax.devices("gpu")[0]
     rng = np.random.default_rng(31)
-    cap = jaxmatch.lap.JV_GPU_INT_TREE_ITERATIONS_PER_ROW
+    cap = jaxmatch.LAPTuning().jv_int_tree_iterations_per_row
     n = 300
     costs = _integer_costs(n, rng)
     wide = rng.integers(0, n * n, (n, 2 * n)).astype(np.int32)
@@ -504,7 +514,7 @@ def test_gpu_auto_integer_costs_jv_or_the_tree_variant_then_jv():
             np.testing.assert_array_equal(a, b)
     # Past the tree variant's cap, the iterations count both stages.
     for name in ("zero_third", "divided"):
-        assert np.all(on_gpu(pair(name)).n_iters > cap * n)
+        assert np.all(on_gpu(pair(name)).iterations > cap * n)
     # vmap and a maximised batch.
     machol = costs["machol"]
     batch = jax.device_put(np.stack([machol, costs["zero_third"], machol[::-1]]), gpu)
@@ -541,8 +551,8 @@ def test_gpu_auto_integer_costs_auction_after_the_tree_variant(n):
     # A batch: a single such problem runs the forest (test_lap_forest_route.py).
     both = jax.device_put(np.stack([zero_third, zero_third[::-1]]), gpu)
     auto = jax.device_get(jaxmatch.solve_lap(both))
-    cap = jaxmatch.lap.JV_GPU_INT_TREE_ITERATIONS_PER_ROW * n
-    assert np.all(auto.n_iters > cap)  # the tree variant, then JV
+    cap = jaxmatch.LAPTuning().jv_int_tree_iterations_per_row * n
+    assert np.all(auto.iterations > cap)  # the tree variant, then JV
 
     def rounds(C, auction):
         x0 = np.full(C.shape[:-1], -1, np.int32)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -196,59 +198,62 @@ def test_grad_with_traced_maximize(device):
     assert bool(primal.feasible)
 
 
-def test_tuning_constants_set_on_the_package_take_effect(monkeypatch):
-    """jaxmatch.lap.FUSED_MAX_COLUMNS / JV_GPU_MAX_ROWS /
-    JV_GPU_FLOAT_WARP_MAX_COLUMNS / JV_GPU_INT_WARP_MAX_COLUMNS /
-    JV_GPU_FLOAT_MIN_COLUMNS / JV_GPU_FLOAT_MAX_COLUMNS /
-    FOREST_MIN_TIED_ROWS / FOREST_WIDE_COLUMNS / STEPPED_ITERATIONS_PER_CALL are read when a
-    call is traced; setting them on the package sets the api's."""
-    from jaxmatch.lap import api
-
-    assert jaxmatch.lap.FUSED_MAX_COLUMNS == api.FUSED_MAX_COLUMNS == 1024
-    assert jaxmatch.lap.STEPPED_ITERATIONS_PER_CALL == api.STEPPED_ITERATIONS_PER_CALL == 4
+def test_tuning_values_passed_as_tuning_take_effect():
+    """LAPTuning's fused_max_columns / jv_max_rows /
+    jv_float_warp_max_columns / jv_int_warp_max_columns /
+    jv_float_min_columns / jv_float_max_columns / forest_min_tied_rows /
+    forest_wide_columns / stepped_iterations_per_call, passed as
+    ``tuning=``, are read when a call is traced; the defaults are today's
+    values; a LAPTuning is a frozen, hashable value (static under jit)."""
+    default = jaxmatch.LAPTuning()
+    assert default.fused_max_columns == 1024
+    assert default.stepped_iterations_per_call == 4
     C = _rand(13, 6, 6)
+    tuning = default
+
+    def tuned(**changes):
+        return dataclasses.replace(tuning, **changes)
 
     def iterations(C=C, **kw):
-        jaxpr = jax.make_jaxpr(lambda c: jaxmatch.solve_lap(c, **kw))(C)
+        solve = lambda c: jaxmatch.solve_lap(c, tuning=tuning, **kw)  # noqa: E731
+        jaxpr = jax.make_jaxpr(solve)(C)
         return sorted({int(a["iterations"]) for a in ffi_attributes(jaxpr) if "iterations" in a})
 
-    assert jaxmatch.lap.JV_GPU_MAX_ROWS == api.JV_GPU_MAX_ROWS == 64
+    assert default.jv_max_rows == 64
     assert iterations(execution="stepped") == [4]
     assert iterations() == []  # auto: 6 rows run JV on the GPU
-    monkeypatch.setattr(jaxmatch.lap, "STEPPED_ITERATIONS_PER_CALL", 7)
-    monkeypatch.setattr(jaxmatch.lap, "FUSED_MAX_COLUMNS", 5)
-    assert api.STEPPED_ITERATIONS_PER_CALL == 7 and api.FUSED_MAX_COLUMNS == 5
+    tuning = tuned(stepped_iterations_per_call=7, fused_max_columns=5)
     assert iterations(execution="stepped") == [7]
     assert iterations() == []  # still JV: 6 rows
-    monkeypatch.setattr(jaxmatch.lap, "JV_GPU_MAX_ROWS", 5)
-    assert api.JV_GPU_MAX_ROWS == 5
-    assert jaxmatch.lap.JV_GPU_FLOAT_WARP_MAX_COLUMNS == api.JV_GPU_FLOAT_WARP_MAX_COLUMNS == 255
+    tuning = tuned(jv_max_rows=5)
+    assert default.jv_float_warp_max_columns == 255
     assert iterations() == []  # still JV: 6 float columns, a warp
-    assert jaxmatch.lap.JV_GPU_INT_WARP_MAX_COLUMNS == api.JV_GPU_INT_WARP_MAX_COLUMNS == 128
+    assert default.jv_int_warp_max_columns == 128
     assert iterations(C=C.astype(jnp.int32)) == []  # still JV: 6 integer columns, a warp
-    monkeypatch.setattr(jaxmatch.lap, "JV_GPU_INT_WARP_MAX_COLUMNS", 5)
-    assert api.JV_GPU_INT_WARP_MAX_COLUMNS == 5
+    tuning = tuned(jv_int_warp_max_columns=5)
     assert iterations(C=C.astype(jnp.int32)) == [7]  # integers: the stepped tree
-    monkeypatch.setattr(jaxmatch.lap, "JV_GPU_FLOAT_WARP_MAX_COLUMNS", 5)
-    assert api.JV_GPU_FLOAT_WARP_MAX_COLUMNS == 5
+    tuning = tuned(jv_float_warp_max_columns=5)
     assert iterations() == [7]  # auto: the GPU branch is now the stepped tree
-    assert jaxmatch.lap.JV_GPU_FLOAT_MIN_COLUMNS == api.JV_GPU_FLOAT_MIN_COLUMNS == 256
-    monkeypatch.setattr(jaxmatch.lap, "JV_GPU_FLOAT_MIN_COLUMNS", 6)
-    assert api.JV_GPU_FLOAT_MIN_COLUMNS == 6
+    assert default.jv_float_min_columns == 256
+    tuning = tuned(jv_float_min_columns=6)
     assert iterations() == []  # auto: JV again, on 6 float columns
     assert iterations(C=C.astype(jnp.int32)) == [7]  # integers keep the tree
-    monkeypatch.setattr(jaxmatch.lap, "JV_GPU_FLOAT_MAX_COLUMNS", 5)
-    assert api.JV_GPU_FLOAT_MAX_COLUMNS == 5
+    tuning = tuned(jv_float_max_columns=5)
     # 6 columns, above JV's float range again: a batch runs the stepped tree,
     # a single problem the forest (no iteration attribute).
     assert iterations(C=jnp.stack([C, C])) == [7]
     assert iterations() == []
-    monkeypatch.setattr(jaxmatch.lap, "FOREST_WIDE_COLUMNS", 7)
-    assert api.FOREST_WIDE_COLUMNS == 7
-    monkeypatch.setattr(jaxmatch.lap, "FOREST_MIN_TIED_ROWS", 0.5)
-    assert api.FOREST_MIN_TIED_ROWS == 0.5
-    monkeypatch.setattr(jaxmatch.lap, "JV_GPU_FLOAT_MIN_COLUMNS", 256)
-    check_against_scipy(C, jax.device_get(jaxmatch.solve_lap(C, execution="stepped")), False)
-    api.FUSED_MAX_COLUMNS = 6  # the api's name and the package's are one
-    assert jaxmatch.lap.FUSED_MAX_COLUMNS == 6
-    assert "FUSED_MAX_COLUMNS" in dir(jaxmatch.lap)
+    tuning = tuned(forest_wide_columns=7, forest_min_tied_rows=0.5, jv_float_min_columns=256)
+    res = jaxmatch.solve_lap(C, execution="stepped", tuning=tuning)
+    check_against_scipy(C, jax.device_get(res), False)
+    assert jaxmatch.LAPTuning() == default  # values passed above change no default
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        tuning.fused_max_columns = 6  # type: ignore[misc]
+    assert hash(tuning) == hash(dataclasses.replace(tuning)) and tuning != default
+    jitted = jax.jit(jaxmatch.solve_lap, static_argnames=("execution", "tuning"))
+    got = jitted(C, execution="stepped", tuning=tuning)
+    np.testing.assert_array_equal(np.asarray(got.col_for_row), np.asarray(res.col_for_row))
+    with pytest.raises(TypeError, match="LAPTuning"):
+        jaxmatch.solve_lap(C, tuning={"fused_max_columns": 6})
+    for name in ("FUSED_MAX_COLUMNS", "STEPPED_ITERATIONS_PER_CALL", "JV_GPU_MAX_ROWS"):
+        assert not hasattr(jaxmatch.lap, name)  # no writable module globals
