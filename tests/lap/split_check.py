@@ -26,6 +26,7 @@ from scipy.optimize import linear_sum_assignment  # noqa: E402
 
 import jaxmatch  # noqa: E402
 from jaxmatch import LAPStatus  # noqa: E402
+from jaxmatch.lap import _plan  # noqa: E402
 
 all_devices = jax.devices("gpu" if MODE == "gpu" else "cpu")
 DEVICES = len(all_devices)
@@ -121,17 +122,38 @@ ref = jaxmatch.solve_lap(C)
 assert float(one.cost) == float(many.cost), (one.cost, many.cost)
 assert abs(float(many.cost) - float(ref.cost)) <= 1e-5 * float(ref.cost)
 
-# A row-sharded matrix: solve_lap_split finds the mesh itself, solve_lap
-# routes to it, and the results stay replicated over the mesh.
+# A row-sharded matrix: solve_lap_split finds the mesh itself, and its
+# results stay replicated over the mesh. solve_lap gathers a matrix that
+# one device holds (every matrix on CPU devices) onto the mesh's first
+# device and solves it there (the planner's ROW_SHARDED_RULES); one that
+# the planner sends to the split solver gets solve_lap_split's answer.
 mesh = Mesh(np.array(all_devices), ("rows",))
 rows = NamedSharding(mesh, PartitionSpec("rows"))
 Cs = jax.device_put(rng.random((96, 96), dtype=np.float32), rows)
 want = oracle(np.asarray(Cs), False)
-for res in (jaxmatch.solve_lap_split(Cs), jaxmatch.solve_lap(Cs)):
+split = jaxmatch.solve_lap_split(Cs)
+gathered = jaxmatch.solve_lap(Cs)
+first = next(iter(mesh.devices.flat))
+for res in (split, gathered):
     assert int(res.status) == LAPStatus.OPTIMAL
     assert abs(float(res.cost) - want) <= 1e-5 * want, (res.cost, want)
-    assert res.col_for_row.sharding.is_fully_replicated
     assert jaxmatch.verify_lap(np.asarray(Cs), jax.tree.map(np.asarray, res)).optimal
+assert split.col_for_row.sharding.is_fully_replicated
+assert len(split.col_for_row.sharding.device_set) == DEVICES
+assert gathered.col_for_row.sharding.device_set == {first}
+assert _plan.plan_row_sharded(Cs.shape, Cs.dtype, first, jaxmatch.LAPTuning()) == "gather"
+on_first = jaxmatch.solve_lap(jax.device_put(np.asarray(Cs), first))
+for got, ref in zip(gathered, on_first, strict=True):
+    assert np.array_equal(np.asarray(got), np.asarray(ref))
+plan_row_sharded = _plan.plan_row_sharded
+_plan.plan_row_sharded = lambda *args: "split"  # as for a matrix no device holds
+try:
+    routed = jaxmatch.solve_lap(Cs)
+finally:
+    _plan.plan_row_sharded = plan_row_sharded
+assert routed.col_for_row.sharding.is_fully_replicated
+for got, ref in zip(routed, split, strict=True):
+    assert np.array_equal(np.asarray(got), np.asarray(ref))
 
 # Under jit, with the mesh given; a two-axis mesh split over both axes.
 if DEVICES % 2 == 0:
@@ -154,7 +176,7 @@ for b in range(Cb.shape[0]):
 # The iteration limit stops the solve; its result is not certified.
 C = rng.random((80, 80))
 res = jaxmatch.solve_lap_split(C, max_iterations=3)
-assert int(res.status) == LAPStatus.ITERATION_LIMIT and int(res.n_iters) == 3
+assert int(res.status) == LAPStatus.ITERATION_LIMIT and int(res.iterations) == 3
 assert not jaxmatch.verify_lap(C, jax.tree.map(np.asarray, res)).optimal
 
 print("split: OK")

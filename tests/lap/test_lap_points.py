@@ -23,8 +23,11 @@ from scipy.spatial.distance import cdist
 
 import jaxmatch
 from jaxmatch import LAPStatus
-from jaxmatch.lap import _ffi as lap_ffi
-from jaxmatch.lap import points
+from jaxmatch.lap.points import _ffi as points_ffi
+from jaxmatch.lap.points import order as points_order
+from jaxmatch.lap.points import solve as points_solve
+from jaxmatch.lap.points import sweep
+from jaxmatch.lap.sparse import _ffi as sparse_ffi
 
 CDIST = {"sqeuclidean": "sqeuclidean", "euclidean": "euclidean", "cityblock": "cityblock"}
 
@@ -81,14 +84,14 @@ def test_few_candidates_take_more_rounds_to_the_same_optimum(candidates):
     X, Y = rng.random((120, 2)), rng.random((120, 2)) + [0.3, 0.0]
     sol = jaxmatch.solve_lap_points(X, Y, candidates=candidates)
     _check(X, Y, sol)
-    assert sol.rounds >= 2  # the first candidates alone were not optimal
+    assert sol.iterations >= 2  # the first candidates alone were not optimal
 
 
 def test_round_limit_reports_iteration_limit_and_the_checker_sees_it():
     rng = np.random.default_rng(6)
     X, Y = rng.random((150, 2)), rng.random((150, 2)) + [0.5, 0.0]
     sol = jaxmatch.solve_lap_points(X, Y, candidates=1, max_rounds=1)
-    assert sol.status == LAPStatus.ITERATION_LIMIT and sol.rounds == 1
+    assert sol.status == LAPStatus.ITERATION_LIMIT and sol.iterations == 1
     assert sol.max_violation > sol.tol
     cert = jaxmatch.verify_lap_points(X, Y, sol)
     assert cert.valid_assignment and not cert.dual_feasible and not cert.optimal
@@ -97,9 +100,9 @@ def test_round_limit_reports_iteration_limit_and_the_checker_sees_it():
 def test_multiscale_start_on_a_larger_problem(monkeypatch):
     """Square problems of at least twice MULTISCALE_MIN_POINTS start from
     the pairs and prices of a half-size problem (two levels here)."""
-    monkeypatch.setattr(points, "MULTISCALE_MIN_POINTS", 100)
+    monkeypatch.setattr(points_solve, "MULTISCALE_MIN_POINTS", 100)
     sizes = []
-    inner = points._column_generation
+    inner = points_solve._column_generation
 
     def spy(Xc, Yc, setup, start):
         n = Xc.shape[0]
@@ -111,7 +114,7 @@ def test_multiscale_start_on_a_larger_problem(monkeypatch):
             assert paired.size == n // 2 and np.unique(paired).size == paired.size
         return inner(Xc, Yc, setup, start)
 
-    monkeypatch.setattr(points, "_column_generation", spy)
+    monkeypatch.setattr(points_solve, "_column_generation", spy)
     rng = np.random.default_rng(7)
     X, Y = rng.random((450, 2)).astype(np.float32), rng.random((450, 2)).astype(np.float32)
     sol = jaxmatch.solve_lap_points(X, Y)
@@ -126,48 +129,48 @@ class _FakeDevice:
 
 def test_autotune_off_for_built_in_metrics_on_gpus():
     gpu, cpu = _FakeDevice("gpu"), _FakeDevice("cpu")
-    for metric in points.METRICS:
-        assert points.autotune_off(metric, [gpu])
-        assert not points.autotune_off(metric, [cpu])
-    assert not points.autotune_off(lambda x, y: jnp.dot(x, y), [gpu])
+    for metric in sweep.METRICS:
+        assert sweep.autotune_off(metric, [gpu])
+        assert not sweep.autotune_off(metric, [cpu])
+    assert not sweep.autotune_off(lambda x, y: jnp.dot(x, y), [gpu])
 
 
 def test_untuned_programs_solve_bit_for_bit_as_the_others(monkeypatch):
     """Compiled without the autotuner (as for built-in metrics on GPUs), a
     solve with the multiscale start gives the same arrays; every program of
     the solve was the untuned one."""
-    monkeypatch.setattr(points, "MULTISCALE_MIN_POINTS", 100)
+    monkeypatch.setattr(points_solve, "MULTISCALE_MIN_POINTS", 100)
     rng = np.random.default_rng(17)
     X, Y = rng.random((300, 2)).astype(np.float32), rng.random((300, 2)).astype(np.float32)
     want = jaxmatch.solve_lap_points(X, Y, "euclidean")
     asked: list = []
-    sweep_program = points._sweep_program
+    sweep_program = sweep._sweep_program
 
     def spy(*args):
         asked.append(args[-1])
         return sweep_program(*args)
 
-    monkeypatch.setattr(points, "_sweep_program", spy)
-    monkeypatch.setattr(points, "autotune_off", lambda metric, devices: True)
-    monkeypatch.setattr(points, "_aligned_costs", None)  # the tuned program is not used
+    monkeypatch.setattr(sweep, "_sweep_program", spy)
+    monkeypatch.setattr(sweep, "autotune_off", lambda metric, devices: True)
+    monkeypatch.setattr(sweep, "aligned_costs", None)  # the tuned program is not used
     got = jaxmatch.solve_lap_points(X, Y, "euclidean")
     assert asked and all(asked)
     for name in ("col_for_row", "row_for_col", "u", "v"):
         np.testing.assert_array_equal(getattr(got, name), getattr(want, name))
-    assert (got.cost, got.rounds, got.edges) == (want.cost, want.rounds, want.edges)
+    assert (got.cost, got.iterations, got.edges) == (want.cost, want.iterations, want.edges)
     _check(X, Y, got, "euclidean")
 
 
 def _fused(X, u, Y, v, metric, k, maximize, device):
     args = jax.device_put((X, u, Y.T, v), device)
-    out = lap_ffi.points_sweep(*args, metric=metric, k=k, negate=maximize)
+    out = points_ffi.points_sweep(*args, metric=metric, k=k, negate=maximize)
     return tuple(np.asarray(a) for a in out)
 
 
 def _reference(X, u, Y, v, metric, k, maximize, device):
     args = jax.device_put((X, u, Y, v), device)
     sign = -1.0 if maximize else 1.0
-    out = jax.jit(points._sweep_block, static_argnames=("metric", "k", "sign"))(
+    out = jax.jit(sweep._sweep_block, static_argnames=("metric", "k", "sign"))(
         *args, metric=metric, k=k, sign=sign
     )
     return tuple(np.asarray(a) for a in out)
@@ -246,7 +249,7 @@ def test_sweep_kernel_on_the_cpu(n, m, d, metric, k, maximize, grid):
 @pytest.mark.parametrize("grid", [False, True])
 def test_sweep_kernel_on_the_cpu_in_many_row_ranges(grid):
     # 8,000 pairs of dimensions per row: ranges of 32 rows
-    # (lap_points_cpu.cc), 47 of them over XLA's CPU threads, the last one
+    # (points/points_cpu.cc), 47 of them over XLA's CPU threads, the last one
     # short.
     X, u, Y, v = _sweep_inputs(1500, 4000, 2, grid)
     _check_sweep(X, u, Y, v, "sqeuclidean", 16, False, jax.devices("cpu")[0])
@@ -254,12 +257,12 @@ def test_sweep_kernel_on_the_cpu_in_many_row_ranges(grid):
 
 def test_sweeps_visit_scrambled_columns_and_return_their_numbers():
     X, u, Y, v = _sweep_inputs(300, 700, 2, False)
-    order = points._scramble(700)
+    order = sweep.scrambled_columns(700)
     assert np.array_equal(np.sort(order), np.arange(700)) and not np.array_equal(
         order, np.sort(order)
     )
     cpu = jax.devices("cpu")[0]
-    got = points._sweep(X, Y, u, v, metric="sqeuclidean", k=8, sign=1.0, devices=(cpu,))
+    got = sweep.sweep_pairs(X, Y, u, v, metric="sqeuclidean", k=8, sign=1.0, devices=(cpu,))
     # Distinct reduced costs: the kernel on the columns in their own order
     # picks the same pairs.
     cols, cost, cost_max = _fused(X, u, Y, v, "sqeuclidean", 8, False, cpu)
@@ -336,7 +339,7 @@ def test_sweep_kernel_rejects_bad_operands(n, m, d, k, y_dtype, message):
         YT, v = rng.random((d, m)).astype(y_dtype), np.zeros(m, np.float32)
         with pytest.raises(Exception, match=re.escape(message)):
             jax.block_until_ready(
-                lap_ffi.points_sweep(X, u, YT, v, metric="sqeuclidean", k=k, negate=False)
+                points_ffi.points_sweep(X, u, YT, v, metric="sqeuclidean", k=k, negate=False)
             )
 
 
@@ -344,7 +347,7 @@ def test_sweep_kernel_rejects_integer_points():
     Xi = np.ones((3, 2), np.int32)
     with pytest.raises(Exception, match="points must be float32 or float64"):
         jax.block_until_ready(
-            lap_ffi.points_sweep(
+            points_ffi.points_sweep(
                 Xi, Xi[:, 0], Xi.T, Xi[:, 0], metric="cityblock", k=2, negate=False
             )
         )
@@ -352,29 +355,29 @@ def test_sweep_kernel_rejects_integer_points():
 
 def test_solves_take_the_kernel_or_xla_by_metric_k_dimension_and_device(monkeypatch):
     cpu = jax.devices("cpu")[0]
-    assert points.fused_sweep("sqeuclidean", 16, 2, cpu)
-    assert points.fused_sweep("cityblock", 1, 512, cpu)
-    assert not points.fused_sweep("euclidean", 17, 2, cpu)
-    assert not points.fused_sweep("euclidean", 16, 513, cpu)
-    assert not points.fused_sweep("euclidean", 16, 0, cpu)
-    assert not points.fused_sweep(lambda x, y: jnp.sum(x * y), 16, 2, cpu)
+    assert sweep.fused_sweep("sqeuclidean", 16, 2, cpu)
+    assert sweep.fused_sweep("cityblock", 1, 512, cpu)
+    assert not sweep.fused_sweep("euclidean", 17, 2, cpu)
+    assert not sweep.fused_sweep("euclidean", 16, 513, cpu)
+    assert not sweep.fused_sweep("euclidean", 16, 0, cpu)
+    assert not sweep.fused_sweep(lambda x, y: jnp.sum(x * y), 16, 2, cpu)
 
     class _Gpu:
         platform = "gpu"
 
-    monkeypatch.setattr(points._ffi, "has_cuda", lambda: False)
-    assert not points.fused_sweep("sqeuclidean", 16, 2, _Gpu())  # no CUDA library: XLA
-    monkeypatch.setattr(points._ffi, "has_cuda", lambda: True)
-    assert points.fused_sweep("sqeuclidean", 16, 2, _Gpu())
-    assert not points.fused_sweep("sqeuclidean", 16, 2, type("Tpu", (), {"platform": "tpu"})())
+    monkeypatch.setattr(sweep._ffi, "has_cuda", lambda: False)
+    assert not sweep.fused_sweep("sqeuclidean", 16, 2, _Gpu())  # no CUDA library: XLA
+    monkeypatch.setattr(sweep._ffi, "has_cuda", lambda: True)
+    assert sweep.fused_sweep("sqeuclidean", 16, 2, _Gpu())
+    assert not sweep.fused_sweep("sqeuclidean", 16, 2, type("Tpu", (), {"platform": "tpu"})())
     blocks: list = []
-    sweep_program = points._sweep_program
+    sweep_program = sweep._sweep_program
 
     def spy(*args):
         blocks.append(args[3])
         return sweep_program(*args)
 
-    monkeypatch.setattr(points, "_sweep_program", spy)
+    monkeypatch.setattr(sweep, "_sweep_program", spy)
     rng = np.random.default_rng(23)
     X, Y = rng.random((150, 2)).astype(np.float32), rng.random((150, 2)).astype(np.float32)
     want = jaxmatch.solve_lap_points(X, Y, candidates=20)  # k > 16: XLA's sweeps
@@ -416,16 +419,16 @@ def test_z_order_of_a_grid_and_of_degenerate_sets():
     their order; beyond 62 dimensions the first 62 decide."""
     xs, ys = np.meshgrid(np.arange(4), np.arange(4), indexing="ij")
     grid = np.stack([xs.ravel(), ys.ravel()], 1).astype(np.float32)  # index 4 x + y
-    got = [tuple(grid[i].astype(int)) for i in points.z_order(grid)]
+    got = [tuple(grid[i].astype(int)) for i in points_order.z_order(grid)]
     quads = [[(0, 0), (0, 1), (1, 0), (1, 1)]]
     quads += [[(a + 2 * i, b + 2 * j) for a, b in quads[0]] for i, j in ((0, 1), (1, 0), (1, 1))]
     assert got == [p for q in quads for p in q]
     line = np.random.default_rng(1).random((50, 1))
-    np.testing.assert_array_equal(points.z_order(line), np.argsort(line[:, 0], kind="stable"))
-    np.testing.assert_array_equal(points.z_order(np.ones((5, 3))), np.arange(5))
-    np.testing.assert_array_equal(points.z_order(np.zeros((4, 0))), np.arange(4))
+    np.testing.assert_array_equal(points_order.z_order(line), np.argsort(line[:, 0], kind="stable"))
+    np.testing.assert_array_equal(points_order.z_order(np.ones((5, 3))), np.arange(5))
+    np.testing.assert_array_equal(points_order.z_order(np.zeros((4, 0))), np.arange(4))
     wide = np.random.default_rng(2).random((30, 70))
-    np.testing.assert_array_equal(points.z_order(wide), points.z_order(wide[:, :62]))
+    np.testing.assert_array_equal(points_order.z_order(wide), points_order.z_order(wide[:, :62]))
 
 
 def test_z_order_of_coordinates_spanning_most_of_float64():
@@ -434,14 +437,14 @@ def test_z_order_of_coordinates_spanning_most_of_float64():
     P = np.array([[1.7e308, 0.0], [-1.7e308, 1.0], [0.0, 0.5]])
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        np.testing.assert_array_equal(points.z_order(P), [2, 1, 0])
+        np.testing.assert_array_equal(points_order.z_order(P), [2, 1, 0])
 
 
 @pytest.mark.parametrize("n", [2, 7, 1000])
 def test_stratified_half_takes_one_point_of_each_pair_along_the_curve(n):
     P = np.random.default_rng(n).random((n, 3))
-    order = points.z_order(P)
-    half = points.stratified_half(P, np.random.default_rng(0))
+    order = points_order.z_order(P)
+    half = points_order.stratified_half(P, np.random.default_rng(0))
     assert half.shape == (n // 2,) and np.all(np.diff(half) > 0)
     position = np.empty(n, int)
     position[order] = np.arange(n)
@@ -500,7 +503,7 @@ def test_asymmetric_function_metric(n, m, maximize):
 
 
 def test_asymmetric_function_metric_with_the_multiscale_start(monkeypatch):
-    monkeypatch.setattr(points, "MULTISCALE_MIN_POINTS", 60)
+    monkeypatch.setattr(points_solve, "MULTISCALE_MIN_POINTS", 60)
     rng = np.random.default_rng(5)
     X, Y = rng.random((250, 2)), rng.random((250, 2))
     _check(X, Y, jaxmatch.solve_lap_points(X, Y, _one_way), _one_way)
@@ -566,7 +569,7 @@ def test_rows_split_over_forced_cpu_devices():
     assert "split rows: OK" in proc.stdout
 
 
-# ---- the sparse solver's warm start (lap_sparse_jv.h, SparseLapJv::SolveFrom)
+# ---- the sparse solver's warm start (sparse/sparse_jv.h, SparseLapJv::SolveFrom)
 
 
 def _csr(C: np.ndarray):
@@ -584,12 +587,12 @@ def test_sparse_warm_start_from_a_subgraph_solution(bound):
     sub = np.where(rng.random((n, n)) < 0.2, C, np.inf)
     sub[np.arange(n), rng.permutation(n)] = C[np.arange(n), rng.permutation(n)]
     sub[np.arange(n), np.arange(n)] = C[np.arange(n), np.arange(n)]
-    first = lap_ffi.solve_sparse_host(*_csr(sub), n, n, row_reduction_bound=bound)
+    first = sparse_ffi.solve_sparse_host(*_csr(sub), n, n, row_reduction_bound=bound)
     assert first.status == LAPStatus.OPTIMAL
-    warm = lap_ffi.solve_sparse_host(
+    warm = sparse_ffi.solve_sparse_host(
         *_csr(C), n, n, warm=(first.col_for_row, first.v), row_reduction_bound=bound
     )
-    cold = lap_ffi.solve_sparse_host(*_csr(C), n, n, row_reduction_bound=bound)
+    cold = sparse_ffi.solve_sparse_host(*_csr(C), n, n, row_reduction_bound=bound)
     r, c = linear_sum_assignment(C)
     for sol in (warm, cold):
         assert sol.status == LAPStatus.OPTIMAL
@@ -601,17 +604,17 @@ def test_sparse_warm_start_from_a_subgraph_solution(bound):
 def test_sparse_warm_start_from_the_optimum_needs_no_search():
     rng = np.random.default_rng(14)
     C = rng.random((40, 40))
-    cold = lap_ffi.solve_sparse_host(*_csr(C), 40, 40)
-    again = lap_ffi.solve_sparse_host(*_csr(C), 40, 40, warm=(cold.col_for_row, cold.v))
+    cold = sparse_ffi.solve_sparse_host(*_csr(C), 40, 40)
+    again = sparse_ffi.solve_sparse_host(*_csr(C), 40, 40, warm=(cold.col_for_row, cold.v))
     np.testing.assert_array_equal(again.col_for_row, cold.col_for_row)
     np.testing.assert_array_equal(again.v, cold.v)
 
 
 def test_sparse_warm_start_needs_a_square_problem():
     with pytest.raises(ValueError, match="square"):
-        lap_ffi.solve_sparse_host(*_csr(np.ones((2, 3))), 2, 3, warm=(np.zeros(2), np.zeros(3)))
+        sparse_ffi.solve_sparse_host(*_csr(np.ones((2, 3))), 2, 3, warm=(np.zeros(2), np.zeros(3)))
     with pytest.raises(ValueError, match="a warm start of shapes"):
-        lap_ffi.solve_sparse_host(*_csr(np.ones((2, 2))), 2, 2, warm=(np.zeros(3), np.zeros(2)))
+        sparse_ffi.solve_sparse_host(*_csr(np.ones((2, 2))), 2, 2, warm=(np.zeros(3), np.zeros(2)))
 
 
 # ---- errors and the checker

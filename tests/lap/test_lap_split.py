@@ -16,7 +16,8 @@ from scipy.optimize import linear_sum_assignment
 
 import jaxmatch
 from jaxmatch import LAPStatus
-from jaxmatch.lap import split as split_module
+from jaxmatch.lap.split import forest as split_forest
+from jaxmatch.lap.split import solve as split_solve
 
 SCRIPT = Path(__file__).with_name("split_check.py")
 CPU = jax.devices("cpu")[:1]
@@ -36,8 +37,9 @@ def _run_check(mode: str, env: dict[str, str]) -> None:
 def test_split_over_forced_cpu_devices():
     """The oracle sweep of ``split_check.py`` on four forced CPU devices:
     shapes, dtypes, ties, maximize, forbidden entries, device counts 1-4,
-    many tie-heavy seeds, a row-sharded input through ``solve_lap``, jit, a
-    two-axis mesh."""
+    many tie-heavy seeds, a row-sharded input (``solve_lap`` gathers it
+    onto one device; routed to the split solver when the planner says so),
+    jit, a two-axis mesh."""
     _run_check("4", dict(os.environ, JAX_PLATFORMS="cpu"))
 
 
@@ -125,7 +127,7 @@ def test_vmap_over_problems():
             assert int(res.status[b]) == LAPStatus.OPTIMAL
             assert float(res.cost[b]) == pytest.approx(_oracle(C[b], maximize), rel=1e-6)
             np.testing.assert_array_equal(np.asarray(res.col_for_row[b]), one.col_for_row)
-            assert int(res.n_iters[b]) == int(one.n_iters)
+            assert int(res.iterations[b]) == int(one.iterations)
 
 
 @pytest.mark.parametrize("per_trip", [1, 3])
@@ -137,16 +139,19 @@ def test_iterations_per_trip_change_nothing(monkeypatch, per_trip):
     cases = [rng.random((40, 52), dtype=np.float32), rng.integers(0, 6, (45, 45)).astype(np.int32)]
     want = [jaxmatch.solve_lap_split(C, devices=CPU) for C in cases]
     limited = jaxmatch.solve_lap_split(cases[0], devices=CPU, max_iterations=7)
-    monkeypatch.setattr(split_module, "ITERATIONS_PER_TRIP", per_trip)
+    # solve_lap_split reads the trip length in split/solve.py; the one-device
+    # forest of solve_lap in split/forest.py.
+    monkeypatch.setattr(split_solve, "ITERATIONS_PER_TRIP", per_trip)
+    monkeypatch.setattr(split_forest, "ITERATIONS_PER_TRIP", per_trip)
     for C, one in zip(cases, want, strict=True):
         res = jaxmatch.solve_lap_split(C, devices=CPU)
         assert int(res.status) == LAPStatus.OPTIMAL
-        assert int(res.n_iters) == int(one.n_iters) > 1
+        assert int(res.iterations) == int(one.iterations) > 1
         for got, ref in zip(res, one, strict=True):
             np.testing.assert_array_equal(np.asarray(got), np.asarray(ref))
     res = jaxmatch.solve_lap_split(cases[0], devices=CPU, max_iterations=7)
     assert int(res.status) == int(limited.status) == LAPStatus.ITERATION_LIMIT
-    assert int(res.n_iters) == int(limited.n_iters) == 7
+    assert int(res.iterations) == int(limited.iterations) == 7
     np.testing.assert_array_equal(np.asarray(res.col_for_row), np.asarray(limited.col_for_row))
 
 
