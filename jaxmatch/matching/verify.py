@@ -3,6 +3,8 @@ independently of the solver."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from .._csr import GraphValidationError, sorted_unique, validate_csr
@@ -10,15 +12,15 @@ from .graph import BipartiteGraph
 from .types import MatchingCertificate
 
 
-def _matching_fields(matching):
+def _matching_fields(result):
     """``(col_for_row, row_for_col)`` as given, before any conversion."""
-    if hasattr(matching, "col_for_row") and hasattr(matching, "row_for_col"):
-        return matching.col_for_row, matching.row_for_col
-    if isinstance(matching, (tuple, list)) and len(matching) == 2:
-        return matching[0], matching[1]
+    if hasattr(result, "col_for_row") and hasattr(result, "row_for_col"):
+        return result.col_for_row, result.row_for_col
+    if isinstance(result, (tuple, list)) and len(result) == 2:
+        return result[0], result[1]
     raise TypeError(
-        "matching must have col_for_row and row_for_col attributes (a MatchingResult) "
-        f"or be a (col_for_row, row_for_col) pair, got {type(matching).__name__}"
+        "result must have col_for_row and row_for_col attributes (a MatchingResult) "
+        f"or be a (col_for_row, row_for_col) pair, got {type(result).__name__}"
     )
 
 
@@ -81,7 +83,7 @@ def _row_neighbours(G: BipartiteGraph, rows: np.ndarray) -> np.ndarray:
     return cols[np.arange(counts.sum()) + offsets]
 
 
-def verify_matching(G: BipartiteGraph, matching) -> MatchingCertificate:
+def verify_matching(G: BipartiteGraph, result: Any) -> MatchingCertificate:
     """Certifies a bipartite matching, independently of any solver.
 
     Validity: every matched pair is an edge of ``G``, no vertex is matched
@@ -93,7 +95,7 @@ def verify_matching(G: BipartiteGraph, matching) -> MatchingCertificate:
 
     Args:
       G: the graph.
-      matching: an object with ``col_for_row`` (int ``[n_rows]``, -1 if
+      result: an object with ``col_for_row`` (int ``[n_rows]``, -1 if
         unmatched) and ``row_for_col`` (int ``[n_cols]``) attributes, or a
         ``(col_for_row, row_for_col)`` pair (a tuple or a list).
 
@@ -107,10 +109,10 @@ def verify_matching(G: BipartiteGraph, matching) -> MatchingCertificate:
       empty cover), never an exception.
 
     Raises:
-      TypeError: ``matching`` has no ``col_for_row``/``row_for_col`` attributes
+      TypeError: ``result`` has no ``col_for_row``/``row_for_col`` attributes
         and is not a pair.
     """
-    col_for_row, row_for_col = _matching_fields(matching)
+    col_for_row, row_for_col = _matching_fields(result)
     n_rows, n_cols = int(G.n_rows), int(G.n_cols)
     empty_r, empty_c = np.zeros(max(n_rows, 0), bool), np.zeros(max(n_cols, 0), bool)
     reason = _graph_validity(G)
