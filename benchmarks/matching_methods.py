@@ -22,9 +22,9 @@ cover of the same size). Run:
         [--init-alone]
 
 ``--methods`` and ``--inits`` restrict the jaxmatch cells (large sizes:
-the default alone). The init ``cheap-no-restart`` is ``cheap`` traced with
-``jaxmatch.matching.GREEDY_RESTART_LEVELS = 0`` (the stepped GPU solver's
-restart from the ordered greedy switched off). ``--init-alone`` adds a cell
+the default alone). The init ``cheap-no-restart`` is ``cheap`` with
+``tuning=jaxmatch.MatchingTuning(greedy_restart_levels=0)`` (the stepped GPU
+solver's restart from the ordered greedy switched off). ``--init-alone`` adds a cell
 ``init/I`` per init: the initial matching alone (``cheap_matching``,
 ``greedy_matching``, ``karp_sipser_matching``), timed the same way. A
 cell whose first timed call takes longer than ``--max-seconds`` is reported
@@ -116,32 +116,26 @@ def time_cell(fn, Gd, repeats: int, max_seconds: float) -> tuple[dict, object]:
         "ms": statistics.median(times),
         "repeats": len(times),
         "cardinality": int(res.cardinality),
-        "phases": int(res.n_phases),
-        "levels": int(res.n_levels),
+        "iterations": int(res.iterations),
+        "levels": int(res.levels),
         "status": int(res.status),
     }
     return cell, res
 
 
 def solver(method: str, init: str):
-    """The jitted whole solve; ``cheap-no-restart`` traces with the restart off."""
+    """The jitted whole solve; ``cheap-no-restart`` is ``cheap`` with the
+    restart off."""
+    import functools
+
     import jax
 
     import jaxmatch
-    import jaxmatch.matching
 
-    if init != NO_RESTART:
-        return jax.jit(lambda G: jaxmatch.max_cardinality_matching(G, method=method, init=init))
-
-    def no_restart(G):
-        saved = jaxmatch.matching.GREEDY_RESTART_LEVELS
-        jaxmatch.matching.GREEDY_RESTART_LEVELS = 0
-        try:
-            return jaxmatch.max_cardinality_matching(G, method=method, init="cheap")
-        finally:
-            jaxmatch.matching.GREEDY_RESTART_LEVELS = saved
-
-    return jax.jit(no_restart)
+    kwargs: dict = {"method": method, "init": init}
+    if init == NO_RESTART:
+        kwargs.update(init="cheap", tuning=jaxmatch.MatchingTuning(greedy_restart_levels=0))
+    return jax.jit(functools.partial(jaxmatch.max_cardinality_matching, **kwargs))
 
 
 def initial_matching(init: str):
@@ -266,7 +260,7 @@ def print_row(row: dict) -> None:
         ratio = f"  x{cell['ms'] / ecl:.2f} of ECL-MM" if ecl else ""
         differs = "" if cell.get("agrees", True) else " DIFFERS"
         print(
-            f"  {label:24s} {cell['ms']:9.2f} ms  phases {cell['phases']:4d}"
+            f"  {label:24s} {cell['ms']:9.2f} ms  iterations {cell['iterations']:4d}"
             f"  levels {cell['levels']:7d}  card {cell['cardinality']}{differs}{ratio}"
         )
     sys.stdout.flush()

@@ -62,7 +62,7 @@ def bipartite_batch(batch: int, n: int, degree: int, seed: int) -> Any:
         jaxmatch.BipartiteGraph.from_edges(rng.integers(0, n, m), rng.integers(0, n, m), n, n)
         for _ in range(batch)
     ]
-    cap = max(int(g.cadj.shape[0]) for g in graphs)
+    cap = max(g.capacity for g in graphs)
     graphs = [g.pad_to(cap) for g in graphs]
     return jax.tree_util.tree_map(lambda *xs: np.stack([np.asarray(x) for x in xs]), *graphs)
 
@@ -82,7 +82,7 @@ def weighted_batch(batch: int, n: int, degree: int, seed: int) -> Any:
         )
         for _ in range(batch)
     ]
-    cap = max(int(g.adj.shape[0]) for g in graphs)
+    cap = max(g.capacity for g in graphs)
     graphs = [g.pad_to(cap) for g in graphs]
     return jax.tree_util.tree_map(lambda *xs: np.stack([np.asarray(x) for x in xs]), *graphs)
 

@@ -339,7 +339,7 @@ def jaxmatch_rows(G: Any, device: Any, repeats: int) -> list[dict[str, Any]]:
 
     Returns:
       One record per method: ``solver``, timings, ``mate`` (int64 ``[n]``),
-      ``n_rounds``, ``status``.
+      ``iterations``, ``status``.
     """
     import jax
 
@@ -361,8 +361,8 @@ def jaxmatch_rows(G: Any, device: Any, repeats: int) -> list[dict[str, Any]]:
         out.append(
             {"solver": f"jaxmatch {method} ({device.platform})", **rec,
              "mate": np.asarray(res.mate, np.int64),
-             "n_rounds": int(res.n_rounds), "status": res.status_name,
-             "note": f"{int(res.n_rounds)} round(s)"}
+             "iterations": int(res.iterations), "status": res.status_name,
+             "note": f"{int(res.iterations)} round(s)"}
         )  # fmt: skip
     return out
 
@@ -410,7 +410,7 @@ def run_case(
     # The generators' CSR is canonical (sorted, symmetric, no loops or
     # duplicates), which is what Graph.from_edges would build (minutes at
     # 1e8 edges): wrap it; validate() below checks it.
-    G = jaxmatch.Graph(A.indptr.astype(np.int32), A.indices.astype(np.int32), w, n)
+    G = jaxmatch.Graph(A.indptr.astype(np.int32), A.indices.astype(np.int32), w, (n, n))
     recs = networkit_rows(networkit_graph(A, rows, w), args.repeats)
     recs += greedy_rows(A, rows, w, args.repeats)
     for device in devices:
@@ -487,7 +487,7 @@ def exact_row(
     M = nx.max_weight_matching(g)
     networkx_s = time.perf_counter() - t0
     optimum = float(sum(g[a][b]["weight"] for a, b in M))
-    G = jaxmatch.Graph(A.indptr.astype(np.int32), A.indices.astype(np.int32), w, n)
+    G = jaxmatch.Graph(A.indptr.astype(np.int32), A.indices.astype(np.int32), w, (n, n))
     res = jax.device_get(
         jaxmatch.approximate_weighted_matching(jax.device_put(G, device), method="suitor")
     )

@@ -206,7 +206,7 @@ class MatchingFamily(Family):
             "Ratios: paper or igraph time / best jaxmatch time; rcp / orig: best jaxmatch "
             "time on the permuted graph / on the original.",
             "",
-            "| graph | best jaxmatch | phases | BFS levels | per level | generated (s) |",
+            "| graph | best jaxmatch | iterations | levels | per level | generated (s) |",
             "|---|---|---:|---:|---:|---:|",
         ]
         flags = []
@@ -218,10 +218,10 @@ class MatchingFamily(Family):
                 prep = c.get("prepared") or {}
                 best = best_jaxmatch(cells.get(c["name"], {}))
                 if best:
-                    lv = best[2].get("n_levels")
+                    lv = best[2].get("levels")
                     per = fmt_time(best[1] / lv) if lv else "-"
                     out.append(
-                        f"| {c['name']} | {best[0]} | {best[2].get('n_phases', '-')} | "
+                        f"| {c['name']} | {best[0]} | {best[2].get('iterations', '-')} | "
                         f"{lv or '-'} | {per} | {prep.get('gen_s', 0):.1f} |"
                     )
                 uf = UF_NNZ.get(c["name"].removesuffix("-rcp"))

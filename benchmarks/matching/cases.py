@@ -43,7 +43,7 @@ def case_list(opts: dict) -> list[dict]:
 
 
 def check_matching(A, rm, cm) -> tuple[str, int]:
-    """Checks that row_match / col_match is a matching of A.
+    """Checks that col_for_row / row_for_col is a matching of A.
 
     Args:
         A: the graph as a CSR matrix with sorted indices (rows x columns).
@@ -63,9 +63,9 @@ def check_matching(A, rm, cm) -> tuple[str, int]:
         return "a mate index is out of range", 0
     rows = np.flatnonzero(rm >= 0)
     if np.any(cm[rm[rows]] != rows):
-        return "row_match and col_match disagree", int(rows.size)
+        return "col_for_row and row_for_col disagree", int(rows.size)
     if np.count_nonzero(cm >= 0) != rows.size:
-        return "col_match has pairs row_match lacks", int(rows.size)
+        return "row_for_col has pairs col_for_row lacks", int(rows.size)
     if rows.size:
         vals = np.asarray(A[rows, rm[rows]]).ravel()  # a binary search per pair
         if not np.all(vals != 0):
@@ -84,11 +84,12 @@ def build_graph(A):
     csc = A.tocsc()
     csc.sort_indices()
     G = jaxmatch.BipartiteGraph(
-        np.asarray(csc.indptr, np.int32),
-        np.asarray(csc.indices, np.int32),
-        np.asarray(A.indptr, np.int32),
-        np.asarray(A.indices, np.int32),
-        *A.shape,
+        indptr=np.asarray(A.indptr, np.int32),
+        indices=np.asarray(A.indices, np.int32),
+        data=None,
+        shape=A.shape,
+        col_indptr=np.asarray(csc.indptr, np.int32),
+        col_indices=np.asarray(csc.indices, np.int32),
     )
     G.validate()
     return G
@@ -98,7 +99,9 @@ def _cheap(A, path: Path) -> dict:
     """The cheap matching (cached next to the graph) and its time."""
     if path.exists():
         with np.load(path) as z:
-            return dict(rm=z["row_match"], cm=z["col_match"], s=float(z["cheap_s"]), cached=True)
+            if "col_for_row" in z:  # else a cache of an older checkout: recomputed
+                rm, cm = z["col_for_row"], z["row_for_col"]
+                return dict(rm=rm, cm=cm, s=float(z["cheap_s"]), cached=True)
     import jax
 
     import jaxmatch
@@ -109,12 +112,12 @@ def _cheap(A, path: Path) -> dict:
     t0 = time.perf_counter()
     r = jax.block_until_ready(f(G))
     s = time.perf_counter() - t0
-    rm, cm = np.asarray(r.row_match, np.int32), np.asarray(r.col_match, np.int32)
+    rm, cm = np.asarray(r.col_for_row, np.int32), np.asarray(r.row_for_col, np.int32)
     why, _ = check_matching(A, rm, cm)
     if why:
         raise RuntimeError(f"jaxmatch.cheap_matching is invalid: {why}")
     tmp = path.with_name(f"{path.name}.tmp{os.getpid()}.npz")
-    np.savez(tmp, row_match=rm, col_match=cm, cheap_s=s)
+    np.savez(tmp, col_for_row=rm, row_for_col=cm, cheap_s=s)
     os.replace(tmp, path)
     return dict(rm=rm, cm=cm, s=s, cached=False)
 
@@ -166,7 +169,7 @@ def load(case: dict, prepared: dict) -> dict:
     """The graph (CSR) and the cheap matching, in a solver worker."""
     A, _ = graphs.load_npz(Path(prepared["path"]))
     with np.load(Path(prepared["path"]).with_suffix(".cheap.npz")) as z:
-        rm, cm = z["row_match"].astype(np.int32), z["col_match"].astype(np.int32)
+        rm, cm = z["col_for_row"].astype(np.int32), z["row_for_col"].astype(np.int32)
     return dict(A=A, rm=rm, cm=cm)
 
 

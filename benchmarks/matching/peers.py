@@ -72,10 +72,13 @@ class JaxmatchPeer(Peer):
 
     def answer(self, label, out, data):
         res = _answer(
-            data["A"], np.asarray(out.row_match), np.asarray(out.col_match), int(out.cardinality)
+            data["A"],
+            np.asarray(out.col_for_row),
+            np.asarray(out.row_for_col),
+            int(out.cardinality),
         )
         res.update(
-            n_phases=int(out.n_phases), n_levels=int(out.n_levels), solver_status=int(out.status)
+            iterations=int(out.iterations), levels=int(out.levels), solver_status=int(out.status)
         )
         return res
 
