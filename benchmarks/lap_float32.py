@@ -115,7 +115,7 @@ def main(argv: list[str] | None = None) -> int:
             "case": case,
             "first_s": round(first, 3),
             "ms": round(1e3 * float(np.median(times)), 1) if times else None,
-            "iterations": int(res.n_iters),
+            "iterations": int(res.iterations),
             "certified": bool(cert.optimal),
             "max_violation": cert.max_violation,
             "dual_feasible": cert.dual_feasible,

@@ -69,13 +69,13 @@ def main(argv: list[str] | None = None) -> int:
         res, ms = _timed(auto, Cd, 2)
         certs = jaxmatch.verify_lap(C, res)
         certified = all(c.optimal for c in certs) if b > 1 else certs.optimal
-        line = f"{kind} {b}x{size}^2 | auto {ms:.1f} ms, {int(np.max(res.n_iters))} iterations"
+        line = f"{kind} {b}x{size}^2 | auto {ms:.1f} ms, {int(np.max(res.iterations))} iterations"
         line += f", certified {certified}"
         if "notree" not in flags:
             once = size >= 1024 and kind in ("machol", "n2")
             other, tree_ms = _timed(tree, Cd, 1 if once else 2)
             same = np.array_equal(other.cost, res.cost)
-            line += f" | tree {tree_ms:.1f} ms, {int(np.max(other.n_iters))} iterations"
+            line += f" | tree {tree_ms:.1f} ms, {int(np.max(other.iterations))} iterations"
             line += f", same cost {same} | tree / auto {tree_ms / ms:.2f}"
         if "scipy" in flags and b == 1:
             t0 = time.perf_counter()

@@ -30,7 +30,6 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--repeats", type=int, default=3)
     args = p.parse_args(argv)
 
-    from jaxmatch import _ffi
     from jaxmatch.lap import _ffi as lap_ffi
 
     solve = jax.jit(lambda C: lap_ffi.lap_solve(C, variant=lap_ffi.variant_code("jv")))
@@ -50,9 +49,9 @@ def main(argv: list[str] | None = None) -> int:
         row = {
             "case": case,
             "ms": round(1e3 * float(np.median(times)), 2) if times else None,
-            "status": int(info[_ffi.constant("LAP_INFO_STATUS")]),
-            "rounds": int(info[_ffi.constant("LAP_INFO_N_DUAL")]),
-            "searches": int(info[_ffi.constant("LAP_INFO_ITERS")]),
+            "status": int(lap_ffi.info_field(info, "STATUS")),
+            "rounds": int(lap_ffi.info_field(info, "N_DUAL")),
+            "searches": int(lap_ffi.info_field(info, "ITERS")),
             "cost": float(C.astype(np.float64)[assigned.nonzero()[0], cols[assigned]].sum()),
         }
         print(json.dumps(row), flush=True)

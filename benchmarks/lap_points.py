@@ -5,8 +5,8 @@ Cases are ``N`` or ``NxM``: ``N`` (and ``M``) uniform random points of the
 unit square (``--dim`` dimensions; ``Y`` moved by ``--shift`` along the
 first axis), float32, cost ``--metric``. One JSON
 line per case: the first call (compilation included), the second call's
-time split into the host's sparse solves and the device sweeps, the rounds
-(sparse solves) and candidate pairs, the total cost, and where the sizes
+time split into the host's sparse solves and the device sweeps, the
+iterations (sparse solves) and candidate pairs, the total cost, and where the sizes
 allow, the certificate of ``verify_lap_points`` (NumPy, all pairs), scipy's
 ``linear_sum_assignment`` on the materialised matrix and jaxmatch's dense
 ``solve_lap`` (the matrix in device memory). Run:
@@ -21,7 +21,7 @@ per case (for sizes where two do not fit the time): its time, split the
 same way, includes the compilation (``first_s`` equals ``seconds``).
 ``--progress`` prints each sparse solve of the timed call to stderr as it
 ends. ``--random-halves`` makes the multiscale start take random halves
-of the point sets instead of stratified ones (``points.stratified_half``),
+of the point sets instead of stratified ones (``stratified_half``),
 for comparison. ``--check-rows R`` checks, where the sizes exceed
 ``--verify-max``, what can be checked at any size: the assignment is a
 full matching, every assigned pair has zero reduced cost, and ``R``
@@ -29,7 +29,8 @@ random rows have no negative reduced cost against all columns (float64,
 the solution's own tolerance): a sampled certificate. ``first_compile_s``
 is the first call's XLA compilation (JAX's ``backend_compile_duration``
 events); ``--keep-autotuner`` compiles the built-in metrics' programs with
-XLA's GPU autotuner on (``points.autotune_off``), for comparison.
+XLA's GPU autotuner on (``sweep.autotune_off``), for comparison. Both
+swap a rule of ``jaxmatch.lap.points`` for the call and restore it.
 """
 
 from __future__ import annotations
@@ -75,7 +76,8 @@ def _compilation_so_far() -> float:
 
 
 class _SolveClock:
-    """Times the sparse solves of ``jaxmatch.lap.points`` (its ``run_host``)."""
+    """Times the sparse solves of ``jaxmatch.lap.points.solve`` (its
+    ``run_host``)."""
 
     def __init__(self, module, progress: bool = False):
         self.module, self.inner, self.progress = module, module.run_host, progress
@@ -135,7 +137,8 @@ def _sampled_check(X: np.ndarray, Y: np.ndarray, sol, metric: str, rows: int) ->
 
 def run_case(case: str, args) -> dict:
     import jaxmatch
-    from jaxmatch.lap import points
+    from jaxmatch.lap.points import solve as points_solve
+    from jaxmatch.lap.points import sweep
 
     n, _, m = case.partition("x")
     n, m = int(n), int(m or n)
@@ -144,25 +147,27 @@ def run_case(case: str, args) -> dict:
     Y = rng.random((m, args.dim), dtype=np.float32)
     Y[:, 0] += np.float32(args.shift)
     solve = lambda: jaxmatch.solve_lap_points(  # noqa: E731
-        X, Y, args.metric, candidates=args.candidates
+        X, Y, metric=args.metric, candidates=args.candidates
     )
-    stratified, autotune_off = points.stratified_half, points.autotune_off
+    stratified, autotune_off = points_solve.stratified_half, sweep.autotune_off
     if args.random_halves:
-        points.stratified_half = _random_half
+        points_solve.stratified_half = _random_half
     if args.keep_autotuner:
-        points.autotune_off = lambda metric, devices: False
+        sweep.autotune_off = lambda metric, devices: False
     first = None
     compiled = _compilation_so_far()
-    if not args.once:
-        t0 = time.perf_counter()
-        solve()
-        first = time.perf_counter() - t0
-    first_compile = _compilation_so_far() - compiled
-    with _SolveClock(points, args.progress) as clock:
-        t0 = time.perf_counter()
-        sol = solve()
-        total = time.perf_counter() - t0
-    points.stratified_half, points.autotune_off = stratified, autotune_off
+    try:
+        if not args.once:
+            t0 = time.perf_counter()
+            solve()
+            first = time.perf_counter() - t0
+        first_compile = _compilation_so_far() - compiled
+        with _SolveClock(points_solve, args.progress) as clock:
+            t0 = time.perf_counter()
+            sol = solve()
+            total = time.perf_counter() - t0
+    finally:
+        points_solve.stratified_half, sweep.autotune_off = stratified, autotune_off
     if first is None:
         first, first_compile = total, _compilation_so_far() - compiled
     row = {
@@ -177,7 +182,7 @@ def run_case(case: str, args) -> dict:
         "seconds": round(total, 3),
         "solve_s": round(sum(clock.seconds), 3),
         "sweep_s": round(total - sum(clock.seconds), 3),
-        "rounds": sol.rounds,
+        "iterations": sol.iterations,
         "edges": sol.edges,
         "edges_per_row": round(sol.edges / max(min(n, m), 1), 1),
         "status": sol.status_name,
@@ -187,7 +192,7 @@ def run_case(case: str, args) -> dict:
     }
     if max(n, m) <= args.verify_max:
         t0 = time.perf_counter()
-        cert = jaxmatch.verify_lap_points(X, Y, sol, args.metric)
+        cert = jaxmatch.verify_lap_points(X, Y, sol, metric=args.metric)
         row.update(certified=cert.optimal, verify_s=round(time.perf_counter() - t0, 3))
         if not cert.optimal:
             row["reason"] = cert.reason

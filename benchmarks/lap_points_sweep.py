@@ -1,12 +1,12 @@
 """One pricing sweep of ``solve_lap_points``: the library's kernel against
-XLA's blocks of costs ranked by ``lax.top_k`` (``points.fused_sweep`` off).
+XLA's blocks of costs ranked by ``lax.top_k`` (``sweep.fused_sweep`` off).
 
 Cases are ``N``: N uniform random points of the unit square against N
 others, float32, random prices ``u`` and ``v``, ``k`` = ``--k`` pairs per
-row, over every device of the default backend (``points._sweep``, as a
-solve calls it). One JSON line per case and path: the first call
-(compilation included), the median of ``--repeats`` further calls; then a
-line comparing the two paths' answers (the share of equal columns, the
+row, over every device of the default backend (``sweep.sweep_pairs`` of
+``jaxmatch.lap.points``, as a solve calls it). One JSON line per case and
+path: the first call (compilation included), the median of ``--repeats``
+further calls; then a line comparing the two paths' answers (the share of equal columns, the
 largest difference of their reduced costs). Run:
 
     python -m benchmarks.lap_points_sweep 100000 250000 [--k 16] [--repeats 3]
@@ -24,19 +24,19 @@ import numpy as np
 
 
 def run_case(n: int, k: int, repeats: int) -> list[dict]:
-    from jaxmatch.lap import points
+    from jaxmatch.lap.points import sweep as points_sweep
 
     rng = np.random.default_rng(0)
     X, Y = rng.random((n, 2), dtype=np.float32), rng.random((n, 2), dtype=np.float32)
     u, v = rng.random(n, dtype=np.float32), rng.random(n, dtype=np.float32)
     devices = tuple(jax.devices())
-    rule = points.fused_sweep
+    rule = points_sweep.fused_sweep
     rows, out = [], {}
     try:
         for path in ("kernel", "xla"):
             if path == "xla":
-                points.fused_sweep = lambda metric, k, d, device: False
-            sweep = lambda: points._sweep(  # noqa: E731
+                points_sweep.fused_sweep = lambda metric, k, d, device: False
+            sweep = lambda: points_sweep.sweep_pairs(  # noqa: E731
                 X, Y, u, v, metric="sqeuclidean", k=k, sign=1.0, devices=devices
             )
             t0 = time.perf_counter()
@@ -59,7 +59,7 @@ def run_case(n: int, k: int, repeats: int) -> list[dict]:
                 }
             )
     finally:
-        points.fused_sweep = rule
+        points_sweep.fused_sweep = rule
 
     def reduced(s):
         return s.cost.astype(np.float64) - u[:, None] - v[s.cols]

@@ -15,8 +15,8 @@ the first device for the same matrix (the one-GPU solver; its ``method``
 ``--single-method``, default ``auto``), and cases up to
 ``--verify-max`` are certified with ``verify_lap``; ``--per-trip`` runs each
 case with each of these numbers of forest iterations per trip of the
-solver's loop (``jaxmatch.lap.split.ITERATIONS_PER_TRIP``; default: the
-library's). One JSON line per run;
+solver's loop (``jaxmatch.LAPTuning(split_iterations_per_trip=...)``;
+default: the library's). One JSON line per run;
 weak and strong scaling efficiencies are computed from these lines (see
 ``docs/benchmarks.md``). Run:
 
@@ -33,6 +33,7 @@ forced CPU devices (a check of the script, not a measurement).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import functools
 import json
 import re
@@ -93,24 +94,26 @@ def timed(fn, repeats: int) -> tuple[float, list[float], object]:
 
 def run(kind: str, n: int, devices: int, args, per_trip: int | None = None) -> dict:
     import jaxmatch
-    from jaxmatch.lap import split
 
+    tuning = jaxmatch.LAPTuning()
     if per_trip is not None:
-        split.ITERATIONS_PER_TRIP = per_trip
+        tuning = dataclasses.replace(tuning, split_iterations_per_trip=per_trip)
     mesh = Mesh(np.array(jax.devices()[:devices]), ("rows",))
     C = costs(kind, n, mesh)
     limit = args.max_iterations
     first, times, res = timed(
-        lambda: jaxmatch.solve_lap_split(C, mesh=mesh, axis_name="rows", max_iterations=limit),
+        lambda: jaxmatch.solve_lap_split(
+            C, mesh=mesh, axis_name="rows", max_iterations=limit, tuning=tuning
+        ),
         args.repeats,
     )
     sec = statistics.median(times)
-    iters = int(res.n_iters)
+    iters = int(res.iterations)
     row = {
         "case": f"{kind}:{n}",
         "device": str(jax.devices()[0].device_kind),
         "devices": devices,
-        "per_trip": split.ITERATIONS_PER_TRIP,
+        "per_trip": tuning.split_iterations_per_trip,
         "first_s": round(first, 3),
         "seconds": round(sec, 4),
         "iterations": iters,
@@ -126,7 +129,7 @@ def run(kind: str, n: int, devices: int, args, per_trip: int | None = None) -> d
             single_method=args.single_method,
             single_first_s=round(first1, 3),
             single_s=round(statistics.median(times1), 4),
-            single_iterations=int(res1.n_iters),
+            single_iterations=int(res1.iterations),
             single_cost=float(res1.cost),
         )
         del C1

@@ -6,7 +6,7 @@ and point ``j`` of a fixed one (both uniform in the unit square, ``--n``
 each, float32); every frame each moving point takes a Gaussian step of
 ``--step``. Both solves of a frame get the same ``C_t`` (eager calls, the
 compilation done before the clock); their optimal costs must agree. Reports
-the mean time per frame and the mean ``n_iters`` (JV's augmenting searches
+the mean time per frame and the mean ``iterations`` (JV's augmenting searches
 on the CPU, the tree variant's main-loop iterations on a GPU). Run:
 
     python -m benchmarks.lap_warm_start [--n 1000] [--frames 10] [--step 0.002]
@@ -55,14 +55,14 @@ def main(argv: list[str] | None = None) -> int:
             if not np.isclose(float(cold.cost), float(warm.cost), rtol=1e-6):
                 raise SystemExit(f"costs differ: {float(cold.cost)} != {float(warm.cost)}")
             cold_s, warm_s = cold_s + t1 - t0, warm_s + t2 - t1
-            cold_searches += int(cold.n_iters)
-            warm_searches += int(warm.n_iters)
+            cold_searches += int(cold.iterations)
+            warm_searches += int(warm.iterations)
             previous = warm
     f = args.frames
     print(
         f"n = {args.n}, {f} frames, step {args.step}, {jax.devices(args.device)[0].device_kind}: "
-        f"from scratch {cold_s / f * 1e3:.1f} ms/frame ({cold_searches / f:.0f} n_iters), "
-        f"warm {warm_s / f * 1e3:.1f} ms/frame ({warm_searches / f:.0f} n_iters), "
+        f"from scratch {cold_s / f * 1e3:.1f} ms/frame ({cold_searches / f:.0f} iterations), "
+        f"warm {warm_s / f * 1e3:.1f} ms/frame ({warm_searches / f:.0f} iterations), "
         f"{cold_s / warm_s:.1f}x"
     )
     return 0

@@ -1,10 +1,10 @@
-"""The sparse LAP: ``jaxmatch.solve_lap_csr`` on each platform against scipy's
+"""The sparse LAP: ``jaxmatch.solve_lap`` on ``SparseCosts``, on each platform against scipy's
 ``min_weight_full_bipartite_matching`` (LAPJVsp).
 
 One process. For each ``--edges`` count: a random square problem with a
 planted perfect matching and about ``--degree`` entries per row, uniform
 costs in (0.001, 1.001] (``benchmarks/dropin.py``'s generator), solved by
-scipy once (float64), then by ``solve_lap_csr`` under ``jax.jit`` with each
+scipy once (float64), then by ``solve_lap`` under ``jax.jit`` with each
 ``--solvers`` entry (``platform/method/dtype``, e.g. ``cpu/jv/float64``,
 ``gpu/tree/float32``): compiled beforehand, the costs on the device before
 timing, the median of ``--repeats`` calls timed to
@@ -13,7 +13,7 @@ differ) into one call, which scipy answers one problem after another.
 Every result is checked: status ``OPTIMAL`` (else the cost column reads
 nan), the costs against scipy's (the largest relative difference; float32
 solves their float32-rounded costs), and, for problems of at most
-``--verify-max-edges`` entries, ``verify_sparse_lap``'s certificate of the
+``--verify-max-edges`` entries, ``verify_lap``'s certificate of the
 first call's duals, its tolerance scaled to the dtype's epsilon (without a
 scipy run, costs are compared with the first solver's). A solver whose
 single call would exceed
@@ -26,6 +26,7 @@ single call would exceed
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import functools
 import time
 from typing import Any
@@ -43,7 +44,7 @@ def _stack(mats: list[Any]) -> Any:
     parts = [jaxmatch.SparseCosts.from_scipy(A).pad_to(cap) for A in mats]
     return jaxmatch.SparseCosts(
         *(np.stack([getattr(S, f) for S in parts]) for f in ("indptr", "indices", "data")),
-        parts[0].n_cols,
+        parts[0].shape,
     )
 
 
@@ -56,9 +57,9 @@ def _solve_rows(mats: list[Any], solver: str, repeats: int, verify: bool) -> dic
     dev = jax.devices(platform)[0]
     A = mats[0]
     S = _stack(mats)
-    S = jaxmatch.SparseCosts(S.indptr, S.indices, S.data.astype(dtype), S.n_cols)
+    S = dataclasses.replace(S, data=S.data.astype(dtype))
     S = jax.device_put(S, dev)
-    fn = jax.jit(functools.partial(jaxmatch.solve_lap_csr, method=method))
+    fn = jax.jit(functools.partial(jaxmatch.solve_lap, method=method))
     t0 = time.perf_counter()
     compiled = fn.lower(S).compile()
     compile_s = time.perf_counter() - t0
@@ -76,20 +77,15 @@ def _solve_rows(mats: list[Any], solver: str, repeats: int, verify: bool) -> dic
         "optimal": int(np.sum(batch.status == jaxmatch.LAPStatus.OPTIMAL)),
         "costs": np.asarray(batch.cost, np.float64),
         "cost": float(res.cost),
-        "iters": int(np.max(batch.n_iters)),
+        "iterations": int(np.max(batch.iterations)),
     }
     if verify and int(res.status) == jaxmatch.LAPStatus.OPTIMAL:
-        n = A.shape[0]
         B = A.copy()
         B.data = B.data if dtype == "float64" else np.asarray(S.data[0, : B.nnz], np.float64)
-        sol = jaxmatch.SparseLAPSolution(
-            np.arange(n), np.asarray(res.col_for_row), float(res.cost),
-            np.asarray(res.u, np.float64), np.asarray(res.v, np.float64),
-        )  # fmt: skip
         # float32 duals are exact to float32 rounding, relative to the scale
         eps = np.finfo(np.dtype(dtype)).eps
-        scale = max(1.0, float(np.abs(B.data).max()), float(np.abs(sol.u).max()))
-        cert = jaxmatch.verify_sparse_lap(B, sol, tol=64 * eps * scale)
+        scale = max(1.0, float(np.abs(B.data).max()), float(np.abs(res.u).max()))
+        cert = jaxmatch.verify_lap(B, res, tol=64 * eps * scale)
         row["certified"] = bool(cert.optimal)
     return row
 
@@ -169,7 +165,7 @@ def main(argv: list[str] | None = None) -> None:
                 rel = float("nan")
             print(
                 f"| {A.shape[0]:,} | {A.nnz:,} | {solver} | {row['median_s'] * 1e3:.1f} | "
-                f"{row['compile_s']:.2f} | {row['iters']:,} | {scipy_s * 1e3:.1f} | "
+                f"{row['compile_s']:.2f} | {row['iterations']:,} | {scipy_s * 1e3:.1f} | "
                 f"{row['median_s'] / scipy_s:.3f} | {rel:+.1e} | "
                 f"{row.get('certified', '-')} |",
                 flush=True,

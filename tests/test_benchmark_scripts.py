@@ -79,7 +79,7 @@ def test_initial_matchings_alone_and_the_solve_without_restart(tmp_path):
     maximum = cells["auto/cheap"]["cardinality"]
     for label in ("init/cheap", "init/greedy"):
         cell = cells[label]
-        assert cell["status"] == MatchingStatus.INITIAL and cell["phases"] == 0, (label, cell)
+        assert cell["status"] == MatchingStatus.INITIAL and cell["iterations"] == 0, (label, cell)
         assert 0 < cell["cardinality"] <= maximum
     # On the CPU the cheap matching is the sequential greedy.
     assert cells["init/cheap"]["cardinality"] == cells["init/greedy"]["cardinality"]
@@ -91,7 +91,7 @@ def test_warm_start_benchmark_runs(capsys):
     from benchmarks import lap_warm_start
 
     assert lap_warm_start.main(["--n", "40", "--frames", "2"]) == 0
-    assert "n_iters" in capsys.readouterr().out
+    assert "iterations" in capsys.readouterr().out
 
 
 def test_points_benchmark_rows_agree_with_scipy_and_the_dense_solver(capsys):
@@ -125,7 +125,7 @@ def test_points_benchmark_once_times_the_single_call(capsys):
     assert lap_points.main(["200", "--once", "--scipy-max", "200", "--progress"]) == 0
     out, err = capsys.readouterr()
     (row,) = [json.loads(line) for line in out.splitlines()]
-    assert err.count("sparse solve of 200 rows") == row["rounds"]
+    assert err.count("sparse solve of 200 rows") == row["iterations"]
     assert row["status"] == "OPTIMAL" and row["certified"]
     assert row["cost"] == pytest.approx(row["scipy_cost"], rel=2e-6)
     assert row["first_s"] == row["seconds"]
@@ -136,13 +136,13 @@ def test_points_benchmark_random_halves_reach_the_same_optimum(capsys):
     """``--random-halves`` (1100 points: the multiscale start runs) gives
     the stratified run's cost, and the library's halves are restored."""
     from benchmarks import lap_points
-    from jaxmatch.lap import points
+    from jaxmatch.lap.points import solve
 
-    stratified = points.stratified_half
+    stratified = solve.stratified_half
     argv = ["1100", "--once", "--verify-max", "0", "--scipy-max", "0"]
     for extra in ([], ["--random-halves"]):
         assert lap_points.main(argv + extra) == 0
-        assert points.stratified_half is stratified
+        assert solve.stratified_half is stratified
     rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert [r["status"] for r in rows] == ["OPTIMAL", "OPTIMAL"]
     assert rows[0]["cost"] == pytest.approx(rows[1]["cost"], rel=1e-9)
@@ -153,12 +153,12 @@ def test_points_benchmark_counts_compilation_and_restores_the_autotuner_rule(cap
     compilation; ``--keep-autotuner`` asks for the tuned programs and the
     library's rule is restored."""
     from benchmarks import lap_points
-    from jaxmatch.lap import points
+    from jaxmatch.lap.points import sweep
 
-    rule = points.autotune_off
+    rule = sweep.autotune_off
     argv = ["1300", "--keep-autotuner", "--verify-max", "0", "--scipy-max", "0"]
     assert lap_points.main(argv) == 0
-    assert points.autotune_off is rule
+    assert sweep.autotune_off is rule
     (row,) = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert row["status"] == "OPTIMAL"
     assert 0 < row["first_compile_s"] < row["first_s"]
@@ -189,11 +189,11 @@ def test_points_benchmark_sampled_check_passes_optima_and_catches_bad_duals(caps
 
 def test_points_sweep_benchmark_times_both_paths_and_restores_the_rule(capsys):
     from benchmarks import lap_points_sweep
-    from jaxmatch.lap import points
+    from jaxmatch.lap.points import sweep
 
-    rule = points.fused_sweep
+    rule = sweep.fused_sweep
     assert lap_points_sweep.main(["300", "--repeats", "1"]) == 0
-    assert points.fused_sweep is rule
+    assert sweep.fused_sweep is rule
     rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert [r.get("path") for r in rows] == ["kernel", "xla", None]
     assert all(r["seconds"] > 0 for r in rows[:2])
@@ -235,7 +235,7 @@ def test_weighted_benchmark_greedy_and_exact_rows():
     for weighting in weighted.WEIGHTINGS:
         w = weighted.edge_weights("powerlaw", 7, weighting, A, rows)
         (greedy,) = weighted.greedy_rows(A, rows, w, 1)
-        G = Graph(A.indptr.astype(np.int32), A.indices.astype(np.int32), w, A.shape[0])
+        G = Graph(A.indptr.astype(np.int32), A.indices.astype(np.int32), w, A.shape)
         suitor, _ = weighted.jaxmatch_rows(G, dev, 1)
         np.testing.assert_array_equal(greedy["mate"], suitor["mate"])
         row = weighted.exact_row("powerlaw_n7", "powerlaw", 7, weighting, A, dev)
@@ -397,13 +397,11 @@ def test_int_lap_classes_run_and_certify(capsys):
 #: the solver that no public API offers: ``(file, name)``.
 PRIVATE_USES = {
     # JV's fused call alone, and its info slots (auction rounds, searches).
-    ("lap_jv_start.py", "jaxmatch._ffi"),
     ("lap_jv_start.py", "jaxmatch.lap._ffi"),
-    # The points solver's rules and host solve, swapped to time or compare them.
+    # The points solver's rules (jaxmatch.lap.points.sweep), its halves and
+    # host solve (.solve), swapped to time or compare them.
     ("lap_points.py", "jaxmatch.lap.points"),
     ("lap_points_sweep.py", "jaxmatch.lap.points"),
-    # The split solver's iterations per device round trip (a tuning global).
-    ("lap_split.py", "jaxmatch.lap.split"),
 }
 
 

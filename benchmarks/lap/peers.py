@@ -181,7 +181,7 @@ class JaxmatchPeer(JaxPeer):
     def answer(self, label, out, C):
         res = objectives(C, np.asarray(out.col_for_row))
         res["all_feasible"] = bool(np.asarray(out.feasible).all())
-        res["max_n_iters"] = int(np.asarray(out.n_iters).max())
+        res["max_iterations"] = int(np.asarray(out.iterations).max())
         return res
 
 
