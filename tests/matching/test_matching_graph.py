@@ -3,9 +3,12 @@ tested in test_matching_verify)."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
+from typing import Any, ClassVar
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -13,6 +16,7 @@ from jax.experimental import sparse as jsparse
 from matching_cases import sparse_random
 
 from jaxmatch import BipartiteGraph, GraphValidationError
+from jaxmatch._csr import CSR
 
 
 def _edge_set(G):
@@ -118,3 +122,54 @@ def test_from_bcoo_padding_zeros_and_duplicates():
     wants = re.escape("takes a jax.experimental.sparse.BCOO")
     with pytest.raises(GraphValidationError, match=wants):
         BipartiteGraph.from_bcoo(jsparse.BCSR.fromdense(mask))
+
+
+# ------------------------------------------------------ the CSR base
+
+
+def test_the_csr_base():
+    """jaxmatch._csr.CSR: scipy's field names and a static shape; a subclass
+    is a pytree as soon as it is defined; pad_to pads the fields its class
+    lists (NumPy stays NumPy); validate checks every batch member."""
+
+    @dataclasses.dataclass(frozen=True, eq=False, repr=False)
+    class Tagged(CSR):
+        tags: Any
+        kind: str = dataclasses.field(default="x", metadata={"static": True})
+
+        capacity_fields: ClassVar[tuple[str, ...]] = ("indices", "data", "tags")
+
+    indptr = np.array([0, 1, 3], np.int32)
+    indices = np.array([2, 0, 1], np.int32)
+    C = Tagged(indptr, indices, np.ones(3, np.float32), (2, 3), np.arange(3))
+    assert (C.n_rows, C.n_cols, C.capacity, int(C.nnz)) == (2, 3, 3, 3)
+    assert repr(C) == "Tagged(shape=(2, 3), capacity=3, data=float32, batch=())"
+    leaves, tree = jax.tree_util.tree_flatten(C)
+    assert len(leaves) == 4  # indptr, indices, data, tags; shape and kind are static
+    paths = [jax.tree_util.keystr(p) for p, _ in jax.tree_util.tree_flatten_with_path(C)[0]]
+    assert paths == [".indptr", ".indices", ".data", ".tags"]
+    back = jax.tree_util.tree_unflatten(tree, leaves)
+    assert type(back) is Tagged and back.shape == (2, 3) and back.kind == "x"
+    assert int(jax.jit(lambda c: c.nnz + c.n_cols)(C)) == 6
+
+    P = C.pad_to(5)
+    assert all(isinstance(getattr(P, f), np.ndarray) for f in ("indices", "data", "tags"))
+    assert [getattr(P, f).shape for f in ("indices", "data", "tags")] == [(5,), (5,), (5,)]
+    assert P.indptr is C.indptr
+    assert jax.tree_util.tree_map(jnp.asarray, C).pad_to(4).indices.shape == (4,)
+    with pytest.raises(GraphValidationError, match="capacity 2 < current 3"):
+        C.pad_to(2)
+
+    batch = jax.tree_util.tree_map(lambda a: np.stack([a, a]), P)
+    assert batch.validate() is batch and batch.nnz.tolist() == [3, 3]
+    bad_indices = batch.indices.copy()
+    bad_indices[1, 0] = 3
+    bad = dataclasses.replace(batch, indices=bad_indices)
+    with pytest.raises(GraphValidationError, match=re.escape("index 3 out of range [0, 3)")):
+        bad.validate()
+    with pytest.raises(GraphValidationError, match="data has shape"):
+        dataclasses.replace(C, data=np.ones(2)).validate()
+
+    pattern = CSR(indptr, indices, None, (2, 3))
+    assert pattern.pad_to(4).data is None and pattern.validate() is pattern
+    assert jax.tree_util.tree_structure(pattern).num_leaves == 2
