@@ -7,9 +7,9 @@
 #include "common/cancel.h"
 #include "common/ffi_helpers.h"
 
-#include "lap/lap_points_steps.h"
-#include "lap/lap_split_steps.h"
-#include "lap/lap_state.h"
+#include "lap/points/points_steps.h"
+#include "lap/split/split_steps.h"
+#include "lap/common/lap_state.h"
 #include "matching/matching_state.h"
 #include "weighted/weighted_state.h"
 

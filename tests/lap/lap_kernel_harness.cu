@@ -17,8 +17,8 @@
 #include <type_traits>
 #include <vector>
 
-#include "lap/lap_kernels.h"
-#include "lap/lap_steps.h"
+#include "lap/hungarian/hungarian_kernels.h"
+#include "lap/hungarian/hungarian_steps.h"
 
 using namespace jaxmatch;
 

@@ -1,0 +1,509 @@
+// The CPU's linear assignment solver: Jonker and Volgenant's shortest
+// augmenting path algorithm ("A shortest augmenting path algorithm for dense
+// and sparse linear assignment problems", Computing 38, 1987), for one
+// problem on one core.  The GPU variants (lap/hungarian/hungarian_steps.h) find
+// many augmenting paths per pass, which a single core cannot exploit; JV's
+// initialisation (column reduction, reduction transfer, one bounded pass of
+// augmenting row reduction) assigns most rows cheaply, and each remaining free
+// row is then augmented along a shortest path (Dijkstra over the columns, with
+// a list of the columns at the current least distance so that ties cost one
+// pass). Each relaxation pass runs over every column's contiguous arrays in
+// vector lanes, free of branches, the columns already in the list masked by
+// their key: on Machol-Wien costs, where a pass finds two thirds of the columns
+// outside the list on average, that is faster (with AVX2) than a branching
+// pass over those alone.
+//
+// Costs are read as T and every dual and distance is kept in a wider type W
+// (double for float costs, int64 for int32 costs), so float32 duals lose no
+// precision over thousands of updates and integer arithmetic cannot wrap.
+//
+// Duals.  Column prices v are kept; the row duals are u_i = C[i, x_i] - v[x_i]
+// at the end.  Every step keeps C[i, j] - v[j] >= u_i with equality on the
+// assignment, so (u, v) certify optimality (lap/verify.py).  On a
+// rectangular problem (n < m) JV's initialisation is replaced by a greedy
+// assignment of rows to their least-cost columns at prices 0: Dijkstra only
+// lowers the prices of the columns it scans and never scans a free column
+// before the path's end, so v <= 0 with v = 0 on the columns left free, the
+// conditions of the rectangular LP's dual.  The same holds when C holds +inf
+// (forbidden pairs), where the initialisation's differences of infinities
+// are avoided the same way.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+#include <vector>
+
+#include "common/cancel.h"
+#include "lap/common/lap_state.h"
+#include "lap/jv/jv_cpu_passes.h"
+
+namespace jaxmatch {
+
+template <class T>
+class LapJv {
+ public:
+  using W = LapJvWide<T>;
+
+  // `cancel`: taken when the solve (its batch) started.
+  LapJv(int n, int m, const T* C, CancelToken cancel = {})
+      : n_(n),
+        m_(m),
+        C_(C),
+        x_(n, -1),
+        y_(m, -1),
+        v_(m, W(0)),
+        cancel_(cancel) {}
+
+  // Solves; returns kLapOptimal, kLapInfeasible when no assignment of finite
+  // cost exists, kLapIterationLimit after `max_searches` (> 0) searches
+  // with rows still free, or when the solve is cancelled (common/cancel.h),
+  // or kLapInvalidEntries, nothing assigned, when a cost is NaN or -inf.
+  // *augmentations counts the shortest-path searches.
+  int Solve(int max_searches, int* augmentations) {
+    if (!AllValid()) return kLapInvalidEntries;
+    std::vector<int> free_rows;
+    const bool square_finite = n_ == m_ && AllFinite();
+    if (square_finite) {
+      ColumnReduction(&free_rows);
+      if (!free_rows.empty()) AugmentingRowReduction(&free_rows);
+    } else {
+      RowMinimaGreedy(&free_rows);
+    }
+    return AugmentFreeRows(free_rows, max_searches, augmentations);
+  }
+
+  // Solves from an earlier solve's column prices `v0` [m] and assignment
+  // `x0` [n] (-1: none; out-of-range entries are ignored).  Row i keeps
+  // column x0[i] when no earlier row kept it and it attains the row's least
+  // reduced cost c_ij - v_j: JV's invariant for an assigned row, so any
+  // prices serve.  A rectangular problem's certificate also needs prices
+  // <= 0, and 0 on the columns left unassigned: the prices are capped at 0,
+  // the unassigned columns' set to 0, and the kept rows checked again until
+  // none loses its minimum (ZeroUnassignedPrices).  The other rows go through
+  // Solve's augmenting row reduction (square, finite costs) and searches; a
+  // non-finite price counts as 0.  Statuses as Solve's.
+  int SolveFrom(const T* v0, const int* x0, int max_searches,
+                int* augmentations) {
+    if (!AllValid()) return kLapInvalidEntries;
+    for (int j = 0; j < m_; ++j) {
+      const W p = static_cast<W>(v0[j]);
+      const bool finite = std::isfinite(static_cast<double>(v0[j]));
+      v_[j] = !finite ? W(0) : (n_ < m_ && p > W(0) ? W(0) : p);
+    }
+    KeepMinimalRows(x0);
+    if (n_ < m_) ZeroUnassignedPrices();
+    std::vector<int> free_rows;
+    for (int i = 0; i < n_; ++i)
+      if (x_[i] < 0) free_rows.push_back(i);
+    if (n_ == m_ && !free_rows.empty() && AllFinite())
+      AugmentingRowReduction(&free_rows);
+    return AugmentFreeRows(free_rows, max_searches, augmentations);
+  }
+
+  // The assignment and the duals of a solve that ended with `status`,
+  // written to the state's arrays; returns the problem's status:
+  // kLapOverflow instead of kLapOptimal when a dual, or the total cost of
+  // integer costs, does not fit T.  The assignment is -1 throughout unless
+  // the status is kLapOptimal.  A square problem's duals may be shifted
+  // (u - s, v + s) without changing any reduced cost: for integer costs s
+  // is chosen, when one exists, so that every dual fits T.
+  int Write(int status, int* col_for_row, int* row_for_col, T* u, T* v) const {
+    std::vector<W> row_dual(n_);
+    W total = W(0);
+    for (int i = 0; i < n_; ++i) {
+      row_dual[i] = x_[i] >= 0 ? Cost(i, x_[i]) - v_[x_[i]] : W(0);
+      if (x_[i] >= 0) total += Cost(i, x_[i]);
+    }
+    const W shift = n_ == m_ ? FittingShift(row_dual) : W(0);
+    bool fits = true;
+    for (int i = 0; i < n_; ++i) fits &= Store(row_dual[i] - shift, u + i);
+    for (int j = 0; j < m_; ++j) fits &= Store(v_[j] + shift, v + j);
+    if (!std::is_floating_point<T>::value) {
+      // |total| < n 2^31: no int64 overflow.
+      fits &= static_cast<W>(std::numeric_limits<T>::min()) <= total &&
+              total <= static_cast<W>(std::numeric_limits<T>::max());
+    }
+    if (!fits && status == kLapOptimal) status = kLapOverflow;
+    const bool optimal = status == kLapOptimal;
+    for (int i = 0; i < n_; ++i) col_for_row[i] = optimal ? x_[i] : -1;
+    for (int j = 0; j < m_; ++j) row_for_col[j] = optimal ? y_[j] : -1;
+    return status;
+  }
+
+ private:
+  const T* Row(int i) const { return C_ + static_cast<int64_t>(i) * m_; }
+  W Cost(int i, int j) const {
+    return static_cast<W>(C_[static_cast<int64_t>(i) * m_ + j]);
+  }
+  static bool Store(W w, T* out) {
+    if (std::is_floating_point<T>::value) {
+      *out = static_cast<T>(w);
+      return true;
+    }
+    if (w < std::numeric_limits<T>::min() || w > std::numeric_limits<T>::max())
+      return false;
+    *out = static_cast<T>(w);
+    return true;
+  }
+  // For integer costs: 0 when every dual fits T, else a shift s that makes
+  // u - s and v + s fit (0 when none does).
+  W FittingShift(const std::vector<W>& row_dual) const {
+    if (std::is_floating_point<T>::value || n_ == 0) return W(0);
+    const W lo = static_cast<W>(std::numeric_limits<T>::min());
+    const W hi = static_cast<W>(std::numeric_limits<T>::max());
+    W u_min = row_dual[0], u_max = row_dual[0], v_min = v_[0], v_max = v_[0];
+    for (W x : row_dual) u_min = std::min(u_min, x), u_max = std::max(u_max, x);
+    for (W x : v_) v_min = std::min(v_min, x), v_max = std::max(v_max, x);
+    const W s_min = std::max(lo - v_min, u_max - hi);
+    const W s_max = std::min(hi - v_max, u_min - lo);
+    if (s_min > s_max || (s_min <= 0 && 0 <= s_max)) return W(0);
+    return s_min > 0 ? s_min : s_max;
+  }
+  // The assignment of SolveFrom: the rows of x0 at their least reduced cost.
+  void KeepMinimalRows(const int* x0) {
+    x_.assign(n_, -1);
+    y_.assign(m_, -1);
+    for (int i = 0; i < n_; ++i) {
+      const int j = x0[i];
+      if (j < 0 || j >= m_ || y_[j] >= 0) continue;
+      const W mine = Cost(i, j) - v_[j];
+      if (!(mine < Inf())) continue;
+      bool least = true;
+      for (int k = 0; k < m_ && least; ++k)
+        least = !(Cost(i, k) - v_[k] < mine);
+      if (least) {
+        x_[i] = j;
+        y_[j] = i;
+      }
+    }
+  }
+
+  // Rectangular warm starts: every unassigned column's price raised to 0.
+  // Raising column j's price lowers row r's reduced cost there; a kept row
+  // that is then no longer at its minimum is freed, and its column joins
+  // the unassigned ones.  Each column is raised at most once: O(n m).
+  void ZeroUnassignedPrices() {
+    std::vector<int> raise;
+    for (int j = 0; j < m_; ++j)
+      if (y_[j] < 0) raise.push_back(j);
+    while (!raise.empty()) {
+      const int j = raise.back();
+      raise.pop_back();
+      if (v_[j] == W(0)) continue;
+      v_[j] = W(0);
+      for (int r = 0; r < n_; ++r) {
+        const int k = x_[r];
+        if (k < 0 || !(Cost(r, j) - v_[j] < Cost(r, k) - v_[k])) continue;
+        x_[r] = -1;
+        y_[k] = -1;
+        raise.push_back(k);
+      }
+    }
+  }
+
+  // Dijkstra from each free row in turn (Solve's second half): kLapOptimal,
+  // kLapInfeasible, or kLapIterationLimit after `max_searches` (> 0)
+  // searches or on a cancellation.
+  int AugmentFreeRows(const std::vector<int>& free_rows, int max_searches,
+                      int* augmentations) {
+    key_.resize(m_);
+    dist_.resize(m_);
+    pred_.resize(m_);
+    list_.reserve(m_);
+    *augmentations = 0;
+    for (int f : free_rows) {
+      if ((max_searches > 0 && *augmentations >= max_searches) ||
+          cancel_.requested())
+        return kLapIterationLimit;
+      ++*augmentations;
+      if (!Augment(f)) return kLapInfeasible;
+    }
+    return kLapOptimal;
+  }
+
+  // No NaN and no -inf (+inf marks a forbidden pair).
+  bool AllValid() const {
+    if (!std::is_floating_point<T>::value) return true;
+    const int64_t size = static_cast<int64_t>(n_) * m_;
+    bool valid = true;
+    for (int64_t k = 0; k < size; ++k) valid &= C_[k] > -Inf();  // NaN: false
+    return valid;
+  }
+
+  bool AllFinite() const {
+    if (!std::is_floating_point<T>::value) return true;
+    const int64_t size = static_cast<int64_t>(n_) * m_;
+    for (int64_t k = 0; k < size; ++k)
+      if (!(std::isfinite(static_cast<double>(C_[k])))) return false;
+    return true;
+  }
+
+  // Column reduction and reduction transfer (square, finite costs): each
+  // column's price is its least cost; a row that is the least of exactly
+  // one column takes it, and that column's price drops by the row's second
+  // least reduced cost.  Every reduced cost stays >= 0.
+  void ColumnReduction(std::vector<int>* free_rows) {
+    // Among tied rows, column j takes the first in the cyclic order that
+    // starts at row j (the spread of lap/hungarian/hungarian_steps.h's greedy
+    // start): a matrix of equal costs is assigned here, without a search.
+    std::vector<W> best(m_, Inf());
+    std::vector<int64_t> argbest(m_, 0);
+    InLanes(ColumnMinima{C_, n_, best.data(), argbest.data()});
+    std::vector<char> unique(n_, 1);
+    for (int j = m_ - 1; j >= 0; --j) {
+      v_[j] = best[j];
+      const int i = static_cast<int>(argbest[j]);
+      if (x_[i] < 0) {
+        x_[i] = j;
+        y_[j] = i;
+      } else {
+        unique[i] = 0;
+      }
+    }
+    for (int i = 0; i < n_; ++i) {
+      if (x_[i] < 0) {
+        free_rows->push_back(i);
+      } else if (unique[i]) {
+        const int j = x_[i];
+        const W second =
+            InLanes(LeastOf{Row(i), v_.data(), nullptr, j, m_}).value;
+        if (second < Inf()) v_[j] -= second;
+      }
+    }
+  }
+
+  // With prices 0 (rectangular problems, +inf entries): each row, in turn,
+  // takes its least-cost column when that column is still free.  The row is
+  // then at its minimum, which is all Dijkstra's invariant asks of an
+  // assigned row; the prices stay 0.
+  void RowMinimaGreedy(std::vector<int>* free_rows) {
+    for (int i = 0; i < n_; ++i) {
+      // Among tied columns, the first in the cyclic order that starts at
+      // column i, so that equal costs spread over the columns.
+      const int start = i % m_;
+      int best = -1;
+      W least = Inf();
+      for (int k = 0; k < m_; ++k) {
+        const int j = start + k < m_ ? start + k : start + k - m_;
+        const W c = Cost(i, j);
+        if (c < least) {
+          least = c;
+          best = j;
+        }
+      }
+      if (best >= 0 && y_[best] < 0) {
+        x_[i] = best;
+        y_[best] = i;
+      } else {
+        free_rows->push_back(i);
+      }
+    }
+  }
+
+  // Augmenting row reduction (square, finite costs): a free row takes its
+  // least reduced-cost column, lowering that column's price to the row's
+  // second least so the row stays at its minimum; the column's previous
+  // owner becomes free and is processed next when the price dropped.  One
+  // pass of at most kLapJvReductionVisits row visits per free row, O(n m) in
+  // all: JV's two passes bounded by current * n visits cost 4-5x the whole
+  // solve on squared distances and rank-one costs (1000^2: 330 ms against
+  // 56 ms), where rows bounce between a few columns.
+  void AugmentingRowReduction(std::vector<int>* free_rows) {
+    std::vector<int>& rows = *free_rows;
+    const int count = static_cast<int>(rows.size());
+    int current = 0, kept = 0;
+    int64_t visits = 0;
+    while (current < count) {
+      ++visits;
+      const int i = rows[current++];
+      int j1 = 0, j2 = -1;
+      const T* row = Row(i);
+      W u1 = static_cast<W>(row[0]) - v_[0], u2 = Inf();
+      for (int j = 1; j < m_; ++j) {
+        const W h = static_cast<W>(row[j]) - v_[j];
+        if (h < u2) {
+          if (h >= u1) {
+            u2 = h;
+            j2 = j;
+          } else {
+            u2 = u1;
+            u1 = h;
+            j2 = j1;
+            j1 = j;
+          }
+        }
+      }
+      int i0 = y_[j1];
+      const W lowered = j2 >= 0 ? v_[j1] - (u2 - u1) : v_[j1];
+      const bool lowers = lowered < v_[j1];
+      if (visits < kLapJvReductionVisits * static_cast<int64_t>(count)) {
+        if (lowers) {
+          v_[j1] = lowered;
+        } else if (i0 >= 0 && j2 >= 0) {
+          j1 = j2;
+          i0 = y_[j2];
+        }
+        if (i0 >= 0) {
+          if (lowers)
+            rows[--current] = i0;
+          else
+            rows[kept++] = i0;
+        }
+      } else if (i0 >= 0) {
+        rows[kept++] = i0;
+      }
+      if (i0 >= 0) x_[i0] = -1;
+      x_[i] = j1;
+      y_[j1] = i;
+    }
+    rows.resize(kept);
+  }
+  // The passes in lanes (jv_cpu_passes.h).
+  using Passes = LapJvPasses<T>;
+  using Least = typename Passes::Least;
+  template <bool kTrack>
+  using Relax = typename Passes::template Relax<kTrack>;
+  using LeastOf = typename Passes::LeastOf;
+  using FindKey = typename Passes::FindKey;
+  using ColumnMinima = typename Passes::ColumnMinima;
+  static W Inf() { return Passes::Inf(); }
+  static W NegInf() { return Passes::NegInf(); }
+  template <class Pass>
+  static auto InLanes(const Pass& pass) {
+    return Passes::InLanes(pass);
+  }
+
+  // The columns whose key is `least` join the list, in column order, until
+  // one is free; returns it (the path's end), or -1.
+  int JoinLeast(W least) {
+    for (int j = InLanes(FindKey{key_.data(), 0, m_, least}); j < m_;
+         j = InLanes(FindKey{key_.data(), j + 1, m_, least})) {
+      Join(j, least);
+      if (y_[j] < 0) return j;
+    }
+    return -1;
+  }
+
+  template <bool kTrack>
+  bool RelaxRow(const T* row, W h, W least, int i, Least* next) {
+    return InLanes(Relax<kTrack>{row, h, least, i, m_, v_.data(), key_.data(),
+                                 pred_.data(), next});
+  }
+  // The least key outside the list.
+  Least LeastKey() const {
+    return InLanes(LeastOf{nullptr, nullptr, key_.data(), -1, m_});
+  }
+
+  void Join(int j, W distance) {
+    dist_[j] = distance;
+    key_[j] = NegInf();
+    list_.push_back(j);
+  }
+
+  // Dijkstra from free row f over the columns; augments along the shortest
+  // path to a free column and updates the prices of the columns scanned.
+  // false when every column is at infinite distance.
+  //
+  // The unscanned columns at the least distance are kept in a list, so that
+  // columns tied at one distance are found by one pass (JV's "todo" list).
+  // A relaxation pass also finds the least distance among the columns it
+  // leaves out of the list: when the list runs empty and that least is held
+  // by one column alone, the column joins the list without another pass, so
+  // on distinct distances a scanned row costs one pass, not two.  After a
+  // pass that found ties the search is skipped until a pass finds a single
+  // least column again: on costs with many ties (integers in [0, n]) it
+  // rarely pays.
+  bool Augment(int f) {
+    list_.clear();
+    // Every column a path can reach has its key lowered from +inf by this
+    // search, which sets its pred; pred needs no reset.
+    std::fill(key_.begin(), key_.end(), Inf());
+    Least next;
+    RelaxRow<true>(Row(f), W(0), NegInf(), f, &next);
+    size_t scanned = 0;
+    int end = -1;
+    W least = W(0);
+    bool track = true;
+    while (end < 0) {
+      if (scanned == list_.size()) {
+        if (next.value != next.second) {
+          // The last pass found the least distance held by one column.
+          if (!(next.value < Inf())) return false;
+          least = next.value;
+          Join(next.at, least);
+          if (y_[next.at] < 0) {
+            end = next.at;
+            break;
+          }
+        } else {
+          // A pass over the keys for the least distance and its columns.
+          least = LeastKey().value;
+          if (!(least < Inf())) return false;
+          const size_t before = list_.size();
+          end = JoinLeast(least);
+          if (end >= 0) break;
+          track = list_.size() - before == 1;
+        }
+      }
+      const int j1 = list_[scanned++];
+      const int i = y_[j1];
+      const T* row = Row(i);
+      const W h = static_cast<W>(row[j1]) - v_[j1] - least;
+      // Only the pass that empties the list needs the least outside it;
+      // after any other `next` reads as tied, which asks for a full pass.
+      const bool last = track && scanned == list_.size();
+      next = {Inf(), Inf(), m_};
+      if (!(last ? RelaxRow<true>(row, h, least, i, &next)
+                 : RelaxRow<false>(row, h, least, i, &next)))
+        continue;
+      end = JoinLeast(least);
+      // The least outside the list, now that columns left it.
+      if (end < 0 && last) next = LeastKey();
+    }
+    // The columns scanned; those joined after are at `least`.
+    for (size_t k = 0; k < scanned; ++k)
+      v_[list_[k]] += dist_[list_[k]] - least;
+    FlipAugmentingPath(end, f, pred_.data(), x_.data(), y_.data(), [](int) {});
+    return true;
+  }
+
+  int n_, m_;
+  const T* C_;
+  std::vector<int> x_, y_;
+  std::vector<W> v_;
+  // The search's state by column: key (Relax), the distance at which a
+  // column joined the list, the predecessor row; and the list in order.
+  std::vector<W> key_, dist_;
+  std::vector<int64_t> pred_;
+  std::vector<int> list_;
+  CancelToken cancel_;
+};
+
+// Solves one problem (n <= m) into its state arrays: the assignment, the
+// duals and info's status and iteration count (augmenting searches, at most
+// `max_searches` when > 0).  With `x0` and `v0` it starts from them
+// (LapJv::SolveFrom).
+template <class T>
+void lap_jv_solve(const T* C, int n, int m, int max_searches, int* info,
+                  int* col_for_row, int* row_for_col, T* u, T* v,
+                  CancelToken cancel = {}, const int* x0 = nullptr,
+                  const T* v0 = nullptr) {
+  for (int k = 0; k < kLapInfoLen; ++k) info[k] = 0;
+  LapJv<T> jv(n, m, C, cancel);
+  int augmentations = 0;
+  int status = x0 != nullptr
+                   ? jv.SolveFrom(v0, x0, max_searches, &augmentations)
+                   : jv.Solve(max_searches, &augmentations);
+  status = jv.Write(status, col_for_row, row_for_col, u, v);
+  info[kStatus] = status;
+  info[kIters] = augmentations;
+  info[kNAugPhases] = augmentations;
+  info[kNAssigned] = status == kLapOptimal ? n : 0;
+}
+
+}  // namespace jaxmatch
