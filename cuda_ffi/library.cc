@@ -1,17 +1,18 @@
 // The plain C interface every jaxmatch library exports beside its handlers:
-// the ABI version, the named constants (status codes, option codes, info
-// slots) and the workspace lengths.  jaxmatch/_ffi.py reads them with ctypes,
-// so the Python side copies no layout, code or size by hand.
+// the ABI version, the FFI targets of its platform and the named constants
+// (status codes, option codes, info slots, limits), both listed by each
+// family in <family>/registrations.h, and the workspace lengths.
+// jaxmatch/_ffi.py reads them with ctypes, so the Python side copies no
+// target, layout, code or size by hand.
+#include <cstddef>
 #include <cstdint>
 
 #include "common/cancel.h"
 #include "common/ffi_helpers.h"
-
-#include "lap/points/points_steps.h"
-#include "lap/split/split_steps.h"
-#include "lap/common/lap_state.h"
-#include "matching/matching_state.h"
-#include "weighted/weighted_state.h"
+#include "common/registration.h"
+#include "lap/registrations.h"
+#include "matching/registrations.h"
+#include "weighted/registrations.h"
 
 #define JM_C_API extern "C" __attribute__((visibility("default")))
 
@@ -19,83 +20,43 @@ namespace {
 
 // Bump whenever a handler's operands, attributes or a constant change; the
 // Python package refuses a library of another version.
-constexpr int kAbiVersion = 13;
-
-struct NamedConstant {
-  const char* name;
-  int64_t value;
-};
+constexpr int kAbiVersion = 14;
 
 using namespace jaxmatch;
 
-constexpr NamedConstant kConstants[] = {
-    // LAP
-    {"LAP_VARIANT_TREE", kLapTree},
-    {"LAP_VARIANT_CLASSICAL", kLapClassical},
-    {"LAP_VARIANT_JV", kLapJv},
-    {"LAP_VARIANT_CSR_TREE", kLapCsrTree},
-    {"LAP_VARIANT_CSR_AUTO", kLapCsrAuto},
-    {"LAP_STATUS_RUNNING", kLapRunning},
-    {"LAP_STATUS_OPTIMAL", kLapOptimal},
-    {"LAP_STATUS_INFEASIBLE", kLapInfeasible},
-    {"LAP_STATUS_OVERFLOW", kLapOverflow},
-    {"LAP_STATUS_ITERATION_LIMIT", kLapIterationLimit},
-    {"LAP_STATUS_INVALID_ENTRIES", kLapInvalidEntries},
-    {"LAP_STATUS_INVALID_STRUCTURE", kLapInvalidStructure},
-    {"LAP_INFO_LEN", kLapInfoLen},
-    {"LAP_INFO_STATUS", kStatus},
-    {"LAP_INFO_ITERS", kIters},
-    {"LAP_INFO_N_DUAL", kNDual},
-    {"LAP_INFO_N_AUG_PHASES", kNAugPhases},
-    {"LAP_HOST_FLOAT32", kLapHostFloat32},
-    {"LAP_HOST_FLOAT64", kLapHostFloat64},
-    {"LAP_HOST_INT32", kLapHostInt32},
-    {"LAP_SPLIT_INFO_LEN", kSplitInfoLen},
-    {"LAP_SPLIT_INFO_STATUS", kSplitStatus},
-    {"LAP_SPLIT_INFO_ITERS", kSplitIters},
-    {"LAP_SPLIT_INFO_COUNT", kSplitCount},
-    {"LAP_SPLIT_INFO_ROW0", kSplitRow0},
-    {"LAP_POINTS_SQEUCLIDEAN", kPointsSqeuclidean},
-    {"LAP_POINTS_EUCLIDEAN", kPointsEuclidean},
-    {"LAP_POINTS_CITYBLOCK", kPointsCityblock},
-    {"LAP_POINTS_MAX_K", kPointsMaxK},
-    {"LAP_POINTS_MAX_DIM", kPointsMaxDim},
-    // Matching
-    {"MATCHING_DRIVER_APFB", kMcmApfb},
-    {"MATCHING_DRIVER_APSB", kMcmApsb},
-    {"MATCHING_DRIVER_HYBRID", kMcmHybrid},
-    {"MATCHING_DRIVER_AUTO", kMcmAuto},
-    {"MATCHING_DRIVER_PR", kMcmPr},
-    {"MATCHING_BFS_PLAIN", kMcmBfsPlain},
-    {"MATCHING_BFS_WR", kMcmBfsWr},
-    {"MATCHING_INIT_NONE", kMcmInitNone},
-    {"MATCHING_INIT_CHEAP", kMcmInitCheap},
-    {"MATCHING_INIT_GIVEN", kMcmInitGiven},
-    {"MATCHING_INIT_KARP_SIPSER", kMcmInitKarpSipser},
-    {"MATCHING_INIT_GREEDY", kMcmInitGreedy},
-    {"MATCHING_MAPPING_CT", kMcmMappingCt},
-    {"MATCHING_MAPPING_MT", kMcmMappingMt},
-    {"MATCHING_STATUS_RUNNING", kMcmRunning},
-    {"MATCHING_STATUS_MAXIMUM", kMcmDone},
-    {"MATCHING_STATUS_PHASE_LIMIT", kMcmPhaseLimit},
-    {"MATCHING_STATUS_INVALID_GRAPH", kMcmBadGraph},
-    {"MATCHING_STATUS_INITIAL", kMcmInitial},
-    {"MATCHING_INFO_LEN", kMcmInfoLen},
-    {"MATCHING_INFO_STATUS", kMcmStatus},
-    {"MATCHING_INFO_N_PHASES", kMcmNPhases},
-    {"MATCHING_INFO_N_LEVELS", kMcmNLevels},
-    // Weighted matching
-    {"WEIGHTED_METHOD_SUITOR", kWmSuitor},
-    {"WEIGHTED_METHOD_LD", kWmLd},
-    {"WEIGHTED_STATUS_RUNNING", kWmRunning},
-    {"WEIGHTED_STATUS_DOMINANT", kWmDominant},
-    {"WEIGHTED_STATUS_INVALID_GRAPH", kWmBadGraph},
-    {"WEIGHTED_STATUS_INVALID_WEIGHTS", kWmInvalidWeights},
-    {"WEIGHTED_INFO_LEN", kWmInfoLen},
-    {"WEIGHTED_INFO_STATUS", kWmStatus},
-    {"WEIGHTED_INFO_N_ROUNDS", kWmRounds},
-    {"WEIGHTED_INFO_N_PROPOSALS", kWmProposals},
-};
+// Every family's tables.  JAXMATCH_CUDA_LIBRARY (CMakeLists.txt) builds the
+// CUDA library's copy of this file, which lists the CUDA handlers.
+#if JAXMATCH_CUDA_LIBRARY
+constexpr char kPlatform[] = "cuda";
+constexpr TableRef<FfiTarget> kTargets[] = {Table(kLapCudaTargets),
+                                            Table(kMatchingCudaTargets),
+                                            Table(kWeightedCudaTargets)};
+#else
+constexpr char kPlatform[] = "cpu";
+constexpr TableRef<FfiTarget> kTargets[] = {Table(kLapCpuTargets),
+                                            Table(kMatchingCpuTargets),
+                                            Table(kWeightedCpuTargets)};
+#endif
+constexpr TableRef<NamedConstant> kConstants[] = {
+    Table(kLapConstants), Table(kMatchingConstants), Table(kWeightedConstants)};
+
+// Entry i of the concatenated tables, or null when i is out of range.
+template <class E, std::size_t N>
+const E* Entry(const TableRef<E> (&tables)[N], int i) {
+  if (i < 0) return nullptr;
+  for (const TableRef<E>& t : tables) {
+    if (i < t.size) return &t.data[i];
+    i -= t.size;
+  }
+  return nullptr;
+}
+
+template <class E, std::size_t N>
+int Count(const TableRef<E> (&tables)[N]) {
+  int n = 0;
+  for (const TableRef<E>& t : tables) n += t.size;
+  return n;
+}
 
 }  // namespace
 
@@ -105,17 +66,36 @@ JM_C_API int jaxmatch_abi_version() { return kAbiVersion; }
 // points call it when the user interrupts them.
 JM_C_API void jaxmatch_cancel_cpu_solves() { jaxmatch::CancelCpuSolves(); }
 
-JM_C_API int jaxmatch_num_constants() {
-  return static_cast<int>(sizeof(kConstants) / sizeof(kConstants[0]));
-}
+JM_C_API int jaxmatch_num_constants() { return Count(kConstants); }
 
 // The name of constant i, or null when i is out of range.
 JM_C_API const char* jaxmatch_constant_name(int i) {
-  return i >= 0 && i < jaxmatch_num_constants() ? kConstants[i].name : nullptr;
+  const NamedConstant* c = Entry(kConstants, i);
+  return c != nullptr ? c->name : nullptr;
 }
 
 JM_C_API int64_t jaxmatch_constant_value(int i) {
-  return i >= 0 && i < jaxmatch_num_constants() ? kConstants[i].value : 0;
+  const NamedConstant* c = Entry(kConstants, i);
+  return c != nullptr ? c->value : 0;
+}
+
+// The platform whose handlers this library holds: "cpu" or "cuda".
+JM_C_API const char* jaxmatch_platform() { return kPlatform; }
+
+// The FFI targets of this library's platform: jaxmatch/_ffi.py registers
+// target i under its name with its handler (XLA_FFI_Handler*).
+JM_C_API int jaxmatch_num_targets() { return Count(kTargets); }
+
+// The name of target i (as XLA calls it), or null when i is out of range.
+JM_C_API const char* jaxmatch_target_name(int i) {
+  const FfiTarget* t = Entry(kTargets, i);
+  return t != nullptr ? t->name : nullptr;
+}
+
+// The handler of target i, or null when i is out of range.
+JM_C_API void* jaxmatch_target_handler(int i) {
+  const FfiTarget* t = Entry(kTargets, i);
+  return t != nullptr ? reinterpret_cast<void*>(t->handler) : nullptr;
 }
 
 // The lengths of one LAP problem's workspaces: `work` (int32) when

@@ -3,9 +3,11 @@ their handlers with XLA.
 
 The libraries export plain C symbols (``XLA_FFI_DEFINE_HANDLER_SYMBOL`` and a
 few C functions), so one build serves every Python version. Each library
-also exports its ABI version, its named constants (status codes, option
-codes, info slots) and the lengths of its workspaces: the Python side reads
-them here instead of copying them.
+also exports its ABI version, the FFI targets of its platform (name and
+handler, listed by each family in ``cuda_ffi/<family>/registrations.h``), its
+named constants (status codes, option codes, info slots, limits) and the
+lengths of its workspaces: the Python side reads them here instead of
+copying them.
 """
 
 from __future__ import annotations
@@ -15,31 +17,14 @@ import functools
 import importlib.metadata
 import os
 from pathlib import Path
+from typing import Any
 
 import jax
 
 #: The library ABI this package speaks (``kAbiVersion`` in cuda_ffi/library.cc).
-ABI_VERSION = 13
+ABI_VERSION = 14
 
 _PKG_DIR = Path(__file__).resolve().parent
-
-#: FFI targets, each exported as ``jaxmatch_<target>_<platform>``.
-TARGETS = (
-    "lap_init",
-    "lap_step",
-    "lap_solve",
-    "lap_solve_warm",
-    "lap_init_warm",
-    "lap_csr_solve",
-    "lap_split_scan",
-    "lap_split_update",
-    "lap_points_sweep",
-    "matching_init",
-    "matching_step",
-    "matching_solve",
-    "weighted_init",
-    "weighted_step",
-)
 
 _REINSTALL = "Reinstall jaxmatch: `pip install --no-build-isolation --force-reinstall .`"
 
@@ -205,23 +190,60 @@ def weighted_workspace_len(n: int) -> int:
     return int(fn(n))
 
 
+#: An XLA FFI handler, ``XLA_FFI_Error* (*)(XLA_FFI_CallFrame*)``.
+_HANDLER = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p)
+
+
+def _read_targets(lib: ctypes.CDLL) -> dict[str, Any]:
+    """The FFI targets a library lists: ``{name: handler}``."""
+    lib.jaxmatch_num_targets.restype = ctypes.c_int
+    lib.jaxmatch_target_name.restype = ctypes.c_char_p
+    lib.jaxmatch_target_name.argtypes = [ctypes.c_int]
+    lib.jaxmatch_target_handler.restype = ctypes.c_void_p
+    lib.jaxmatch_target_handler.argtypes = [ctypes.c_int]
+    out = {}
+    for i in range(lib.jaxmatch_num_targets()):
+        name = lib.jaxmatch_target_name(i).decode()
+        out[name] = _HANDLER(lib.jaxmatch_target_handler(i))
+    return out
+
+
+def registrations() -> dict[str, list[str]]:
+    """The FFI targets of the loaded libraries, by platform.
+
+    Returns:
+      ``{"cpu": [names], "cuda": [names]}``: the target names (as XLA calls
+      them) that each library lists and :func:`register` registers; ``"cuda"``
+      is absent when the CUDA library was not built.
+    """
+    out = {"cpu": list(_read_targets(cpu_library()))}
+    cuda = _load("cuda")
+    if cuda is not None:
+        out["cuda"] = list(_read_targets(cuda))
+    return out
+
+
 @functools.cache
 def register() -> None:
-    """Registers every target for the CPU and for CUDA, once.
+    """Registers every target the libraries list, for the CPU and for CUDA, once.
 
     One target name serves every platform: XLA picks the registration of the
     platform it lowers for, so a computation placed on the CPU runs the CPU
     kernels on any machine. Without the CUDA library, a handler that reports
-    how to build it stands in for CUDA.
+    how to build it stands in for CUDA under every CPU target's name.
     """
     cpu = cpu_library()
-    cuda = _load("cuda")
-    for target in TARGETS:
-        name = f"jaxmatch_{target}"
-        handler = getattr(cpu, symbol_name(target, "cpu"))
+    cpu_targets = _read_targets(cpu)
+    for name, handler in cpu_targets.items():
         jax.ffi.register_ffi_target(name, jax.ffi.pycapsule(handler), platform="cpu")
-        gpu = getattr(cuda, symbol_name(target, "cuda")) if cuda else cpu.jaxmatch_missing_cuda
-        jax.ffi.register_ffi_target(name, jax.ffi.pycapsule(gpu), platform="CUDA")
+    cuda = _load("cuda")
+    if cuda is not None:
+        for name, handler in _read_targets(cuda).items():
+            jax.ffi.register_ffi_target(name, jax.ffi.pycapsule(handler), platform="CUDA")
+    else:
+        missing = jax.ffi.pycapsule(cpu.jaxmatch_missing_cuda)
+        for name in cpu_targets:
+            jax.ffi.register_ffi_target(name, missing, platform="CUDA")
 
 
 def check_enum(enum_cls: type, prefix: str) -> None:

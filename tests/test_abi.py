@@ -74,6 +74,35 @@ def test_every_option_the_api_sends_is_exported():
         matching_ffi.code("DRIVER", "hopcroft_karp")
 
 
+def test_limits_are_the_librarys():
+    """The limits the planner and the solvers read from the library
+    (cuda_ffi/lap/registrations.h), with the values C++ decides."""
+    c = _ffi.constants()
+    # The GPU's JV: a block of 1024 threads, 64 columns a thread.
+    assert c["LAP_JV_GPU_MAX_COLUMNS"] == 64 * 1024
+    # The widest square problem whose JV state (prices and distances in 8
+    # bytes, predecessors and owners in 4 per column; the assignment and
+    # free rows in 4 per row) fits a warp's 48 KiB of shared memory.
+    m = c["LAP_JV_WARP_MAX_COLUMNS"]
+    assert m * (8 + 8 + 4 + 4) + m * (4 + 4) <= 48 * 1024 < (m + 1) * 32
+    assert m == 1536
+    # A block (or a cluster) from 256 columns, a warp below.
+    assert c["LAP_JV_BLOCK_MIN_COLUMNS"] == 256
+    assert c["LAP_JV_BLOCK_MIN_COLUMNS"] <= m <= c["LAP_JV_GPU_MAX_COLUMNS"]
+    assert c["LAP_SPLIT_INT32_COST_BOUND"] == 1 << 28
+    assert c["LAP_POINTS_MAX_K"] == 16 and c["LAP_POINTS_MAX_DIM"] == 512
+
+
+def test_constants_have_unique_family_prefixed_names():
+    lib = _ffi.cpu_library()
+    lib.jaxmatch_num_constants.restype = ctypes.c_int
+    names = [lib.jaxmatch_constant_name(i) for i in range(lib.jaxmatch_num_constants())]
+    assert len(names) == len(set(names)) == len(_ffi.constants())
+    assert all(n.split("_")[0] in {"LAP", "MATCHING", "WEIGHTED"} for n in _ffi.constants())
+    assert lib.jaxmatch_constant_name(len(names)) is None
+    assert lib.jaxmatch_constant_value(len(names)) == 0
+
+
 def test_workspace_lengths_come_from_the_library():
     tree = _ffi.lap_workspace_lens(5, 7, lap_ffi.variant_code("tree"))
     classical = _ffi.lap_workspace_lens(5, 7, lap_ffi.variant_code("classical"))
@@ -117,7 +146,8 @@ def test_missing_cuda_stub_names_the_fix():
 def _custom_calls(fn, *args, platforms):
     text = jax.jit(fn).trace(*args).lower(lowering_platforms=platforms).as_text()
     # Whole names: lap_solve is a prefix of lap_solve_warm.
-    return {t for t in _ffi.TARGETS if re.search(rf"jaxmatch_{t}\b", text)}
+    names = [n.removeprefix("jaxmatch_") for n in _ffi.registrations()["cpu"]]
+    return {t for t in names if re.search(rf"jaxmatch_{t}\b", text)}
 
 
 @pytest.mark.parametrize(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ctypes
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -12,9 +14,41 @@ from jaxmatch import _ffi
 
 def test_cpu_library_exports_every_handler_and_the_cuda_stand_in():
     lib = _ffi.cpu_library()
-    for target in _ffi.TARGETS:
-        assert hasattr(lib, _ffi.symbol_name(target, "cpu")), target
+    names = _ffi.registrations()["cpu"]
+    assert len(names) == len(set(names)) and names
+    for name in names:
+        assert name.startswith("jaxmatch_"), name
+        assert hasattr(lib, _ffi.symbol_name(name.removeprefix("jaxmatch_"), "cpu")), name
     assert hasattr(lib, "jaxmatch_missing_cuda")
+
+
+def test_library_lists_its_targets_with_their_handlers():
+    """Each family lists its own targets; the library exports the list (name
+    and handler), and the handler is the one its binding exports."""
+    lib = _ffi.cpu_library()
+    targets = _ffi._read_targets(lib)
+    families = {name.split("_")[1] for name in targets}
+    assert families == {"lap", "matching", "weighted"}
+    for name, handler in targets.items():
+        symbol = getattr(lib, _ffi.symbol_name(name.removeprefix("jaxmatch_"), "cpu"))
+        assert (
+            ctypes.cast(handler, ctypes.c_void_p).value
+            == ctypes.cast(symbol, ctypes.c_void_p).value
+        )
+    lib.jaxmatch_platform.restype = ctypes.c_char_p
+    assert lib.jaxmatch_platform() == b"cpu"
+    lib.jaxmatch_target_name.restype = ctypes.c_char_p
+    lib.jaxmatch_target_handler.restype = ctypes.c_void_p
+    assert lib.jaxmatch_target_name(len(targets)) is None
+    assert lib.jaxmatch_target_name(-1) is None
+    assert lib.jaxmatch_target_handler(len(targets)) is None
+
+
+def test_registrations_lists_the_loaded_libraries():
+    found = _ffi.registrations()
+    assert set(found) == ({"cpu", "cuda"} if _ffi.has_cuda() else {"cpu"})
+    if "cuda" in found:
+        assert sorted(found["cuda"]) == sorted(found["cpu"])
 
 
 def test_registered_targets_run_on_the_cpu():

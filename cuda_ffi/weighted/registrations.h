@@ -1,0 +1,38 @@
+// The weighted matching family's FFI targets per platform and its named
+// constants, which library.cc exports (common/registration.h); the
+// handlers are in weighted_cpu.cc and weighted_cuda.cc.
+#pragma once
+
+#include "common/registration.h"
+#include "weighted/weighted_state.h"
+
+JM_DECLARE_HANDLER(jaxmatch_weighted_init_cpu);
+JM_DECLARE_HANDLER(jaxmatch_weighted_step_cpu);
+JM_DECLARE_HANDLER(jaxmatch_weighted_init_cuda);
+JM_DECLARE_HANDLER(jaxmatch_weighted_step_cuda);
+
+namespace jaxmatch {
+
+inline constexpr FfiTarget kWeightedCpuTargets[] = {
+    {"jaxmatch_weighted_init", jaxmatch_weighted_init_cpu},
+    {"jaxmatch_weighted_step", jaxmatch_weighted_step_cpu},
+};
+inline constexpr FfiTarget kWeightedCudaTargets[] = {
+    {"jaxmatch_weighted_init", jaxmatch_weighted_init_cuda},
+    {"jaxmatch_weighted_step", jaxmatch_weighted_step_cuda},
+};
+
+inline constexpr NamedConstant kWeightedConstants[] = {
+    {"WEIGHTED_METHOD_SUITOR", kWmSuitor},
+    {"WEIGHTED_METHOD_LD", kWmLd},
+    {"WEIGHTED_STATUS_RUNNING", kWmRunning},
+    {"WEIGHTED_STATUS_DOMINANT", kWmDominant},
+    {"WEIGHTED_STATUS_INVALID_GRAPH", kWmBadGraph},
+    {"WEIGHTED_STATUS_INVALID_WEIGHTS", kWmInvalidWeights},
+    {"WEIGHTED_INFO_LEN", kWmInfoLen},
+    {"WEIGHTED_INFO_STATUS", kWmStatus},
+    {"WEIGHTED_INFO_N_ROUNDS", kWmRounds},
+    {"WEIGHTED_INFO_N_PROPOSALS", kWmProposals},
+};
+
+}  // namespace jaxmatch
