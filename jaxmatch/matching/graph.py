@@ -22,14 +22,7 @@ import numpy as np
 
 from .._csr import CSR, GraphValidationError, as_index_array, sorted_unique, validate_csr
 
-# Re-exported for the LAP family until it imports them from jaxmatch._csr.
-__all__ = [
-    "BipartiteGraph",
-    "GraphValidationError",
-    "as_index_array",
-    "sorted_unique",
-    "validate_csr",
-]
+__all__ = ["BipartiteGraph"]
 
 
 def _csr_from_pairs(major: np.ndarray, minor: np.ndarray, n_major: int, n_minor: int):
