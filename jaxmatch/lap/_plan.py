@@ -91,7 +91,7 @@ class LAPTuning:
     forest_wide_columns: int = 2048
     autotune_max_fraction: float = 0.4
     gather_max_fraction: float = 0.45
-    split_min_int_rows: int = 40_000
+    split_min_int_rows: int = 56_568
     split_iterations_per_trip: int = 4
 
 

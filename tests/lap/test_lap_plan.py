@@ -119,9 +119,10 @@ H200 = _Device("gpu", 141 * 10**9)
         # the case that was 7x slower split: one GPU's JV is ahead
         ((12000, 12000), np.float32, H200, "gather"),
         ((40000, 40000), np.float32, H200, "gather"),
-        # integer problems from 40,000 rows: two devices' forest is ahead
-        ((39999, 40000), np.int32, H200, "gather"),
-        ((40000, 40000), np.int32, H200, "split"),
+        # integer problems from 56,568 rows: two devices' forest is ahead
+        ((40000, 40000), np.int32, H200, "gather"),
+        ((56567, 60000), np.int32, H200, "gather"),
+        ((56568, 56568), np.int32, H200, "split"),
         # no single device can hold it
         ((160000, 160000), np.float32, H200, "split"),
         ((180000, 180000), np.float32, H200, "split"),
