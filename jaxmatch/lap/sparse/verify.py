@@ -49,6 +49,17 @@ def edges_of_costs(
     return rows[pick], cols[pick], w[pick], shape
 
 
+_EPS64 = float(np.finfo(np.float64).eps)
+
+
+def _solve_eps(data_dtype: np.dtype, dual_dtype: np.dtype) -> float:
+    """The rounding unit of the dtype a :class:`SparseCosts` was solved in
+    (the duals come back in it): 0 for integer costs, which are exact."""
+    if not np.issubdtype(data_dtype, np.floating):
+        return 0.0
+    return float(np.finfo(dual_dtype if np.issubdtype(dual_dtype, np.floating) else np.float64).eps)
+
+
 def verify_sparse(
     C: Any, result: Any, *, maximize: bool = False, tol: float | None = None
 ) -> LAPCertificate | list[LAPCertificate]:
@@ -56,31 +67,31 @@ def verify_sparse(
     :class:`SparseCosts` (a list of certificates for a batch) or a scipy
     sparse matrix (read as scipy's csgraph reads it)."""
     if not isinstance(C, SparseCosts):
-        return _verify_edges(edges_of_scipy(C), result, maximize, tol)
+        return _verify_edges(edges_of_scipy(C), result, maximize, tol, _EPS64)
+    eps = _solve_eps(np.asarray(C.data).dtype, np.asarray(result.u).dtype)
     indptr = np.asarray(C.indptr)
     indices, data = np.asarray(C.indices), np.asarray(C.data)
     if indptr.ndim == 1:
-        return _verify_edges(
-            edges_of_costs(indptr, indices, data, C.shape, maximize), result, maximize, tol
-        )
+        edges = edges_of_costs(indptr, indices, data, C.shape, maximize)
+        return _verify_edges(edges, result, maximize, tol, eps)
     batch = indptr.shape[:-1]
     fields = ("col_for_row", "row_for_col", "u", "v")
     out = []
     for b in np.ndindex(*batch):
         member = type("Member", (), {f: np.asarray(getattr(result, f))[b] for f in fields})
         edges = edges_of_costs(indptr[b], indices[b], data[b], C.shape, maximize)
-        out.append(_verify_edges(edges, member, maximize, tol))
+        out.append(_verify_edges(edges, member, maximize, tol, eps))
     return out
 
 
-def _verify_edges(edges, solution, maximize: bool, tol: float | None) -> LAPCertificate:
+def _verify_edges(edges, solution, maximize: bool, tol: float | None, eps: float) -> LAPCertificate:
     """The certificate of ``solution`` (its ``col_for_row``, ``row_for_col``,
     ``u``, ``v``) on the weighted edges ``(r, c, w, (n, m))``: the pairs are
     edges forming a full matching, ``u_i + v_j <= w_ij`` (``>=`` when
     maximizing) on every edge within ``tol``, equality on the matched edges,
     on a rectangular matrix the larger side's duals ``<= 0`` (``>= 0``) and
     0 on its unmatched vertices, and no duality gap; ``tol`` defaults to
-    ``64 * eps64 * max(1, |w|, |u|, |v|)``."""
+    ``64 * eps * max(1, |w|, |u|, |v|)``."""
     r, c, w, (n, m) = edges
     sign = -1.0 if maximize else 1.0
     ws = sign * w
@@ -116,7 +127,7 @@ def _verify_edges(edges, solution, maximize: bool, tol: float | None) -> LAPCert
     primal = float(matched_w.sum())
     if tol is None:
         scale = max(1.0, *(float(np.abs(x[np.isfinite(x)]).max(initial=0.0)) for x in (ws, u, v)))
-        tol = 64 * np.finfo(np.float64).eps * scale
+        tol = 64 * eps * scale
     reduced = ws[finite] - u[r[finite]] - v[c[finite]]
     viol_dual = max(0.0, -float(reduced.min(initial=0.0)))
     viol_cs = float(np.abs(matched_w - u[ri] - v[ci]).max(initial=0.0))

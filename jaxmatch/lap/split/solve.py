@@ -200,8 +200,8 @@ def solve_lap_split(
     traced = isinstance(C, jax.core.Tracer)
     # XLA takes compiler options from the outermost jit only: an eager call.
     block = -(-min(n, m) // _axis_size(mesh, axis)) * max(n, m) * C.dtype.itemsize
-    untuned = not traced and _plan.autotune_off(
-        block, list(mesh.devices.flat), tuning or _plan.DEFAULT_TUNING
-    )
-    res = _solve_differentiable(C, mesh, axis, bool(maximize), limit, untuned)
+    tuning = tuning or _plan.DEFAULT_TUNING
+    untuned = not traced and _plan.autotune_off(block, list(mesh.devices.flat), tuning)
+    per_trip = static_int(tuning.split_iterations_per_trip, "split_iterations_per_trip")
+    res = _solve_differentiable(C, mesh, axis, bool(maximize), limit, untuned, per_trip)
     return res if traced else wait_ready(res)
