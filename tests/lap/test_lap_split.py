@@ -16,8 +16,6 @@ from scipy.optimize import linear_sum_assignment
 
 import jaxmatch
 from jaxmatch import LAPStatus
-from jaxmatch.lap.split import forest as split_forest
-from jaxmatch.lap.split import solve as split_solve
 
 SCRIPT = Path(__file__).with_name("split_check.py")
 CPU = jax.devices("cpu")[:1]
@@ -131,25 +129,32 @@ def test_vmap_over_problems():
 
 
 @pytest.mark.parametrize("per_trip", [1, 3])
-def test_iterations_per_trip_change_nothing(monkeypatch, per_trip):
-    """The loop's trips of several iterations give the solve of one
-    iteration per trip: the same assignment, duals and iteration count, and
+def test_iterations_per_trip_change_nothing(per_trip):
+    """The loop's trips of several iterations (the default
+    ``LAPTuning.split_iterations_per_trip``) give the solve of one or three
+    iterations per trip: the same assignment, duals and iteration count, and
     an iteration limit that is not a multiple of the trip still stops there."""
     rng = np.random.default_rng(8)
     cases = [rng.random((40, 52), dtype=np.float32), rng.integers(0, 6, (45, 45)).astype(np.int32)]
     want = [jaxmatch.solve_lap_split(C, devices=CPU) for C in cases]
     limited = jaxmatch.solve_lap_split(cases[0], devices=CPU, max_iterations=7)
-    # solve_lap_split reads the trip length in split/solve.py; the one-device
-    # forest of solve_lap in split/forest.py.
-    monkeypatch.setattr(split_solve, "ITERATIONS_PER_TRIP", per_trip)
-    monkeypatch.setattr(split_forest, "ITERATIONS_PER_TRIP", per_trip)
+    assert jaxmatch.LAPTuning().split_iterations_per_trip == 4
+    tuning = jaxmatch.LAPTuning(split_iterations_per_trip=per_trip)
+
+    def scans(t):  # the scan calls in the program: one per iteration of a trip
+        solve = lambda c: jaxmatch.solve_lap_split(c, devices=CPU, tuning=t)  # noqa: E731
+        return str(jax.make_jaxpr(solve)(cases[0])).count("jaxmatch_lap_split_scan")
+
+    one_per_trip = jaxmatch.LAPTuning(split_iterations_per_trip=1)
+    assert scans(tuning) == per_trip * scans(one_per_trip) > 0
+    assert scans(jaxmatch.LAPTuning()) == 4 * scans(one_per_trip)
     for C, one in zip(cases, want, strict=True):
-        res = jaxmatch.solve_lap_split(C, devices=CPU)
+        res = jaxmatch.solve_lap_split(C, devices=CPU, tuning=tuning)
         assert int(res.status) == LAPStatus.OPTIMAL
         assert int(res.iterations) == int(one.iterations) > 1
         for got, ref in zip(res, one, strict=True):
             np.testing.assert_array_equal(np.asarray(got), np.asarray(ref))
-    res = jaxmatch.solve_lap_split(cases[0], devices=CPU, max_iterations=7)
+    res = jaxmatch.solve_lap_split(cases[0], devices=CPU, max_iterations=7, tuning=tuning)
     assert int(res.status) == int(limited.status) == LAPStatus.ITERATION_LIMIT
     assert int(res.iterations) == int(limited.iterations) == 7
     np.testing.assert_array_equal(np.asarray(res.col_for_row), np.asarray(limited.col_for_row))
