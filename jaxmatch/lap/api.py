@@ -203,7 +203,8 @@ def solve_lap(
                     C, maximize=flag, mesh=mesh, axis_name=axis, max_iterations=max_iterations,
                     tuning=tuning,
                 )  # fmt: skip
-            C = jax.device_put(C, device)
+            # A SingleDeviceSharding drops an Explicit mesh's axes from C's type.
+            C = jax.device_put(C, jax.sharding.SingleDeviceSharding(device))
     solve: Callable[..., LAPResult]
     if eager:
         solve = _dense.EAGER[(not isinstance(flag, bool), _eager_autotune_off(C, tuning))]

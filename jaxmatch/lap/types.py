@@ -143,7 +143,7 @@ class PointsLAPResult(NamedTuple):
       feasible: bool, ``status == OPTIMAL``.
       iterations: int, the sparse solves run.
       status: int, a :class:`jaxmatch.LAPStatus` code: ``OPTIMAL``, or
-        ``ITERATION_LIMIT`` when ``max_rounds`` pricing sweeps still found
+        ``ITERATION_LIMIT`` when ``max_iterations`` sparse solves still found
         violated pairs (the assignment is then optimal only on the candidate
         pairs).
       edges: int, the candidate pairs of the last sparse solve.

@@ -1,5 +1,6 @@
 """The sparse linear assignment problem under ``jax.jit`` and ``jax.vmap``:
-CSR costs as a pytree (:class:`SparseCosts`), solved by :func:`jaxmatch.solve_lap`.
+CSR costs as a pytree (:class:`SparseCosts`), solved by
+:func:`jaxmatch.solve_lap`.
 
 Two solvers, one custom call:
 
@@ -12,9 +13,8 @@ Two solvers, one custom call:
   one thread block per batch member, in the cost dtype.
 
 Either way the duals come back in the cost dtype and certify the answer by
-LP duality (for one problem, :func:`jaxmatch.verify_sparse_lap` checks them
-given the pairs and duals as a :class:`jaxmatch.SparseLAPSolution`). Both
-return an optimal assignment; where several are optimal they may return
+LP duality (:func:`jaxmatch.verify_lap` checks them on the stored
+entries). Both return an optimal assignment; where several are optimal they may return
 different ones.
 """
 

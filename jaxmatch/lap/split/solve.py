@@ -74,6 +74,7 @@ def _solve_split(C, *, mesh, axis, maximize, max_iterations, per_trip):
     if plan.n_pad > n:
         Ck = jnp.pad(Ck, ((0, plan.n_pad - n), (0, 0)))
     spec = PartitionSpec(axis, None)
+    Ck = _laid_out(Ck, NamedSharding(mesh, spec))
     local = functools.partial(solve_local, plan=plan, square=n == m)
     rep = PartitionSpec()
     mapped = jax.shard_map(
@@ -87,6 +88,15 @@ def _solve_split(C, *, mesh, axis, maximize, max_iterations, per_trip):
         cfr, rfc, u, v = rfc, cfr, v, u
     res = finished_result(cfr, rfc, cm, u, v, iters, status)
     return jax.lax.with_sharding_constraint(res, NamedSharding(mesh, PartitionSpec()))
+
+
+def _laid_out(x: jax.Array, sharding: NamedSharding) -> jax.Array:
+    """``x`` (inside ``jit``) laid out as ``sharding``: a resharding of its
+    type on a mesh of Explicit axes, a constraint on one of Auto axes."""
+    explicit = jax.sharding.AxisType.Explicit in tuple(sharding.mesh.axis_types)
+    if explicit:
+        return jax.sharding.reshard(x, sharding)
+    return lax.with_sharding_constraint(x, sharding)
 
 
 _STATIC = ("mesh", "axis", "maximize", "max_iterations", "per_trip")
