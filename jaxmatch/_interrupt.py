@@ -28,8 +28,8 @@ THREAD_MIN_WORK = 1 << 16
 #: An eager wait for arrays on an accelerator polls without sleeping for this
 #: many seconds, as a CUDA synchronisation spins: a sleep there returns tens
 #: of microseconds late or more, as long again as a sub-millisecond solve
-#: (docs/benchmarks.md, "LAP, small batches"). Waits on the host's arrays never spin: their solves need
-#: the cores.
+#: (docs/benchmarks.md, "LAP, small batches"). Waits on the host's arrays
+#: never spin: their solves need the cores.
 SPIN_SECONDS = 0.01
 #: After the spin, a wait sleeps this fraction of the time waited so far
 #: between polls (at least 50 us, at most 20 ms), so it returns at most
