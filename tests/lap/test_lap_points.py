@@ -45,7 +45,7 @@ def _check(X, Y, sol, metric="sqeuclidean", maximize=False):
     assert sol.status == LAPStatus.OPTIMAL, sol.status_name
     assert sol.col_for_row.shape == (n,) and sol.row_for_col.shape == (m,)
     assert sol.u.shape == (n,) and sol.v.shape == (m,)
-    cert = jaxmatch.verify_lap_points(X, Y, sol, metric, maximize=maximize)
+    cert = jaxmatch.verify_lap_points(X, Y, sol, metric=metric, maximize=maximize)
     assert cert.optimal, cert.reason
     C = _matrix(X, Y, metric, sol.dtype)
     dense = jaxmatch.verify_lap(C, sol, maximize=maximize)
@@ -73,7 +73,7 @@ CASES = [
 def test_random_points_are_solved_optimally(n, m, d, metric, maximize, dtype):
     rng = np.random.default_rng(n * 1000 + m + d)
     X, Y = rng.random((n, d)).astype(dtype), rng.random((m, d)).astype(dtype)
-    sol = jaxmatch.solve_lap_points(X, Y, metric, maximize=maximize)
+    sol = jaxmatch.solve_lap_points(X, Y, metric=metric, maximize=maximize)
     assert sol.dtype == dtype
     _check(X, Y, sol, metric, maximize)
 
@@ -90,7 +90,7 @@ def test_few_candidates_take_more_rounds_to_the_same_optimum(candidates):
 def test_round_limit_reports_iteration_limit_and_the_checker_sees_it():
     rng = np.random.default_rng(6)
     X, Y = rng.random((150, 2)), rng.random((150, 2)) + [0.5, 0.0]
-    sol = jaxmatch.solve_lap_points(X, Y, candidates=1, max_rounds=1)
+    sol = jaxmatch.solve_lap_points(X, Y, candidates=1, max_iterations=1)
     assert sol.status == LAPStatus.ITERATION_LIMIT and sol.iterations == 1
     assert sol.max_violation > sol.tol
     cert = jaxmatch.verify_lap_points(X, Y, sol)
@@ -142,7 +142,7 @@ def test_untuned_programs_solve_bit_for_bit_as_the_others(monkeypatch):
     monkeypatch.setattr(points_solve, "MULTISCALE_MIN_POINTS", 100)
     rng = np.random.default_rng(17)
     X, Y = rng.random((300, 2)).astype(np.float32), rng.random((300, 2)).astype(np.float32)
-    want = jaxmatch.solve_lap_points(X, Y, "euclidean")
+    want = jaxmatch.solve_lap_points(X, Y, metric="euclidean")
     asked: list = []
     sweep_program = sweep._sweep_program
 
@@ -153,7 +153,7 @@ def test_untuned_programs_solve_bit_for_bit_as_the_others(monkeypatch):
     monkeypatch.setattr(sweep, "_sweep_program", spy)
     monkeypatch.setattr(sweep, "autotune_off", lambda metric, devices: True)
     monkeypatch.setattr(sweep, "aligned_costs", None)  # the tuned program is not used
-    got = jaxmatch.solve_lap_points(X, Y, "euclidean")
+    got = jaxmatch.solve_lap_points(X, Y, metric="euclidean")
     assert asked and all(asked)
     for name in ("col_for_row", "row_for_col", "u", "v"):
         np.testing.assert_array_equal(getattr(got, name), getattr(want, name))
@@ -457,7 +457,7 @@ def test_ties_duplicates_and_integer_grids():
     X = np.concatenate([grid, grid[:10]])  # duplicated points
     Y = np.concatenate([grid[::-1], grid[5:15]])
     for metric in ("cityblock", "sqeuclidean"):
-        _check(X, Y, jaxmatch.solve_lap_points(X, Y, metric), metric)
+        _check(X, Y, jaxmatch.solve_lap_points(X, Y, metric=metric), metric)
     same = np.zeros((9, 3))  # every cost 0
     sol = jaxmatch.solve_lap_points(same, same)
     _check(same, same, sol)
@@ -480,9 +480,9 @@ def test_function_metric():
 
     rng = np.random.default_rng(9)
     X, Y = rng.random((50, 3)), rng.random((64, 3))
-    sol = jaxmatch.solve_lap_points(X, Y, cubed)
+    sol = jaxmatch.solve_lap_points(X, Y, metric=cubed)
     _check(X, Y, sol, cubed)
-    back = jaxmatch.solve_lap_points(Y, X, cubed)  # n > m: solved transposed
+    back = jaxmatch.solve_lap_points(Y, X, metric=cubed)  # n > m: solved transposed
     assert back.cost == pytest.approx(sol.cost, rel=1e-12)
 
 
@@ -498,7 +498,7 @@ def test_asymmetric_function_metric(n, m, maximize):
     arguments back."""
     rng = np.random.default_rng(n + m)
     X, Y = rng.random((n, 2)), rng.random((m, 2))
-    sol = jaxmatch.solve_lap_points(X, Y, _one_way, maximize=maximize)
+    sol = jaxmatch.solve_lap_points(X, Y, metric=_one_way, maximize=maximize)
     _check(X, Y, sol, _one_way, maximize=maximize)
 
 
@@ -506,7 +506,7 @@ def test_asymmetric_function_metric_with_the_multiscale_start(monkeypatch):
     monkeypatch.setattr(points_solve, "MULTISCALE_MIN_POINTS", 60)
     rng = np.random.default_rng(5)
     X, Y = rng.random((250, 2)), rng.random((250, 2))
-    _check(X, Y, jaxmatch.solve_lap_points(X, Y, _one_way), _one_way)
+    _check(X, Y, jaxmatch.solve_lap_points(X, Y, metric=_one_way), _one_way)
 
 
 @pytest.mark.parametrize("n, m", [(0, 0), (0, 4), (4, 0), (1, 1), (1, 5), (5, 1)])
@@ -630,7 +630,7 @@ def test_sparse_warm_start_needs_a_square_problem():
         (np.zeros((2, 2), complex), np.zeros((2, 2)), {}, TypeError, "real"),
         (np.zeros((2, 2)), np.zeros((2, 2)), {"metric": "cosine"}, ValueError, "metric"),
         (np.zeros((2, 2)), np.zeros((2, 2)), {"candidates": 0}, ValueError, "at least 1"),
-        (np.zeros((2, 2)), np.zeros((2, 2)), {"max_rounds": 0}, ValueError, "at least 1"),
+        (np.zeros((2, 2)), np.zeros((2, 2)), {"max_iterations": 0}, ValueError, "at least 1"),
         (np.zeros((2, 2)), np.zeros((2, 2)), {"devices": []}, ValueError, "devices"),
         (
             np.zeros((3, 2)),
