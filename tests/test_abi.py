@@ -174,7 +174,7 @@ def test_lap_auto_execution_follows_the_lowering_platform(m, dtype, gpu_targets)
 
 
 def test_matching_auto_execution_follows_the_lowering_platform():
-    n = jaxmatch.matching.FUSED_MAX_VERTICES + 1
+    n = jaxmatch.MatchingTuning().fused_max_vertices + 1
     G = jaxmatch.BipartiteGraph.from_edges(np.arange(n), np.arange(n), n, n)
     solve = lambda G: jaxmatch.max_cardinality_matching(G).cardinality  # noqa: E731
     assert _custom_calls(solve, G, platforms=("cpu",)) == {"matching_solve"}
@@ -193,7 +193,7 @@ def test_cpu_placed_solves_on_a_gpu_host_run_the_cpu_kernels():
     res = solve(C)
     assert res.cost.devices() == {cpu}
     assert jaxmatch.verify_lap(np.asarray(C), jax.device_get(res)).optimal
-    n = jaxmatch.matching.FUSED_MAX_VERTICES + 1
+    n = jaxmatch.MatchingTuning().fused_max_vertices + 1
     rows, cols = rng.integers(0, n, 3 * n), rng.integers(0, n, 3 * n)
     G = jax.device_put(jaxmatch.BipartiteGraph.from_edges(rows, cols, n, n), cpu)
     match = jax.jit(jaxmatch.max_cardinality_matching)
