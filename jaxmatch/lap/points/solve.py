@@ -64,7 +64,7 @@ MULTISCALE_MIN_POINTS = 512
 
 #: Visits per row of the sparse solver's augmenting row reduction: on the
 #: nearest-neighbour graphs of points a bound this low is 3-6x faster than
-#: Jonker and Volgenant's (``cuda_ffi/lap/lap_sparse_jv.h``).
+#: Jonker and Volgenant's (``cuda_ffi/lap/sparse/sparse_jv.h``).
 ROW_REDUCTION_BOUND = 16
 
 
@@ -363,7 +363,7 @@ def _column_generation(
             break
         if rounds >= setup.max_iterations:
             break
-        if n == m:  # the next solve starts from this one (lap_sparse_jv.h)
+        if n == m:  # the next solve starts from this one (sparse_jv.h)
             warm = (sol.col_for_row, sol.v)
         r_idx = np.nonzero(bad)[0].astype(np.int32)
         if pool.add(r_idx, sweep.cols[bad], sweep.cost[bad]) == 0:

@@ -15,7 +15,7 @@ from .._ffi import checked
 
 class SplitState(NamedTuple):
     """One device's state of a split solve (``jaxmatch.solve_lap_split``;
-    ``cuda_ffi/lap/lap_split_steps.h``): ``m`` columns, ``nl`` rows here,
+    ``cuda_ffi/lap/split/split_steps.h``): ``m`` columns, ``nl`` rows here,
     ``n_pad`` rows over all devices. Column fields and ``cfr``/``winner`` are
     equal on every device; row fields are this device's.
 
@@ -110,3 +110,11 @@ def split_update(
         vmap_method="sequential",
     )(C, bests, args, *state, n=np.int32(n), max_iterations=np.int32(max_iterations))
     return SplitState(*out)
+
+
+def int32_cost_bound() -> int:
+    """int32 costs are solved exactly when every ``|C_ij|`` is below this
+    bound (the duals stay within a few times the costs' range); larger
+    ones report ``OVERFLOW``."""
+    checked()
+    return _ffi.constant("LAP_SPLIT_INT32_COST_BOUND")

@@ -53,12 +53,6 @@ from jax import lax
 from ..types import LAPStatus
 from . import _ffi as split_ffi
 
-#: int32 costs are solved exactly when every ``|C_ij|`` is below this bound
-#: (duals stay within a few times the costs' range); larger ones report
-#: ``OVERFLOW``.
-INT32_COST_BOUND = 1 << 28
-
-
 AxisName = str | tuple[str, ...]
 
 
@@ -198,17 +192,18 @@ def solve_local(Cl: jax.Array, status0: jax.Array, *, plan: ForestPlan, square: 
 
 
 def overflow_status(Ck: jax.Array, status: jax.Array) -> jax.Array:
-    """``status``, or ``OVERFLOW`` where int32 costs reach
-    :data:`INT32_COST_BOUND`."""
+    """``status``, or ``OVERFLOW`` where int32 costs reach the library's
+    ``LAP_SPLIT_INT32_COST_BOUND``."""
     if not jnp.issubdtype(Ck.dtype, jnp.integer):
         return status
     return jnp.where(fits_int32_forest(Ck), status, LAPStatus.OVERFLOW)
 
 
 def fits_int32_forest(Ck: jax.Array) -> jax.Array:
-    """Whether every int32 cost of ``Ck`` is below :data:`INT32_COST_BOUND`
-    in magnitude (a bool scalar)."""
-    return jnp.max(jnp.abs(Ck.astype(jnp.float32))) < INT32_COST_BOUND
+    """Whether every int32 cost of ``Ck`` is below the library's
+    ``LAP_SPLIT_INT32_COST_BOUND`` in magnitude (a bool scalar)."""
+    bound = split_ffi.int32_cost_bound()
+    return jnp.max(jnp.abs(Ck.astype(jnp.float32))) < bound
 
 
 def solve_on_one_device(Ck: jax.Array, per_trip: int) -> tuple[jax.Array, ...]:
