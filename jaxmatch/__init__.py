@@ -1,8 +1,7 @@
 """jaxmatch: GPU matching and assignment algorithms as JAX primitives."""
 
-__version__ = "0.2.0.dev0"
-
 from ._ffi import backends
+from ._version import __version__ as __version__
 from .lap import (
     LAPCertificate,
     LAPResult,

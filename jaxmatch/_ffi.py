@@ -44,7 +44,7 @@ def _installed_package_dir() -> Path | None:
         dist = importlib.metadata.distribution("jaxmatch")
     except importlib.metadata.PackageNotFoundError:
         return None
-    from . import __version__
+    from ._version import __version__
 
     if dist.version != __version__:
         return None

@@ -43,7 +43,7 @@ inline constexpr NamedConstant kMatchingConstants[] = {
     {"MATCHING_MAPPING_MT", kMcmMappingMt},
     {"MATCHING_STATUS_RUNNING", kMcmRunning},
     {"MATCHING_STATUS_MAXIMUM", kMcmDone},
-    {"MATCHING_STATUS_PHASE_LIMIT", kMcmPhaseLimit},
+    {"MATCHING_STATUS_ITERATION_LIMIT", kMcmPhaseLimit},
     {"MATCHING_STATUS_INVALID_GRAPH", kMcmBadGraph},
     {"MATCHING_STATUS_INITIAL", kMcmInitial},
     {"MATCHING_INFO_LEN", kMcmInfoLen},

@@ -191,7 +191,7 @@ def max_cardinality_matching(
     mapping: str = "auto",
     execution: str = "auto",
     levels_per_call: int | None = None,
-    max_phases: int | None = None,
+    max_iterations: int | None = None,
     tuning: MatchingTuning | None = None,
 ) -> MatchingResult:
     """A maximum-cardinality matching of a bipartite graph.
@@ -202,7 +202,7 @@ def max_cardinality_matching(
     Only ``G`` (its index arrays; ``shape`` is static pytree metadata) and
     the arrays of a warm-start ``init`` may be traced. The options
     ``method``, ``bfs``, ``init`` as a string or ``None``, ``mapping``,
-    ``execution``, ``levels_per_call``, ``max_phases`` and ``tuning`` are
+    ``execution``, ``levels_per_call``, ``max_iterations`` and ``tuning`` are
     static: under ``jax.jit`` close over them, or mark them with
     ``jax.jit(f, static_argnames=("method", ...))`` or
     ``functools.partial(f, method=...)``; a traced value raises a
@@ -240,11 +240,12 @@ def max_cardinality_matching(
         ``"pr"``: push iterations plus global-relabel levels; default
         ``tuning.levels_per_call_of(method)``; at most
         ``tuning.max_levels_per_call``).
-      max_phases: static int. Safety bound on phases (default ``min(n_rows, n_cols) + 1``,
-        which the theory never reaches: each phase adds a pair). For ``"pr"``
-        it bounds the push iterations (``iterations``; default
-        :func:`jaxmatch.matching.api.pr_max_iterations`); the matching is still fixed (valid) when
-        it stops there with ``MatchingStatus.PHASE_LIMIT``.
+      max_iterations: static int. Safety bound on ``iterations``: the
+        augmentation phases (default ``min(n_rows, n_cols) + 1``, which the
+        theory never reaches: each phase adds a pair); for ``"pr"`` the push
+        iterations (default :func:`jaxmatch.matching.api.pr_max_iterations`).
+        A solve stopped there reports ``MatchingStatus.ITERATION_LIMIT``
+        with a valid (fixed) matching.
       tuning: static :class:`MatchingTuning`; ``None``: the defaults.
 
     Returns:
@@ -270,12 +271,12 @@ def max_cardinality_matching(
         raise ValueError("levels_per_call must be >= 1")
     # The GPU launches this many level kernels per call: keep it bounded.
     levels_per_call = min(levels_per_call, tuning.max_levels_per_call)
-    if max_phases is None:
+    if max_iterations is None:
         if method == "pr":
-            max_phases = pr_max_iterations(G.n_rows, G.n_cols)
+            max_iterations = pr_max_iterations(G.n_rows, G.n_cols)
         else:
-            max_phases = min(G.n_rows, G.n_cols) + 1
-    max_phases = max(1, min(static_int(max_phases, "max_phases"), 2**31 - 1))
+            max_iterations = min(G.n_rows, G.n_cols) + 1
+    max_iterations = max(1, min(static_int(max_iterations, "max_iterations"), 2**31 - 1))
 
     batch = tuple(jnp.shape(G.col_indptr)[:-1])
     mode, rm0, cm0 = _warm_start(init, G, batch)
@@ -283,7 +284,7 @@ def max_cardinality_matching(
     opts = dict(
         driver=matching_ffi.code("DRIVER", method),
         bfs=matching_ffi.code("BFS", bfs),
-        max_phases=max_phases,
+        max_phases=max_iterations,
         hybrid_depth=tuning.hybrid_depth_factor,
         auto_free_divisor=tuning.auto_free_divisor,
     )

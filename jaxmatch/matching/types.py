@@ -16,7 +16,7 @@ class MatchingStatus(enum.IntEnum):
 
     RUNNING = 0  #: never returned
     MAXIMUM = 1  #: no augmenting path is left: the matching is maximum
-    PHASE_LIMIT = 2  #: stopped by ``max_phases``: a valid matching, maybe not maximum
+    ITERATION_LIMIT = 2  #: stopped by ``max_iterations``: a valid matching, maybe not maximum
     INVALID_GRAPH = 3  #: malformed CSR (only possible for unvalidated arrays)
     INITIAL = 4  #: from :func:`jaxmatch.cheap_matching`: valid and maximal, not proven maximum
 

@@ -417,7 +417,7 @@ def test_static_options_name_the_recipe():
     value raises a TypeError naming the option and static_argnames; the
     recipe works."""
     G = _PATH
-    for name in ("method", "bfs", "mapping", "execution", "levels_per_call", "max_phases"):
+    for name in ("method", "bfs", "mapping", "execution", "levels_per_call", "max_iterations"):
         f = jax.jit(lambda G, opt, name=name: mcm(G, **{name: opt}))
         with pytest.raises(TypeError, match=f"{name} must be .*static_argnames"):
             f(G, 1)
@@ -425,10 +425,10 @@ def test_static_options_name_the_recipe():
         jax.jit(lambda G, init: mcm(G, init=init))(G, 1)
     with pytest.raises(TypeError, match="levels_per_call must be an int"):
         mcm(G, levels_per_call=2.5)
-    names = ("method", "bfs", "init", "mapping", "execution", "levels_per_call", "max_phases")
+    names = ("method", "bfs", "init", "mapping", "execution", "levels_per_call", "max_iterations")
     f = jax.jit(mcm, static_argnames=names)
     opts = dict(method="apsb", bfs="plain", init=None, mapping="mt", levels_per_call=3)
-    res = _host(f(G, execution="stepped", max_phases=10, **opts))
+    res = _host(f(G, execution="stepped", max_iterations=10, **opts))
     assert jaxmatch.verify_matching(G, res).maximum
     # A traced warm start is fine.
     warm = jax.jit(lambda G, rm, cm: mcm(G, init=(rm, cm)))(G, res.col_for_row, res.row_for_col)
@@ -463,18 +463,18 @@ def test_kernel_option_errors(device, attrs, message):
 
 
 @pytest.mark.parametrize("execution", EXECUTIONS)
-def test_max_phases_is_clamped(device, execution):
-    """``max_phases=0`` runs as 1: from an empty start every column of _PATH
+def test_max_iterations_is_clamped(device, execution):
+    """``max_iterations=0`` runs as 1: from an empty start every column of _PATH
     is free and every row too, so the first BFS level finds a free row for
     each root, inserts nothing and ends the phase; its restart counts phase
-    1 >= max_phases and stops with PHASE_LIMIT (MAXIMUM needs a phase that
+    1 >= max_iterations and stops with ITERATION_LIMIT (MAXIMUM needs a phase that
     finds no path) after one phase of one level.  With root tracking the
     serial CPU worker flips all four paths (row i takes column i); on the GPU
     the racing BFS may keep fewer, but the r3 - c3 component and one path of
     the other component are always taken.  A huge bound is clamped to int32
     and solves to MAXIMUM."""
-    res = _host(mcm(_PATH, init=None, max_phases=0, execution=execution))
-    assert int(res.status) == MatchingStatus.PHASE_LIMIT
+    res = _host(mcm(_PATH, init=None, max_iterations=0, execution=execution))
+    assert int(res.status) == MatchingStatus.ITERATION_LIMIT
     assert (int(res.iterations), int(res.levels)) == (1, 1)
     cert = jaxmatch.verify_matching(_PATH, res)
     assert cert.valid, cert.reason
@@ -485,7 +485,7 @@ def test_max_phases_is_clamped(device, execution):
     else:
         assert 2 <= cert.cardinality <= 4
     check_result(
-        _PATH, _host(mcm(_PATH, max_phases=10**12, execution=execution)), 4, "huge max_phases"
+        _PATH, _host(mcm(_PATH, max_iterations=10**12, execution=execution)), 4, "huge max_iterations"
     )
 
 

@@ -298,18 +298,18 @@ def test_cheap_matching_status(device):
 
 @pytest.mark.parametrize("init", COLD_INITS)
 def test_phase_limit(device, init):
-    """``max_phases=1``: each result is MAXIMUM (certified) or PHASE_LIMIT
+    """``max_iterations=1``: each result is MAXIMUM (certified) or ITERATION_LIMIT
     after exactly one phase with a valid matching (not always maximal: with
     the plain BFS a phase can free a matched row, e.g. K_{2,2} from an empty
     start gives col_for_row [0, -1])."""
     b = bucket("square")
     limited = 0
     for method, bfs, execution in itertools.product(METHODS, BFS, EXECUTIONS):
-        res = _run(b, init, method=method, bfs=bfs, execution=execution, max_phases=1)
+        res = _run(b, init, method=method, bfs=bfs, execution=execution, max_iterations=1)
         for i, G in enumerate(b.graphs):
             one = member(res, i)
             label = f"{method}/{bfs}/{execution}/{init} square[{i}] {b.labels[i]}"
-            if int(one.status) == MatchingStatus.PHASE_LIMIT:
+            if int(one.status) == MatchingStatus.ITERATION_LIMIT:
                 limited += 1
                 assert int(one.iterations) == 1, label
                 cert = jaxmatch.verify_matching(G, one)

@@ -193,16 +193,16 @@ def test_vmap_members_finish_at_different_times(device, execution, levels):
 
 @pytest.mark.parametrize("execution", EXECUTIONS)
 def test_push_iteration_limit(device, execution):
-    """``max_phases`` bounds the push iterations: a solve stopped there is
-    PHASE_LIMIT after exactly that many iterations, with a valid (fixed)
+    """``max_iterations`` bounds the push iterations: a solve stopped there is
+    ITERATION_LIMIT after exactly that many iterations, with a valid (fixed)
     matching; with room enough it is MAXIMUM."""
     n = 40
     A = _path(n)
     G = BipartiteGraph.from_scipy(A)
     warm = _long_path_warm_start(n)
     for limit in (1, 2, 5):
-        res = _host(mcm(G, init=warm, execution=execution, max_phases=limit))
-        assert int(res.status) == MatchingStatus.PHASE_LIMIT, limit
+        res = _host(mcm(G, init=warm, execution=execution, max_iterations=limit))
+        assert int(res.status) == MatchingStatus.ITERATION_LIMIT, limit
         assert int(res.iterations) == limit
         cert = jaxmatch.verify_matching(G, res)
         assert cert.valid, cert.reason
