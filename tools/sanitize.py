@@ -16,24 +16,25 @@ under the sanitizer with the same variables. On several GPUs add
 ``--report-api-errors no``: XLA and NCCL probe peer access and kernel images
 through failing API calls, which memcheck would count as errors.
 
-``lap``: every method x execution on float, int and infeasible batches,
-cold and warm (from that result, on the costs moved a little), and JV in a
-warp and in blocks of every size. ``lap-jv``: JV alone (warps, blocks,
-clusters) on uniform, Euclidean and tied costs, cold and warm, which
-loads no other LAP kernel module. ``lap-split``: solve_lap_split's scan
-and update kernels on every GPU (square, wide, tall, every dtype, ties,
-forbidden entries, an infeasible and an iteration-limited solve).
-``lap-points``: solve_lap_points' sweep kernel (every built-in metric,
-both float dtypes, square, wide and tall, maximized). ``sparse-lap``: solve_lap_csr on padded
-batches. ``matching``: every BFS driver x level kernel x init x execution x
-thread mapping, and push-relabel x init x execution, on graphs with free
-rows and columns left, batched (vmap) and single, plus a malformed graph
-the kernels must reject without touching memory out of bounds. Exits
-non-zero if any result fails its certificate.
+``lap``: every method x execution on float, int and infeasible batches, cold
+and warm (from that result, on the costs moved a little), and JV in a warp and
+in blocks of every size. ``lap-jv``: JV alone (warps, blocks, clusters) on
+uniform, Euclidean and tied costs, cold and warm, which loads no other LAP
+kernel module. ``lap-split``: solve_lap_split's scan and update kernels on
+every GPU (square, wide, tall, every dtype, ties, forbidden entries, an
+infeasible and an iteration-limited solve). ``lap-points``: solve_lap_points'
+sweep kernel (every built-in metric, both float dtypes, square, wide and tall,
+maximized). ``sparse-lap``: solve_lap on padded batches of SparseCosts.
+``matching``: every BFS driver x level kernel x init x execution x thread
+mapping, and push-relabel x init x execution, on graphs with free rows and
+columns left, batched (vmap) and single, plus a malformed graph the kernels
+must reject without touching memory out of bounds. Exits non-zero if any
+result fails its certificate.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import sys
 
@@ -211,21 +212,13 @@ def sparse_lap_workload() -> tuple[int, int]:
             A.data = (1 + rng.integers(0, 50, A.nnz)).astype(dtype)
             batch.append(jaxmatch.SparseCosts.from_scipy(A).pad_to(cap))
         S = jax.tree_util.tree_map(lambda *xs: np.stack(xs), *batch)
-        res = jax.device_get(jaxmatch.solve_lap_csr(S))
+        res = jax.device_get(jaxmatch.solve_lap(S))
         for k, A in enumerate(mats):
             runs += 1
             if int(res.status[k]) != jaxmatch.LAPStatus.OPTIMAL:
                 continue
-            if n <= m:
-                rows, cols = np.arange(n), res.col_for_row[k]
-            else:
-                rows, cols = res.row_for_col[k], np.arange(m)
-            keep = rows >= 0
-            sol = jaxmatch.SparseLAPSolution(
-                rows[keep], cols[keep], float(res.cost[k]),
-                np.asarray(res.u[k], np.float64), np.asarray(res.v[k], np.float64),
-            )  # fmt: skip
-            if not jaxmatch.verify_sparse_lap(A.astype(np.float64), sol).optimal:
+            member = jax.tree.map(lambda x, k=k: x[k], res)
+            if not jaxmatch.verify_lap(A.astype(np.float64), member).optimal:
                 bad += 1
     return runs, bad
 
@@ -269,7 +262,7 @@ def matching_workload() -> tuple[int, int]:
         )
         for s in range(6)
     ]
-    cap = max(int(g.cadj.shape[0]) for g in Gs)
+    cap = max(g.capacity for g in Gs)
     Gb = jax.tree.map(lambda *x: jnp.stack(x), *[g.pad_to(cap) for g in Gs])
     for method, execution in itertools.product(("auto", "pr"), ("fused", "stepped")):
         res = jax.vmap(
@@ -283,9 +276,7 @@ def matching_workload() -> tuple[int, int]:
             bad += not jaxmatch.verify_matching(G, member).maximum
     # a malformed column CSR built without validation: a row index out of range
     G = Gs[0]
-    broken = jaxmatch.BipartiteGraph(
-        G.cxadj, G.cadj.at[0].set(10**6), G.rxadj, G.radj, G.n_rows, G.n_cols
-    )
+    broken = dataclasses.replace(G, col_indices=G.col_indices.at[0].set(10**6))
     for method, execution in itertools.product(("auto", "pr"), ("fused", "stepped")):
         res = jaxmatch.max_cardinality_matching(broken, method=method, execution=execution)
         runs += 1
@@ -311,7 +302,7 @@ def weighted_workload() -> tuple[int, int]:
         res = jaxmatch.approximate_weighted_matching(G, method=method)
         runs += 1
         bad += not jaxmatch.verify_weighted_matching(G, res).locally_dominant
-    cap = max(int(g.adj.shape[0]) for g in graphs[1:3])
+    cap = max(g.capacity for g in graphs[1:3])
     same_n = [g for g in graphs if g.n == 300]
     Gb = jax.tree.map(lambda *x: jnp.stack(x), *[g.pad_to(cap) for g in same_n * 3])
     for method in ("suitor", "ld"):
@@ -319,7 +310,7 @@ def weighted_workload() -> tuple[int, int]:
         runs += 1
         bad += int(np.sum(np.asarray(res.status) != jaxmatch.WeightedMatchingStatus.DOMINANT))
     G = graphs[2]
-    broken = jaxmatch.Graph(G.xadj, G.adj.at[0].set(10**6), G.weights, G.n)
+    broken = dataclasses.replace(G, indices=G.indices.at[0].set(10**6))
     for method in ("suitor", "ld"):
         res = jaxmatch.approximate_weighted_matching(broken, method=method)
         runs += 1
@@ -385,9 +376,9 @@ def lap_points_workload() -> tuple[int, int]:
     for n, m, d, metric, dtype, maximize in cases:
         X = rng.random((n, d)).astype(dtype)
         Y = rng.random((m, d)).astype(dtype)
-        sol = jaxmatch.solve_lap_points(X, Y, metric, maximize=maximize, devices=gpu)
+        sol = jaxmatch.solve_lap_points(X, Y, metric=metric, maximize=maximize, devices=gpu)
         runs += 1
-        cert = jaxmatch.verify_lap_points(X, Y, sol, metric, maximize=maximize)
+        cert = jaxmatch.verify_lap_points(X, Y, sol, metric=metric, maximize=maximize)
         bad += not (sol.status_name == "OPTIMAL" and cert.optimal)
     return runs, bad
 
