@@ -88,17 +88,22 @@ def _check_abi(lib: ctypes.CDLL, path: Path) -> None:
         )
 
 
+def _read_table(lib: ctypes.CDLL, what: str, field: str, restype: Any) -> dict[str, Any]:
+    """A named table the library exports: ``jaxmatch_num_<what>s()``, then
+    ``jaxmatch_<what>_name(i)`` and ``jaxmatch_<what>_<field>(i)`` for each
+    entry ``i``."""
+    count = getattr(lib, f"jaxmatch_num_{what}s")
+    name_of = getattr(lib, f"jaxmatch_{what}_name")
+    value_of = getattr(lib, f"jaxmatch_{what}_{field}")
+    count.restype = ctypes.c_int
+    name_of.restype, name_of.argtypes = ctypes.c_char_p, [ctypes.c_int]
+    value_of.restype, value_of.argtypes = restype, [ctypes.c_int]
+    return {name_of(i).decode(): value_of(i) for i in range(count())}
+
+
 def _read_constants(lib: ctypes.CDLL) -> dict[str, int]:
-    lib.jaxmatch_num_constants.restype = ctypes.c_int
-    lib.jaxmatch_constant_name.restype = ctypes.c_char_p
-    lib.jaxmatch_constant_name.argtypes = [ctypes.c_int]
-    lib.jaxmatch_constant_value.restype = ctypes.c_int64
-    lib.jaxmatch_constant_value.argtypes = [ctypes.c_int]
-    out = {}
-    for i in range(lib.jaxmatch_num_constants()):
-        name = lib.jaxmatch_constant_name(i).decode()
-        out[name] = int(lib.jaxmatch_constant_value(i))
-    return out
+    """The named constants a library exports."""
+    return {k: int(v) for k, v in _read_table(lib, "constant", "value", ctypes.c_int64).items()}
 
 
 @functools.cache
@@ -196,16 +201,8 @@ _HANDLER = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p)
 
 def _read_targets(lib: ctypes.CDLL) -> dict[str, Any]:
     """The FFI targets a library lists: ``{name: handler}``."""
-    lib.jaxmatch_num_targets.restype = ctypes.c_int
-    lib.jaxmatch_target_name.restype = ctypes.c_char_p
-    lib.jaxmatch_target_name.argtypes = [ctypes.c_int]
-    lib.jaxmatch_target_handler.restype = ctypes.c_void_p
-    lib.jaxmatch_target_handler.argtypes = [ctypes.c_int]
-    out = {}
-    for i in range(lib.jaxmatch_num_targets()):
-        name = lib.jaxmatch_target_name(i).decode()
-        out[name] = _HANDLER(lib.jaxmatch_target_handler(i))
-    return out
+    table = _read_table(lib, "target", "handler", ctypes.c_void_p)
+    return {name: _HANDLER(address) for name, address in table.items()}
 
 
 def registrations() -> dict[str, list[str]]:

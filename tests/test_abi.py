@@ -96,6 +96,10 @@ def test_limits_are_the_librarys():
 def test_constants_have_unique_family_prefixed_names():
     lib = _ffi.cpu_library()
     lib.jaxmatch_num_constants.restype = ctypes.c_int
+    lib.jaxmatch_constant_name.restype = ctypes.c_char_p
+    lib.jaxmatch_constant_name.argtypes = [ctypes.c_int]
+    lib.jaxmatch_constant_value.restype = ctypes.c_int64
+    lib.jaxmatch_constant_value.argtypes = [ctypes.c_int]
     names = [lib.jaxmatch_constant_name(i) for i in range(lib.jaxmatch_num_constants())]
     assert len(names) == len(set(names)) == len(_ffi.constants())
     assert all(n.split("_")[0] in {"LAP", "MATCHING", "WEIGHTED"} for n in _ffi.constants())
