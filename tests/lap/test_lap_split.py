@@ -44,8 +44,9 @@ def test_split_over_forced_cpu_devices():
 @pytest.mark.gpu
 def test_split_sweep_on_gpus():
     """The same sweep on every GPU of the machine (the CUDA kernels; one
-    GPU, or several device counts where there are)."""
-    _run_check("gpu", dict(os.environ))
+    GPU, or several device counts where there are). The child allocates
+    as it goes: this process may already hold most of the GPUs' memory."""
+    _run_check("gpu", dict(os.environ, XLA_PYTHON_CLIENT_PREALLOCATE="false"))
 
 
 def _oracle(C, maximize=False):
