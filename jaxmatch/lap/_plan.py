@@ -73,9 +73,16 @@ class LAPTuning:
       split_iterations_per_trip: forest iterations per ``while_loop``
         iteration (on a GPU each iteration's predicate is a device-to-host
         copy; an iteration after the solve has ended is a no-op).
-      split_min_int_rows: ... except integer matrices of at least this many
-        rows (the smaller side), which are solved split when they are
-        sharded (two devices' forest beats one device's there).
+      split_min_int_rows: ... except, on GPUs, integer matrices of at least
+        this many rows (the smaller side): they are solved split, where
+        their rows already lie (the copy onto one device and one device's
+        forest cost more than the devices' forest);
+      split_tied_min_rows: ... and integer matrices of at least this many
+        rows whose rows' two least costs tie in at least
+        ``split_tied_rows`` of the rows;
+      split_tied_rows: see ``split_tied_min_rows``.
+      split_all_tied_rows: ... and integer matrices of any size whose rows
+        tie in at least this fraction of the rows.
     """
 
     fused_max_columns: int = 1024
@@ -91,7 +98,10 @@ class LAPTuning:
     forest_wide_columns: int = 2048
     autotune_max_fraction: float = 0.4
     gather_max_fraction: float = 0.45
-    split_min_int_rows: int = 56_568
+    split_min_int_rows: int = 20_000
+    split_tied_min_rows: int = 10_000
+    split_tied_rows: float = 0.4
+    split_all_tied_rows: float = 0.9
     split_iterations_per_trip: int = 4
 
 
@@ -286,19 +296,29 @@ class ShardedProblem(NamedTuple):
       rows: the smaller side.
       nbytes: the matrix's size in bytes.
       floating: the kernel dtype is floating.
+      on_gpus: the matrix lies on GPUs.
       device_memory: one device's memory in bytes (None: not reported, as
         for CPU devices, which share the host's memory).
+      tied_rows: computes the fraction of the rows whose two least costs
+        tie (a reduction where the matrix lies), called only by the rules
+        that need it.
     """
 
     rows: int
     nbytes: int
     floating: bool
+    on_gpus: bool
     device_memory: int | None
+    tied_rows: Callable[[], float]
+
+
+def _integer_on_gpus(p: ShardedProblem) -> bool:
+    return p.on_gpus and not p.floating
 
 
 #: A concrete ``[n, m]`` matrix whose rows are sharded over several
 #: devices (``solve_lap`` with every option ``auto``): ``"split"`` solves
-#: it over those devices (:mod:`jaxmatch.lap.split`), ``"gather"`` moves
+#: it over those devices (:mod:`jaxmatch.lap.split`), ``"gather"`` copies
 #: it to the first one and solves it there like any other matrix.
 ROW_SHARDED_RULES: tuple[Rule, ...] = (
     Rule(
@@ -309,26 +329,46 @@ ROW_SHARDED_RULES: tuple[Rule, ...] = (
         "split",
     ),
     Rule(
-        "integer costs large enough that two devices' forest is ahead",
+        "large integer costs: the devices' forest where the rows lie",
+        lambda p, t, lim: _integer_on_gpus(p) and p.rows >= t.split_min_int_rows,
+        "split",
+    ),
+    Rule(
+        "integer costs whose rows often tie",
         lambda p, t, lim: (
-            p.device_memory is not None and not p.floating and p.rows >= t.split_min_int_rows
+            _integer_on_gpus(p)
+            and p.rows >= t.split_tied_min_rows
+            and p.tied_rows() >= t.split_tied_rows
         ),
         "split",
     ),
-    Rule("fits one device: its solvers are ahead", lambda p, t, lim: True, "gather"),
+    Rule(
+        "integer costs whose rows almost all tie",
+        lambda p, t, lim: _integer_on_gpus(p) and p.tied_rows() >= t.split_all_tied_rows,
+        "split",
+    ),
+    Rule("the rest: one device's solvers are ahead", lambda p, t, lim: True, "gather"),
 )
 
 
 def plan_row_sharded(
-    shape: tuple[int, ...], dtype: Any, device: Any, tuning: LAPTuning
+    shape: tuple[int, ...],
+    dtype: Any,
+    device: Any,
+    tuning: LAPTuning,
+    tied_rows: Callable[[], float],
 ) -> Literal["split", "gather"]:
     """How a concrete matrix of ``shape`` and kernel ``dtype``, its rows
-    sharded over several devices of which ``device`` is one, is solved."""
+    sharded over several devices of which ``device`` is one, is solved;
+    ``tied_rows`` computes the fraction of its rows whose two least costs
+    tie, where the rules need it."""
     p = ShardedProblem(
         rows=min(shape),
         nbytes=int(np.prod(shape)) * np.dtype(dtype).itemsize,
         floating=bool(np.issubdtype(np.dtype(dtype), np.floating)),
+        on_gpus=device.platform == "gpu",
         device_memory=_memory_limit(device),
+        tied_rows=tied_rows,
     )
     rule = first_rule(ROW_SHARDED_RULES, p, tuning, library_limits())
     assert rule is not None

@@ -23,6 +23,7 @@ from .._static import static_int, static_str
 from . import _dense, _plan
 from ._costs import canonical_costs, maximize_flag
 from ._plan import LAPTuning
+from .jv import tied_rows
 from .sparse import SparseCosts, solve_sparse_costs
 from .split import row_split_axis, solve_lap_split
 from .types import LAPResult
@@ -76,6 +77,20 @@ def _default_device() -> Any:
     if chosen is None:
         return jax.devices()[0]
     return jax.devices(chosen)[0] if isinstance(chosen, str) else chosen
+
+
+def _tied_rows(C: jax.Array) -> Callable[[], float]:
+    """The fraction of the smaller side's rows whose two least costs tie,
+    computed where ``C`` lies when called (the planner's sharded rules)."""
+
+    def compute() -> float:
+        Ck = C if C.shape[-2] <= C.shape[-1] else C.T
+        return float(_tied_rows_of(Ck)) if min(C.shape) and C.shape[-1] >= 2 else 0.0
+
+    return compute
+
+
+_tied_rows_of = jax.jit(tied_rows)
 
 
 def _solve_sparse(S: SparseCosts, maximize, method, execution, max_iterations, init, tuning):
@@ -198,7 +213,7 @@ def solve_lap(
         if found is not None:
             mesh, axis = found
             device = next(iter(mesh.devices.flat))
-            if _plan.plan_row_sharded(C.shape, C.dtype, device, tuning) == "split":
+            if _plan.plan_row_sharded(C.shape, C.dtype, device, tuning, _tied_rows(C)) == "split":
                 return solve_lap_split(
                     C, maximize=flag, mesh=mesh, axis_name=axis, max_iterations=max_iterations,
                     tuning=tuning,

@@ -55,7 +55,7 @@ for types in ((AxisType.Explicit,), (AxisType.Auto,)):
     C = rng.random((24, 24)).astype(np.float32)
     planned: list[tuple[int, ...]] = []
 
-    def split_always(shape, dtype, device, tuning, planned=planned):
+    def split_always(shape, dtype, device, tuning, tied_rows, planned=planned):
         planned.append(shape)
         return "split"
 
@@ -68,5 +68,15 @@ for types in ((AxisType.Explicit,), (AxisType.Auto,)):
     assert planned == [(24, 24)], planned
     check(res, C, False, (types, "split by plan"))
     assert len(res.col_for_row.sharding.device_set) == 4, res.col_for_row.sharding
+
+# The tie fraction the GPU rules read, computed where the rows lie (tall
+# matrices: of the smaller side's rows).
+mesh = jax.make_mesh((4,), ("rows",))
+for shape in ((24, 24), (28, 20)):
+    C = rng.integers(0, 4, shape).astype(np.int32)
+    Ck = C if shape[0] <= shape[1] else C.T
+    want = np.mean(np.sum(Ck == Ck.min(axis=1, keepdims=True), axis=1) >= 2)
+    got = api._tied_rows(jax.device_put(C, NamedSharding(mesh, PartitionSpec("rows", None))))()
+    assert abs(got - want) < 1e-6, (got, want)
 
 print("row-sharded: OK")

@@ -141,7 +141,9 @@ for res in (split, gathered):
 assert split.col_for_row.sharding.is_fully_replicated
 assert len(split.col_for_row.sharding.device_set) == DEVICES
 assert gathered.col_for_row.sharding.device_set == {first}
-assert _plan.plan_row_sharded(Cs.shape, Cs.dtype, first, jaxmatch.LAPTuning()) == "gather"
+assert _plan.plan_row_sharded(Cs.shape, Cs.dtype, first, jaxmatch.LAPTuning(), lambda: 0.0) == (
+    "gather"
+)
 on_first = jaxmatch.solve_lap(jax.device_put(np.asarray(Cs), first))
 for got, ref in zip(gathered, on_first, strict=True):
     assert np.array_equal(np.asarray(got), np.asarray(ref))
