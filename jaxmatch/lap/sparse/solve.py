@@ -30,7 +30,7 @@ from ... import _ffi
 from ..._batch import batched_ffi_call, batched_shape
 from ..._static import static_bool
 from .. import _ffi as lap_ffi
-from .._costs import finished_result
+from .._costs import empty_result, finished_result
 from ..types import LAPResult, LAPStatus
 from .costs import SparseCosts
 
@@ -167,16 +167,8 @@ def solve_sparse_costs(
         status = jnp.full(lead, LAPStatus.OPTIMAL, jnp.int32)
         status = jnp.where(ok_entries, status, LAPStatus.INVALID_ENTRIES)
         status = jnp.where(ok_structure, status, LAPStatus.INVALID_STRUCTURE)
-        return LAPResult(
-            col_for_row=jnp.full((*lead, n), -1, jnp.int32),
-            row_for_col=jnp.full((*lead, m), -1, jnp.int32),
-            cost=jnp.zeros(lead, dtype),
-            u=jnp.zeros((*lead, n), dtype),
-            v=jnp.zeros((*lead, m), dtype),
-            feasible=status == LAPStatus.OPTIMAL,
-            iterations=jnp.zeros(lead, jnp.int32),
-            status=status,
-        )
+        empty = empty_result(tuple(lead), n, m, dtype)
+        return empty._replace(feasible=status == LAPStatus.OPTIMAL, status=status)
 
     transposed = n > m
     rows, cols = (m, n) if transposed else (n, m)
