@@ -485,7 +485,10 @@ def test_max_iterations_is_clamped(device, execution):
     else:
         assert 2 <= cert.cardinality <= 4
     check_result(
-        _PATH, _host(mcm(_PATH, max_iterations=10**12, execution=execution)), 4, "huge max_iterations"
+        _PATH,
+        _host(mcm(_PATH, max_iterations=10**12, execution=execution)),
+        4,
+        "huge max_iterations",
     )
 
 
