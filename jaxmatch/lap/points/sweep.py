@@ -78,10 +78,9 @@ def autotune_off(metric: Metric, devices: Sequence[Any]) -> bool:
     """Whether the programs of a solve on ``devices`` compile without XLA's
     autotuner: on GPUs, for the built-in metrics. Their programs (elementwise
     costs, reductions, ``top_k``, the sweep kernel's call) hold no matrix
-    product, and on H100s the autotuner took 4-7 s of the 8-12 s that a
-    first solve of 100,000 or 250,000 points spent compiling, with no sweep
-    faster for it (``docs/benchmarks.md``). A function metric may hold
-    products (a dot of its points), so it keeps the autotuner."""
+    product, so the autotuner only adds compilation time (``docs/benchmarks.md``,
+    "Tried and dropped"). A function metric may hold products (a dot of its
+    points), so it keeps the autotuner."""
     return isinstance(metric, str) and next(iter(devices)).platform == "gpu"
 
 
