@@ -1,8 +1,10 @@
 """The tuning of the matching solvers: one frozen, hashable value.
 
 The defaults are the values the benchmarks chose; the measurements behind
-each are in ``docs/benchmarks.md``, section "Why the planner chooses what it
-does".
+the driver choice (``auto_free_divisor``) and the restart
+(``greedy_restart_levels``) are in ``docs/benchmarks.md``, section "Why the
+planner chooses what it does"; the launch-count bounds (``fused_max_vertices``,
+``hybrid_depth_factor``, the levels per call) have no table there yet.
 """
 
 from __future__ import annotations

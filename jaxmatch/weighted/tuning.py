@@ -1,7 +1,7 @@
 """The tuning of the weighted matching solvers: one frozen, hashable value.
 
-The default is the value the benchmarks chose; the measurements behind it are
-in ``docs/benchmarks.md``, section "Why the planner chooses what it does".
+The default bounds the rounds each call of the locally dominant method runs
+(a launch-count bound; ``docs/benchmarks.md`` has no table for it yet).
 """
 
 from __future__ import annotations
