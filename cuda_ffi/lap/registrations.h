@@ -58,8 +58,8 @@ inline constexpr NamedConstant kLapConstants[] = {
     {"LAP_HOST_FLOAT32", kLapHostFloat32},
     {"LAP_HOST_FLOAT64", kLapHostFloat64},
     {"LAP_HOST_INT32", kLapHostInt32},
-    // The GPU's JV (lap_state.h): the widest problem it takes (a block of
-    // kLapJvBlockThreads threads, 64 columns each), the widest square
+    // The GPU's JV (common/lap_state.h): the widest problem it takes (a block
+    // of kLapJvBlockThreads threads, 64 columns each), the widest square
     // problem whose state fits a warp, and the width from which a block
     // (or a cluster) solves a problem instead of a warp.
     {"LAP_JV_GPU_MAX_COLUMNS", kLapJvMaxColumns},

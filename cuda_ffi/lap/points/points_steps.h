@@ -1,4 +1,4 @@
-// The pricing sweep of jaxmatch.solve_lap_points (jaxmatch/lap/points.py)
+// The pricing sweep of jaxmatch.solve_lap_points (jaxmatch/lap/points/)
 // for the built-in metrics, written once for every back end: for each row i
 // of a block of points X, the kPointsMaxK pairs of least reduced cost
 //

@@ -1,6 +1,6 @@
 // The alternating-tree Hungarian algorithm on sparse (CSR) costs, written
-// once for every back end: the GPU solver of jaxmatch.solve_lap_csr (one
-// block per problem, lap/sparse/csr_kernels.cu) and the CPU's serial team
+// once for every back end: the GPU solver of jaxmatch.solve_lap on SparseCosts
+// (one block per problem, lap/sparse/csr_kernels.cu) and the CPU's serial team
 // (method="tree": the same steps, testable without a GPU).
 //
 // It is lap/hungarian/hungarian_steps.h's tree variant (a forest of alternating

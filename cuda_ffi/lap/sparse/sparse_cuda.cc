@@ -17,8 +17,8 @@ ffi::Error LapCsrSolveCuda(cudaStream_t stream, ffi::AnyBuffer indptr,
   JM_RETURN_IF_ERROR(CheckLapCsrVariant(variant));
   if (variant == kLapJv)
     return InvalidArgument(
-        "jaxmatch: solve_lap_csr's method 'jv' runs on the CPU only, not in a "
-        "GPU computation; use method 'hungarian' or 'auto' there");
+        "jaxmatch: a SparseCosts solve's method 'jv' runs on the CPU only, not "
+        "in a GPU computation; use method 'tree' or 'auto' there");
   LapCsrShape s;
   JM_RETURN_IF_ERROR(CheckLapCsr(indptr, indices, cost, rets, &s));
   return DispatchCost(cost.element_type(), [&](auto zero) -> ffi::Error {

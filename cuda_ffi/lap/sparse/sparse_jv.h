@@ -208,7 +208,7 @@ class SparseLapJv {
   // on the dense structured classes of lap/jv/jv_cpu.h.  On geometric graphs
   // (the nearest neighbours of points) the price drops chase each other for
   // thousands of visits per row, and a bound of 16 visits per row taken
-  // makes the solve 3-6x faster (lap/points.py passes it).
+  // makes the solve 3-6x faster (jaxmatch/lap/points/ passes it).
   void AugmentingRowReduction(std::vector<int>* free_rows) {
     std::vector<int>& rows = *free_rows;
     const int count = static_cast<int>(rows.size());
@@ -351,8 +351,8 @@ class SparseLapJv {
 };
 
 // One problem of a batch of CSR costs (the jitted sparse LAP,
-// jaxmatch.solve_lap_csr): n rows, m >= n columns, indptr [n + 1], indices
-// and cost [cap] in the cost type T.  The CSR is validated (pointers
+// jaxmatch.solve_lap on SparseCosts): n rows, m >= n columns, indptr [n + 1],
+// indices and cost [cap] in the cost type T.  The CSR is validated (pointers
 // non-decreasing from 0 to at most cap, columns in [0, m): else status
 // kLapInvalidStructure), NaN and -inf costs give kLapInvalidEntries, and the
 // problem is solved in double precision.  Writes the assignment, the duals
