@@ -84,8 +84,9 @@ def _tied_rows(C: jax.Array) -> Callable[[], float]:
     computed where ``C`` lies when called (the planner's sharded rules)."""
 
     def compute() -> float:
-        Ck = C if C.shape[-2] <= C.shape[-1] else C.T
-        return float(_tied_rows_of(Ck)) if min(C.shape) and C.shape[-1] >= 2 else 0.0
+        if min(C.shape) == 0:
+            return 0.0
+        return float(_tied_rows_of(C if C.shape[-2] <= C.shape[-1] else C.T))
 
     return compute
 
@@ -94,6 +95,7 @@ _tied_rows_of = jax.jit(tied_rows)
 
 
 def _solve_sparse(S: SparseCosts, maximize, method, execution, max_iterations, init, tuning):
+    _check_tuning(tuning)  # the sparse solve has no tuning values yet
     if execution != "auto" or max_iterations is not None or init is not None:
         raise ValueError(
             "a SparseCosts solve takes no execution, max_iterations or init; "
@@ -161,11 +163,12 @@ def solve_lap(
 
     A concrete ``[n, m]`` ``C`` whose rows are sharded over several devices
     (a ``NamedSharding``), with ``method`` and ``execution`` ``"auto"``, no
-    ``init`` and a Python bool ``maximize``, is gathered onto its first
-    device and solved there when it fits one device, else solved split over
-    its mesh by :func:`jaxmatch.solve_lap_split` (the planner's
-    ``ROW_SHARDED_RULES``; ``docs/lap.md``, "One problem over several
-    devices").
+    ``init`` and a Python bool ``maximize``, is solved split over its mesh
+    by :func:`jaxmatch.solve_lap_split` where no one device holds it and,
+    on GPUs, where that is the faster way for integer costs (large
+    matrices, or rows that often tie); otherwise it is gathered onto its
+    first device and solved there (the planner's ``ROW_SHARDED_RULES``;
+    ``docs/lap.md``, "How ``auto`` chooses").
 
     ``C`` may also be a :class:`SparseCosts` (a CSR matrix, batched by its
     arrays' leading dimensions): the solve then runs on its stored entries
