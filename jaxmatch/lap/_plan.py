@@ -67,22 +67,21 @@ class LAPTuning:
         fraction of a GPU's memory on each device compiles with XLA's
         autotuning off (the autotuner copies a fusion's inputs).
       gather_max_fraction: a concrete matrix whose rows are sharded over
-        several devices is gathered onto one device and solved there when
-        it takes at most this fraction of that device's memory; larger
-        ones are solved split over the devices.
+        several devices is solved split over them when it takes more than
+        this fraction of one device's memory.
+      split_min_int_rows: on GPUs, an integer matrix sharded by rows is
+        also solved split, where its rows lie, from this many rows (the
+        smaller side): the copy onto one device and one device's forest
+        cost more than the devices' forest there.
+      split_tied_min_rows: ... and from this many rows where at least
+        ``split_tied_rows`` of its rows have two least costs that tie.
+      split_tied_rows: see ``split_tied_min_rows``.
+      split_all_tied_rows: ... and at any size where at least this fraction
+        of its rows tie. Every other sharded matrix is gathered onto one
+        device and solved there.
       split_iterations_per_trip: forest iterations per ``while_loop``
         iteration (on a GPU each iteration's predicate is a device-to-host
         copy; an iteration after the solve has ended is a no-op).
-      split_min_int_rows: ... except, on GPUs, integer matrices of at least
-        this many rows (the smaller side): they are solved split, where
-        their rows already lie (the copy onto one device and one device's
-        forest cost more than the devices' forest);
-      split_tied_min_rows: ... and integer matrices of at least this many
-        rows whose rows' two least costs tie in at least
-        ``split_tied_rows`` of the rows;
-      split_tied_rows: see ``split_tied_min_rows``.
-      split_all_tied_rows: ... and integer matrices of any size whose rows
-        tie in at least this fraction of the rows.
     """
 
     fused_max_columns: int = 1024
