@@ -165,6 +165,9 @@ def verify_lap(C, result: LAPResult, *, maximize: bool = False, tol: float | Non
         integer or floating point).
       TypeError: ``result`` lacks one of the four attributes.
     """
+    missing = [f for f in ("col_for_row", "row_for_col", "u", "v") if not hasattr(result, f)]
+    if missing:
+        raise TypeError(f"verify_lap: result has no {', '.join(missing)}")
     if _is_sparse(C):
         return verify_sparse(C, result, maximize=maximize, tol=tol)
     C = np.asarray(C)
@@ -172,9 +175,6 @@ def verify_lap(C, result: LAPResult, *, maximize: bool = False, tol: float | Non
         raise ValueError(f"verify_lap: C must have shape [..., n, m], got {C.shape}")
     if C.size and C.dtype.kind not in "biuf":
         raise ValueError(f"verify_lap: C must be real, got dtype {C.dtype}")
-    missing = [f for f in ("col_for_row", "row_for_col", "u", "v") if not hasattr(result, f)]
-    if missing:
-        raise TypeError(f"verify_lap: result has no {', '.join(missing)}")
     dtype = C.dtype
     batch, (n, m) = C.shape[:-2], C.shape[-2:]
     cfr, why_cfr = _field(result, "col_for_row", (*batch, n), "iu")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import inspect
 import itertools
+import types
 import warnings
 
 import jax
@@ -198,3 +199,10 @@ def test_sparse_costs_certificate_reads_entries_as_the_solvers_do():
     batch = jax.tree.map(lambda a: np.stack([a, a]), S)
     certs = jaxmatch.verify_lap(batch, jax.vmap(jaxmatch.solve_lap)(batch))
     assert len(certs) == 2 and all(c.optimal for c in certs)
+
+
+def test_sparse_certificate_names_missing_result_fields():
+    A = sp.csr_array(np.array([[1.0, 2.0], [3.0, 1.0]]))
+    for C in (A, jaxmatch.SparseCosts.from_scipy(A)):
+        with pytest.raises(TypeError, match="verify_lap: result has no u, v"):
+            jaxmatch.verify_lap(C, types.SimpleNamespace(col_for_row=0, row_for_col=0))
