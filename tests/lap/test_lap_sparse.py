@@ -206,3 +206,67 @@ def test_sparse_certificate_names_missing_result_fields():
     for C in (A, jaxmatch.SparseCosts.from_scipy(A)):
         with pytest.raises(TypeError, match="verify_lap: result has no u, v"):
             jaxmatch.verify_lap(C, types.SimpleNamespace(col_for_row=0, row_for_col=0))
+
+
+# ---- Non-finite weights: +inf (-inf when maximizing) is an absent edge;
+# NaN and -inf (+inf when maximizing) leave no optimum, so the drop-in
+# raises, the jitted solver says INVALID_ENTRIES, and no certificate passes.
+
+_MINUS_INF_WIDE = [[-np.inf, 5.0, 7.0], [1.0, 2.0, 9.0]]
+_MINUS_INF_COO = ([-np.inf, 1.0, 2.0], ([0, 1, 1], [0, 0, 1]))
+
+
+@pytest.mark.parametrize("maximize", [False, True])
+def test_unbounded_weights_are_invalid_everywhere(maximize):
+    bad = np.inf if maximize else -np.inf
+    graphs = [
+        sp.csr_array(np.array(_MINUS_INF_WIDE) * (-1.0 if maximize else 1.0)),
+        sp.csr_array((np.array(_MINUS_INF_COO[0]) * (-1.0 if maximize else 1.0), _MINUS_INF_COO[1]),
+                     shape=(2, 3)),
+        sp.csc_array(np.array([[1.0, 2.0], [bad, 3.0]]).T),  # tall after the transpose
+    ]  # fmt: skip
+    for A in graphs:
+        assert np.any(A.data == bad)
+        with pytest.raises(ValueError, match="invalid numeric entries"):
+            jaxmatch.min_weight_full_bipartite_matching(A, maximize=maximize)
+        S = jaxmatch.SparseCosts.from_scipy(A)
+        res = jaxmatch.solve_lap(S, maximize=maximize)
+        assert res.status_name == "INVALID_ENTRIES" and not bool(res.feasible)
+        # The optimum with the unbounded weight made finite and dear is no
+        # optimum of A: no certificate passes on A's costs.
+        finite = A.copy()
+        finite.data[finite.data == bad] = -np.sign(bad) * 1e3
+        forged = solve_scipy(finite, maximize)
+        for costs in (A, S):
+            cert = jaxmatch.verify_lap(costs, forged, maximize=maximize)
+            assert not cert.optimal
+            assert cert.reason == f"C has NaN or {'+' if maximize else '-'}inf entries"
+
+
+@pytest.mark.parametrize("maximize", [False, True])
+def test_absent_infinite_weights_match_brute_force(maximize):
+    absent = -np.inf if maximize else np.inf
+    A = sp.csr_array(np.array([[absent, 5.0, 7.0], [1.0, 2.0, 9.0]]))
+    rows, cols = jaxmatch.min_weight_full_bipartite_matching(A, maximize=maximize)
+    dense = A.toarray()
+    pick = max if maximize else min
+    best = pick(
+        dense[0, a] + dense[1, b] for a, b in itertools.permutations(range(3), 2)
+        if np.isfinite(dense[0, a] + dense[1, b])
+    )  # fmt: skip
+    assert dense[rows, cols].sum() == best
+    res = jaxmatch.solve_lap(jaxmatch.SparseCosts.from_scipy(A), maximize=maximize)
+    assert res.status_name == "OPTIMAL" and float(res.cost) == best
+
+
+def test_a_nan_duplicate_is_seen_by_the_certificate():
+    """A pair stored as 1.0 and as NaN: the solvers refuse the costs, and
+    the certificate does too, though the pair's cheaper entry is finite."""
+    indptr = np.array([0, 2, 3], np.int32)
+    indices = np.array([0, 0, 1], np.int32)
+    S = jaxmatch.SparseCosts(indptr, indices, np.array([1.0, np.nan, 1.0]), (2, 2))
+    assert jaxmatch.solve_lap(S).status_name == "INVALID_ENTRIES"
+    clean = jaxmatch.SparseCosts(indptr, indices, np.array([1.0, 4.0, 1.0]), (2, 2))
+    res = jaxmatch.solve_lap(clean)
+    assert jaxmatch.verify_lap(clean, res).optimal
+    assert "NaN" in jaxmatch.verify_lap(S, res).reason

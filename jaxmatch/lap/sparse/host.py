@@ -49,7 +49,7 @@ def solve_scipy(biadjacency: Any, maximize: bool = False) -> LAPResult:
       biadjacency: a scipy sparse matrix or array (CSR, CSC or COO) ``[n,
         m]``; stored entries are edges weighted by their values (explicit
         zeros are removed with a warning, as scipy does; ``+inf`` entries
-        are absent edges).
+        are absent edges, ``-inf`` when maximizing).
       maximize: maximize the total weight instead.
 
     Returns:
@@ -59,7 +59,9 @@ def solve_scipy(biadjacency: Any, maximize: bool = False) -> LAPResult:
 
     Raises:
       TypeError: not a sparse matrix, or another format (scipy's messages).
-      ValueError: ``"no full matching exists"``; NaN weights.
+      ValueError: ``"no full matching exists"``; ``"matrix contains invalid
+        numeric entries"`` for NaN or ``-inf`` weights (``+inf`` when
+        maximizing), which leave no optimum.
       GraphValidationError: a corrupted CSR/CSC structure.
     """
     A = _csr_of(biadjacency)
@@ -70,6 +72,8 @@ def solve_scipy(biadjacency: Any, maximize: bool = False) -> LAPResult:
     B = A.T.tocsr() if transposed else A
     B.sort_indices()
     cost = -B.data if maximize else B.data
+    if np.any(np.isneginf(cost)):  # -inf (+inf when maximizing): no optimum
+        raise ValueError("matrix contains invalid numeric entries")
     rows, cols = (m, n) if transposed else (n, m)
     sol = run_host(solve_sparse_host, B.indptr, B.indices, cost, rows, cols, work=B.nnz)
     if sol.status == LAPStatus.INFEASIBLE:
@@ -117,7 +121,10 @@ def min_weight_full_bipartite_matching(biadjacency: Any, maximize: bool = False)
 
     Raises:
       TypeError, ValueError: scipy's ("graph must be sparse", "no full
-        matching exists", ...); NaN weights raise ``ValueError``.
+        matching exists", ...). NaN and ``-inf`` weights (``+inf`` when
+        maximizing) raise ``ValueError("matrix contains invalid numeric
+        entries")``, as scipy's ``linear_sum_assignment`` does for a dense
+        matrix; ``+inf`` weights (``-inf`` when maximizing) are absent edges.
     """
     sol = solve_scipy(biadjacency, maximize)
     cfr = sol.col_for_row

@@ -68,31 +68,46 @@ def verify_sparse(
     :class:`SparseCosts` (a list of certificates for a batch) or a scipy
     sparse matrix (read as scipy's csgraph reads it)."""
     if not isinstance(C, SparseCosts):
-        return _verify_edges(edges_of_scipy(C), result, maximize, tol, _EPS64)
+        edges = edges_of_scipy(C)
+        return _verify_edges(edges, result, maximize, tol, _EPS64, _has_invalid(edges[2], maximize))
     eps = _solve_eps(np.asarray(C.data).dtype, np.asarray(result.u).dtype)
     indptr = np.asarray(C.indptr)
     indices, data = np.asarray(C.indices), np.asarray(C.data)
     if indptr.ndim == 1:
         edges = edges_of_costs(indptr, indices, data, C.shape, maximize)
-        return _verify_edges(edges, result, maximize, tol, eps)
+        bad = _has_invalid(data[: int(indptr[-1])], maximize)
+        return _verify_edges(edges, result, maximize, tol, eps, bad)
     fields = {f: np.asarray(getattr(result, f)) for f in ("col_for_row", "row_for_col", "u", "v")}
     out = []
     for b in np.ndindex(*indptr.shape[:-1]):
         member = types.SimpleNamespace(**{f: a[b] for f, a in fields.items()})
         edges = edges_of_costs(indptr[b], indices[b], data[b], C.shape, maximize)
-        out.append(_verify_edges(edges, member, maximize, tol, eps))
+        bad = _has_invalid(data[b][: int(indptr[b][-1])], maximize)
+        out.append(_verify_edges(edges, member, maximize, tol, eps, bad))
     return out
 
 
-def _verify_edges(edges, solution, maximize: bool, tol: float | None, eps: float) -> LAPCertificate:
+def _has_invalid(weights: np.ndarray, maximize: bool) -> bool:
+    """Whether stored weights hold NaN or ``-inf`` (``+inf`` when
+    maximizing): such costs have no optimum, whatever the matching."""
+    w = np.asarray(weights, np.float64)
+    return bool(np.any(np.isnan(w) | (w == (np.inf if maximize else -np.inf))))
+
+
+def _verify_edges(
+    edges, solution, maximize: bool, tol: float | None, eps: float, invalid_entries: bool
+) -> LAPCertificate:
     """The certificate of ``solution`` (its ``col_for_row``, ``row_for_col``,
-    ``u``, ``v``) on the weighted edges ``(r, c, w, (n, m))``: the pairs are
+    ``u``, ``v``) on the weighted edges ``(r, c, w, (n, m))``, never optimal
+    when the stored weights have ``invalid_entries`` (no optimum exists): the pairs are
     edges forming a full matching, ``u_i + v_j <= w_ij`` (``>=`` when
     maximizing) on every edge within ``tol``, equality on the matched edges,
     on a rectangular matrix the larger side's duals ``<= 0`` (``>= 0``) and
     0 on its unmatched vertices, and no duality gap; ``tol`` defaults to
     ``64 * eps * max(1, |w|, |u|, |v|)``."""
     r, c, w, (n, m) = edges
+    if invalid_entries:
+        return invalid(f"C has NaN or {'+' if maximize else '-'}inf entries")
     sign = -1.0 if maximize else 1.0
     ws = sign * w
     u = sign * np.asarray(solution.u, np.float64)
