@@ -24,6 +24,10 @@ def _as_numeric(cost_matrix) -> np.ndarray:
 
         if jnp.issubdtype(a.dtype, jnp.floating):  # bfloat16, float8: ml_dtypes
             return a.astype(np.float64)
+        if not isinstance(cost_matrix, np.ndarray):
+            # As scipy: anything else converts entry by entry to float64
+            # (ValueError for a string that is no number).
+            return np.asarray(cost_matrix, dtype=np.float64)
         raise TypeError(
             f"Cannot cast array data from {a.dtype!r} to dtype('float64') "
             "according to the rule 'safe'"
@@ -67,7 +71,9 @@ def linear_sum_assignment(cost_matrix, maximize: bool = False):
       ValueError: with scipy's messages -- ``expected a matrix (2-D array),
         got a {ndim} array``, ``matrix contains invalid numeric entries``,
         ``cost matrix is infeasible``.
-      TypeError: a non-numeric matrix.
+      TypeError: a NumPy array of a non-numeric dtype (scipy's message).
+        Other input converts entry by entry to float64, as in scipy: a
+        string that is no number raises ``ValueError``.
     """
     a = _as_numeric(cost_matrix)
     if a.ndim != 2:

@@ -78,6 +78,37 @@ def test_forbidden_entries_and_infeasibility(no_xla):
         jaxmatch.linear_sum_assignment(C, maximize=True)
 
 
+_ODD_INPUTS = [
+    "abc",
+    [["a", "b"]],
+    [[1, "x"]],
+    None,
+    [[1, 2], [3]],
+    [[1 + 2j]],
+    np.array([[1 + 2j]]),
+    np.array([["1", "2"]]),
+    [["1", "2"]],
+    [[None, 1]],
+    np.array([[None, 1]]),
+]
+
+
+@pytest.mark.parametrize("cost_matrix", _ODD_INPUTS, ids=repr)
+def test_odd_input_behaves_as_in_scipy(cost_matrix, no_xla):
+    """Strings, None, ragged lists, complex and object input: scipy's
+    answer, or its exception type and message."""
+    try:
+        want = scipy_lsa(cost_matrix)
+    except (TypeError, ValueError) as error:
+        with pytest.raises(type(error)) as raised:
+            jaxmatch.linear_sum_assignment(cost_matrix)
+        assert str(raised.value) == str(error)
+    else:
+        got = jaxmatch.linear_sum_assignment(cost_matrix)
+        np.testing.assert_array_equal(got[0], want[0])
+        np.testing.assert_array_equal(got[1], want[1])
+
+
 def test_matching_drop_in_compiles_nothing(no_xla):
     import scipy.sparse as sp
     from scipy.sparse.csgraph import maximum_bipartite_matching as scipy_mbm
