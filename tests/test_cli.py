@@ -209,7 +209,12 @@ def test_lap_directory_is_not_a_file(capsys, tmp_path):
         ("c.npy", b"not a numpy file", "cannot read"),
         ("c.npz", b"not a zip", "cannot read"),
         ("c.csv", b"1,2\n3,x\n", "cannot read"),
-        ("c.csv", b"1,2\n3\n", "cannot read"),
+        (
+            "c.csv",
+            b"1,2\n3\n",
+            "row 2 has a different number of values (1) than the rows above it (2)",
+        ),
+        ("c.txt", b"1 2 3\n4 5 6\n7 8\n", "row 3 has a different number of values (2)"),
         ("c.json", b"[[1, 2]]", "unsupported file type"),
     ],
 )
@@ -218,6 +223,7 @@ def test_lap_unreadable_or_wrong_format(capsys, tmp_path, name, content, fragmen
     code, _, err = run(capsys, "lap", tmp_path / name, "-o", tmp_path / "a.npy")
     assert code == 2
     assert_user_error(err, fragment)
+    assert "usecols" not in err  # NumPy's advice names no option of ours
     assert not (tmp_path / "a.npy").exists()
 
 

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -51,11 +52,7 @@ def load_dense(path: Path, key: str | None) -> np.ndarray:
         return _read(path, "a .npz archive", lambda: _npz_member(path, key))
     if suffix in (".csv", ".txt", ".tsv", ".dat"):
         delimiter = "," if suffix == ".csv" else None
-        return _read(
-            path,
-            "a numeric text table",
-            lambda: np.loadtxt(path, delimiter=delimiter, ndmin=2, comments="#"),
-        )
+        return _read(path, "a numeric text table", lambda: _text_table(path, delimiter))
     raise CLIError(
         f"unsupported file type {suffix or '(none)'!r} for {path}; "
         "expected .npy, .npz, .csv or .txt"
@@ -125,6 +122,26 @@ def _read(path: Path, what: str, reader: Callable[[], Any]) -> Any:
     except Exception as err:
         detail = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
         raise CLIError(f"cannot read {path} as {what}: {detail}") from err
+
+
+_RAGGED = re.compile(r"number of columns changed from (\d+) to (\d+) at row (\d+)")
+
+
+def _text_table(path: Path, delimiter: str | None) -> np.ndarray:
+    """A text table's numbers; rows of unequal length are a CLIError that
+    names the row (NumPy's own message suggests an argument the command
+    line does not have)."""
+    try:
+        return np.loadtxt(path, delimiter=delimiter, ndmin=2, comments="#")
+    except ValueError as err:
+        ragged = _RAGGED.search(str(err))
+        if ragged is None:
+            raise
+        before, now, row = ragged.groups()
+        raise CLIError(
+            f"cannot read {path} as a cost table: row {row} has a different number "
+            f"of values ({now}) than the rows above it ({before})"
+        ) from err
 
 
 def _npz_member(path: Path, key: str | None) -> np.ndarray:
