@@ -1,6 +1,7 @@
 """jaxmatch: GPU matching and assignment algorithms as JAX primitives."""
 
 from ._ffi import backends
+from ._float64 import Float64RoundingWarning
 from ._version import __version__ as __version__
 from .lap import (
     LAPCertificate,
@@ -44,6 +45,7 @@ from .weighted import (
 
 __all__ = [
     "BipartiteGraph",
+    "Float64RoundingWarning",
     "Graph",
     "GraphValidationError",
     "LAPCertificate",

@@ -9,6 +9,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from .._float64 import warn_if_rounded
 from .types import LAPResult, LAPStatus
 
 
@@ -49,6 +50,8 @@ def canonical_costs(C) -> jax.Array:
             f"got a {C.ndim} array"
         )
     if is_float:
+        if isinstance(C, np.ndarray):
+            warn_if_rounded(C, "costs", stacklevel=3)
         wide = dtype == np.float64 and x64_enabled()
         target = jnp.float64 if wide else jnp.float32
     elif dtype.itemsize <= 4 and not (

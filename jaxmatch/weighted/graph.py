@@ -24,6 +24,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .._csr import CSR, GraphValidationError, as_index_array, validate_csr
+from .._float64 import warn_if_rounded
 
 
 def as_weight_array(w, count: int) -> np.ndarray:
@@ -44,6 +45,7 @@ def as_weight_array(w, count: int) -> np.ndarray:
             raise GraphValidationError(
                 f"weights must be finite, got {a[bad][0]} at edge {int(np.flatnonzero(bad)[0])}"
             )
+        warn_if_rounded(a, "edge weights", stacklevel=3)
         return a
     if kind in "iu" or kind == "b":
         a64 = a.astype(np.int64)

@@ -51,6 +51,7 @@ from typing import Any, NamedTuple
 import jax
 import numpy as np
 
+from ..._float64 import warn_if_rounded
 from ..._interrupt import run_host
 from ..sparse._ffi import solve_sparse_host
 from ..types import LAPStatus, PointsLAPResult
@@ -90,6 +91,7 @@ def _points(A: Any, name: str) -> np.ndarray:
         raise TypeError(f"{name} must hold real numbers, got dtype {a.dtype}")
     if a.size and not np.all(np.isfinite(a)):
         raise ValueError(f"{name} has NaN or infinite coordinates")
+    warn_if_rounded(a, f"the coordinates of {name}", stacklevel=3)
     return a
 
 

@@ -28,6 +28,7 @@ import numpy as np
 
 from ... import _ffi
 from ..._batch import batched_ffi_call, batched_shape
+from ..._float64 import warn_if_rounded
 from ..._static import static_bool
 from .. import _ffi as lap_ffi
 from .._costs import empty_result, finished_result
@@ -132,6 +133,8 @@ def solve_sparse_costs(
     maximize = static_bool(maximize, "maximize")
     if not isinstance(method, str) or method not in SPARSE_METHODS:
         raise ValueError(f"method must be one of {SPARSE_METHODS}, got {method!r}")
+    if isinstance(S.data, np.ndarray):
+        warn_if_rounded(S.data, "sparse costs", stacklevel=4)
     indptr, indices, data = (jnp.asarray(a) for a in (S.indptr, S.indices, S.data))
     for name, a in (("indptr", indptr), ("indices", indices)):
         if not jnp.issubdtype(a.dtype, jnp.integer):
