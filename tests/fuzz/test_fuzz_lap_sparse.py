@@ -1,0 +1,166 @@
+"""Differential fuzzing of the sparse LAP, ``solve_lap`` on
+:class:`jaxmatch.SparseCosts` (methods auto / jv / tree; eager, ``jit``,
+``vmap``): duplicate and unsorted entries, zeros, padding full of garbage,
+``+-inf``, NaN, malformed CSR, every accepted dtype with x64 on and off,
+against scipy on the dense equivalent (absent pairs forbidden); every
+optimal answer certified on the dense and on the sparse costs."""
+
+from __future__ import annotations
+
+import jax
+import numpy as np
+import pytest
+from fuzz_cases import COUNTS, SIDES, check_lap_one, cost_arrays, fuzz_settings, lap_oracle
+from hypothesis import given
+from hypothesis import strategies as st
+
+import jaxmatch
+from jaxmatch import LAPStatus, SparseCosts
+
+SPARSE_DTYPES = (
+    "bool",
+    "int8",
+    "int16",
+    "int32",
+    "uint8",
+    "uint16",
+    "float16",
+    "bfloat16",
+    "float32",
+    "float64",
+)
+CAPACITY = 48  # one capacity for every drawn matrix: one compilation per shape
+
+
+@st.composite
+def sparse_problems(draw, shape=None):
+    """``(indptr, indices, data, shape, corrupt)`` of one matrix: entries
+    grouped by row, columns in any order, duplicates, padding of garbage;
+    ``corrupt``: the CSR structure was broken on purpose."""
+    n, m = shape or (draw(st.sampled_from(SIDES)), draw(st.sampled_from(SIDES)))
+    k = draw(st.integers(0, min(3 * n * m, CAPACITY - 4))) if n * m else 0
+    rows = np.sort(
+        np.asarray(draw(st.lists(st.integers(0, max(n - 1, 0)), min_size=k, max_size=k)), np.int64)
+    )
+    cols = np.asarray(
+        draw(st.lists(st.integers(0, max(m - 1, 0)), min_size=k, max_size=k)), np.int64
+    )
+    data, kind = draw(cost_arrays((CAPACITY,), SPARSE_DTYPES))
+    indptr = np.searchsorted(rows, np.arange(n + 1)).astype(np.int32)
+    indices = np.full(CAPACITY, -7, np.int32)  # padding: out of range, never read
+    indices[:k] = cols
+    corrupt = draw(st.sampled_from([None] * 6 + ["index", "indptr"]))
+    if corrupt == "index" and k:
+        indices[draw(st.integers(0, k - 1))] = draw(st.sampled_from([-1, m, m + 5]))
+    elif corrupt == "indptr" and n >= 2:
+        indptr[1] = indptr[-1] + 1 if indptr[-1] < CAPACITY else CAPACITY + 1
+    else:
+        corrupt = None
+    return indptr, indices, data, (n, m), corrupt, kind
+
+
+def _seen_dtype(dtype: np.dtype, x64: bool) -> np.dtype:
+    if jax.numpy.issubdtype(dtype, jax.numpy.floating):
+        return np.dtype(np.float64 if dtype == np.float64 and x64 else np.float32)
+    return np.dtype(np.int32)
+
+
+def sparse_oracle(indptr, indices, data, shape, maximize, x64):
+    """``(D, invalid)``: the dense problem the sparse one stands for (absent
+    pairs forbidden, a pair stored twice at its cheaper cost; the dearer
+    when maximizing) in float64, and whether a stored entry is invalid."""
+    n, m = shape
+    nnz = int(indptr[-1])
+    vals = data[:nnz].astype(_seen_dtype(data.dtype, x64)).astype(np.float64)
+    rows = np.repeat(np.arange(n), np.diff(indptr))
+    absent = -np.inf if maximize else np.inf
+    invalid = bool(np.any(np.isnan(vals) | (vals == -absent)))
+    D = np.full(shape, absent)
+    for r, c, w in zip(rows, indices[:nnz], vals, strict=True):
+        if w != absent:
+            D[r, c] = max(D[r, c], w) if maximize else min(D[r, c], w)
+    return D, invalid
+
+
+def _check(S: SparseCosts, member, res, maximize, x64, what):
+    indptr, indices, data, shape, corrupt, kind = member
+    r = jax.tree.map(np.asarray, res)
+    info = (what, kind, corrupt, shape, indptr.tolist(), indices.tolist(), data.tolist(), maximize)
+    if corrupt is not None:
+        assert int(r.status) == LAPStatus.INVALID_STRUCTURE, (LAPStatus(int(r.status)).name, *info)
+        assert not bool(r.feasible) and (r.col_for_row == -1).all(), info
+        return
+    D, invalid = sparse_oracle(indptr, indices, data, shape, maximize, x64)
+    want = lap_oracle(D, maximize)
+    if invalid:
+        want = want._replace(status=LAPStatus.INVALID_ENTRIES)
+    if want.status == LAPStatus.OPTIMAL and data.dtype.kind in "biu":
+        want = want._replace(cost=int(want.cost))
+    seen = D.astype(np.int32) if data.dtype.kind in "biu" and np.isfinite(D).all() else D
+    check_lap_one(
+        seen,
+        maximize,
+        r.col_for_row,
+        r.row_for_col,
+        r.cost,
+        r.u,
+        r.v,
+        r.feasible,
+        r.status,
+        want,
+        info,
+    )
+    if want.status == LAPStatus.OPTIMAL and int(r.status) == LAPStatus.OPTIMAL:
+        cert = jaxmatch.verify_lap(S, r, maximize=maximize)
+        assert cert.optimal, (cert.reason, *info)
+
+
+@fuzz_settings(quick=100)
+@given(
+    member=sparse_problems(),
+    maximize=st.booleans(),
+    method=st.sampled_from(["auto", "jv", "tree"]),
+    mode=st.sampled_from(["eager", "jit"]),
+    x64=st.booleans(),
+)
+def test_sparse_solve_lap_against_scipy(device, member, maximize, method, mode, x64):
+    indptr, indices, data, shape, corrupt, kind = member
+    if method == "jv" and device.platform != "cpu":
+        method = "tree"  # the sparse JV runs on the CPU only
+    COUNTS[f"solve_lap sparse ({device.platform})"] += 1
+    with jax.enable_x64(x64):
+        S = SparseCosts(indptr, indices, data, shape)
+
+        def solve(S):
+            return jaxmatch.solve_lap(S, maximize=maximize, method=method)
+
+        res = solve(S) if mode == "eager" else jax.jit(solve)(S)
+        _check(S, member, res, maximize, x64, f"{method}/{mode}/x64={x64}")
+
+
+@fuzz_settings(quick=30)
+@given(data=st.data(), maximize=st.booleans(), method=st.sampled_from(["auto", "tree"]))
+def test_sparse_vmap_equals_members(device, data, maximize, method):
+    shape = (data.draw(st.sampled_from(SIDES)), data.draw(st.sampled_from(SIDES)))
+    members = [data.draw(sparse_problems(shape)) for _ in range(3)]
+    floats = [m for m in members if m[2].dtype.kind == "f"]
+    members = [(*m[:2], m[2].astype(np.float32), *m[3:]) for m in members]  # one dtype
+    del floats
+    COUNTS[f"solve_lap sparse vmap ({device.platform})"] += 1
+    stack = [np.stack([m[i] for m in members]) for i in range(3)]
+    S = SparseCosts(*stack, shape)
+    res = jax.vmap(lambda s: jaxmatch.solve_lap(s, maximize=maximize, method=method))(S)
+    whole = jaxmatch.solve_lap(S, maximize=maximize, method=method)
+    for b, member in enumerate(members):
+        one = jax.tree.map(lambda a, b=b: np.asarray(a)[b], res)
+        _check(SparseCosts(*member[:3], shape), member, one, maximize, True, f"vmap {method}")
+        assert int(np.asarray(whole.status)[b]) == int(one.status)
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.uint32])
+def test_wide_integer_sparse_costs_are_refused(dtype):
+    S = SparseCosts(
+        np.array([0, 1], np.int32), np.array([0], np.int32), np.array([1], dtype), (1, 1)
+    )
+    with pytest.raises(TypeError, match="at most 32 bits"):
+        jaxmatch.solve_lap(S)
