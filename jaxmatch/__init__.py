@@ -1,5 +1,7 @@
 """jaxmatch: GPU matching and assignment algorithms as JAX primitives."""
 
+from . import _ffi
+from ._export import export_disabled_checks, ffi_targets, register_serialization
 from ._ffi import backends
 from ._float64 import Float64RoundingWarning
 from ._version import __version__ as __version__
@@ -43,6 +45,11 @@ from .weighted import (
     verify_weighted_matching,
 )
 
+# Exported programs run in a process that imported jaxmatch: the targets
+# and the pytree types are registered here, at no device cost.
+_ffi.register_if_loadable()
+register_serialization()
+
 __all__ = [
     "BipartiteGraph",
     "Float64RoundingWarning",
@@ -65,6 +72,8 @@ __all__ = [
     "approximate_weighted_matching",
     "backends",
     "cheap_matching",
+    "export_disabled_checks",
+    "ffi_targets",
     "greedy_matching",
     "hungarian",
     "karp_sipser_matching",

@@ -32,6 +32,8 @@ import numpy as np
 from jax.experimental.custom_partitioning import custom_partitioning
 from jax.sharding import NamedSharding, PartitionSpec
 
+from . import _ffi
+
 #: Builds the results' shapes for the given leading (batch) dimensions.
 ResultShapes = Callable[[tuple[int, ...]], Sequence[Any]]
 
@@ -54,7 +56,7 @@ def batched_ffi_call(
     """Calls the FFI target ``target`` on a batch of problems.
 
     Args:
-      target: the registered FFI target name.
+      target: the FFI target's name, as the library lists it.
       result_shapes: the results' shapes and dtypes for given leading
         dimensions (the same for every operand).
       operands: the arrays; operand ``i`` is ``[*batch, *core_i]`` with
@@ -94,7 +96,7 @@ def _vmappable(
 ) -> Callable[..., Any]:
     def direct(*ops: jax.Array) -> tuple[jax.Array, ...]:
         lead = tuple(ops[0].shape[: ops[0].ndim - core[0]])
-        call = jax.ffi.ffi_call(
+        call = _ffi.ffi_call(
             target,
             tuple(result_shapes(lead)),
             vmap_method="broadcast_all",

@@ -209,15 +209,30 @@ def registrations() -> dict[str, list[str]]:
     """The FFI targets of the loaded libraries, by platform.
 
     Returns:
-      ``{"cpu": [names], "cuda": [names]}``: the target names (as XLA calls
-      them) that each library lists and :func:`register` registers; ``"cuda"``
-      is absent when the CUDA library was not built.
+      ``{"cpu": [names], "cuda": [names]}``: the target names each library
+      lists (:func:`register` registers each under its :func:`target_name`);
+      ``"cuda"`` is absent when the CUDA library was not built.
     """
     out = {"cpu": list(_read_targets(cpu_library()))}
     cuda = _load("cuda")
     if cuda is not None:
         out["cuda"] = list(_read_targets(cuda))
     return out
+
+
+def target_name(name: str) -> str:
+    """The name XLA knows the library's target ``name`` by: suffixed with the
+    ABI version, which changes whenever a target's operands, attributes or
+    results change, so that a program exported by another version finds no
+    handler (an error naming the target) instead of one that misreads it."""
+    return f"{name}_abi{ABI_VERSION}"
+
+
+def ffi_call(name: str, result_shapes: Any, **kwargs: Any) -> Any:
+    """``jax.ffi.ffi_call`` of the library's target ``name`` (registered
+    first), under its versioned :func:`target_name`."""
+    register()
+    return jax.ffi.ffi_call(target_name(name), result_shapes, **kwargs)
 
 
 @functools.cache
@@ -232,15 +247,25 @@ def register() -> None:
     cpu = cpu_library()
     cpu_targets = _read_targets(cpu)
     for name, handler in cpu_targets.items():
-        jax.ffi.register_ffi_target(name, jax.ffi.pycapsule(handler), platform="cpu")
+        jax.ffi.register_ffi_target(target_name(name), jax.ffi.pycapsule(handler), platform="cpu")
     cuda = _load("cuda")
     if cuda is not None:
         for name, handler in _read_targets(cuda).items():
-            jax.ffi.register_ffi_target(name, jax.ffi.pycapsule(handler), platform="CUDA")
+            capsule = jax.ffi.pycapsule(handler)
+            jax.ffi.register_ffi_target(target_name(name), capsule, platform="CUDA")
     else:
         missing = jax.ffi.pycapsule(cpu.jaxmatch_missing_cuda)
         for name in cpu_targets:
-            jax.ffi.register_ffi_target(name, missing, platform="CUDA")
+            jax.ffi.register_ffi_target(target_name(name), missing, platform="CUDA")
+
+
+def register_if_loadable() -> None:
+    """:func:`register`, at ``import jaxmatch``: a missing or stale library
+    is reported by the first solve instead (and by ``jaxmatch info``)."""
+    try:
+        register()
+    except JaxmatchLibraryError:
+        pass
 
 
 def check_enum(enum_cls: type, prefix: str) -> None:

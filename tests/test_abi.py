@@ -151,7 +151,8 @@ def _custom_calls(fn, *args, platforms):
     text = jax.jit(fn).trace(*args).lower(lowering_platforms=platforms).as_text()
     # Whole names: lap_solve is a prefix of lap_solve_warm.
     names = [n.removeprefix("jaxmatch_") for n in _ffi.registrations()["cpu"]]
-    return {t for t in names if re.search(rf"jaxmatch_{t}\b", text)}
+    suffix = _ffi.target_name("")
+    return {t for t in names if re.search(rf"jaxmatch_{t}{suffix}\b", text)}
 
 
 @pytest.mark.parametrize(

@@ -35,6 +35,6 @@ def points_sweep(
         jax.ShapeDtypeStruct((b,), dtype),
     )
     code = _ffi.constant(f"LAP_POINTS_{metric.upper()}")
-    call = jax.ffi.ffi_call("jaxmatch_lap_points_sweep", shapes)
+    call = _ffi.ffi_call("jaxmatch_lap_points_sweep", shapes)
     cols, cost, cost_max = call(X, u, YT, v, metric=np.int32(code), negate=np.int32(bool(negate)))
     return cols, cost, cost_max

@@ -84,7 +84,7 @@ def split_scan(
     shapes = (jax.ShapeDtypeStruct((m,), C.dtype), jax.ShapeDtypeStruct((m,), jnp.int32))
     # Under jax.vmap (a batch of split problems) members are scanned one
     # after another; the update leaves a finished member as it is.
-    call = jax.ffi.ffi_call("jaxmatch_lap_split_scan", shapes, vmap_method="sequential")
+    call = _ffi.ffi_call("jaxmatch_lap_split_scan", shapes, vmap_method="sequential")
     best, arg = call(C, u, row_D, pending, info)
     return best, arg
 
@@ -103,7 +103,7 @@ def split_update(
     ``n`` the real rows."""
     checked()
     shapes = tuple(jax.ShapeDtypeStruct(x.shape, x.dtype) for x in state)
-    out = jax.ffi.ffi_call(
+    out = _ffi.ffi_call(
         "jaxmatch_lap_split_update",
         shapes,
         input_output_aliases={k + 3: k for k in range(len(state))},
