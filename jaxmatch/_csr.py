@@ -6,7 +6,9 @@ stored entries of row ``i`` are at positions ``indptr[i]:indptr[i + 1]`` of
 ``indices`` (their columns) and ``data`` (their values, or ``None`` for a
 pattern without values). Entries past ``indptr[..., -1]`` are padding, so
 matrices of one shape and one capacity stack into a batch: the arrays may
-carry leading batch dimensions ``...``.
+carry leading batch dimensions ``...``. A matrix whose ``max(shape) + 1``
+or capacity reaches :data:`jaxmatch._limits.INDEX_BOUND` (``2**30``) is
+refused when it is made (``ValueError``): the kernels index with int32.
 
 Subclasses add fields by dataclass inheritance and are registered as pytrees
 when they are defined; for example::
@@ -31,6 +33,8 @@ from typing import Any, ClassVar, TypeVar
 import jax
 import jax.numpy as jnp
 import numpy as np
+
+from . import _limits
 
 __all__ = ["CSR", "GraphValidationError", "as_index_array", "sorted_unique", "validate_csr"]
 
@@ -211,6 +215,11 @@ class CSR:
     def __post_init__(self) -> None:
         n_rows, n_cols = self.shape
         object.__setattr__(self, "shape", (int(n_rows), int(n_cols)))
+        # The kernels' int32 limits, from the static shapes: a matrix too
+        # large for them is refused where it is made (the solvers check again).
+        slots = [np.shape(getattr(self, f)) for f in self.capacity_fields]
+        capacity = max((s[-1] for s in slots if s), default=0)
+        _limits.check_csr(self.shape, capacity, f"{type(self).__name__} of shape {self.shape}")
 
     def __repr__(self) -> str:
         values = "" if self.data is None else f", data={jnp.result_type(self.data)}"

@@ -18,9 +18,11 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from .. import _ffi, _limits
 from .._interrupt import wait_ready
 from .._static import static_int, static_str
 from . import _dense, _plan
+from . import _ffi as lap_ffi
 from ._costs import canonical_costs, maximize_flag
 from ._plan import LAPTuning
 from .jv import tied_rows
@@ -69,14 +71,38 @@ def _eager_autotune_off(C: Any, tuning: LAPTuning) -> bool:
     if isinstance(sharding, jax.sharding.Sharding):
         block = math.prod(sharding.shard_shape(C.shape)) * itemsize
         return _plan.autotune_off(block, list(sharding.device_set), tuning)
-    return _plan.autotune_off(math.prod(C.shape) * itemsize, [_default_device()], tuning)
+    return _plan.autotune_off(math.prod(C.shape) * itemsize, [_limits.default_device()], tuning)
 
 
-def _default_device() -> Any:
-    chosen = getattr(jax.config, "jax_default_device", None)
-    if chosen is None:
-        return jax.devices()[0]
-    return jax.devices(chosen)[0] if isinstance(chosen, str) else chosen
+def _member_bytes(n: int, m: int, itemsize: int, method: str) -> int:
+    """The bytes of one ``[n, m]`` problem's kernel outputs and workspaces
+    (the kernels' state) with costs of ``itemsize`` bytes; for ``"auto"``
+    the least over the variants the plan may pick (the tree variant, JV)."""
+    n, m = min(n, m), max(n, m)
+    if n == 0:  # no kernel runs
+        return 0
+    chosen = ("tree", "jv") if method == "auto" else (method,)
+    work = min(
+        w * 4 + t * itemsize
+        for w, t in (_ffi.lap_workspace_lens(n, m, lap_ffi.variant_code(v)) for v in chosen)
+    )
+    return (n + m) * (4 + itemsize) + _ffi.constant("LAP_INFO_LEN") * 4 + work
+
+
+def _check_dense_memory(C: Any, method: str, device: Any = None) -> None:
+    """Refuses an eager dense solve of ``C`` (``[..., n, m]``, not yet in
+    the kernel dtype) that does not fit the devices where it lies, or
+    ``device`` where it is gathered (:mod:`jaxmatch._limits`)."""
+    size = _limits.device_itemsize(C.dtype, at_least=4)  # kernel dtypes: >= 32 bits
+    *batch, n, m = np.shape(C)
+    per_member = _member_bytes(n, m, size, method)
+    what = f"a dense LAP of shape {np.shape(C)}"
+    if device is None:
+        _limits.check_memory(what, [_limits.Held(C, size)], len(batch), per_member)
+    else:
+        members = math.prod(batch)
+        need = math.prod(np.shape(C)) * size + members * per_member
+        _limits.check_memory_on(what, [device], need, members)
 
 
 def _tied_rows(C: jax.Array) -> Callable[[], float]:
@@ -101,7 +127,34 @@ def _solve_sparse(S: SparseCosts, maximize, method, execution, max_iterations, i
             "a SparseCosts solve takes no execution, max_iterations or init; "
             "pass them for dense costs only"
         )
+    capacity = int(np.shape(S.indices)[-1]) if np.ndim(S.indices) else 0
+    _limits.check_csr(S.shape, capacity, f"SparseCosts of shape {S.shape}")
+    _check_sparse_memory(S)
     return solve_sparse_costs(S, maximize=maximize, method=method)
+
+
+def _check_sparse_memory(S: SparseCosts) -> None:
+    """Refuses an eager sparse solve that does not fit its devices
+    (:mod:`jaxmatch._limits`): the CSR's arrays (int32 indices, costs of at
+    least 32 bits), the kernel's outputs and its workspaces (sized for the
+    tree variant, whatever runs)."""
+    arrays = (S.indptr, S.indices, S.data)
+    if not all(hasattr(a, "dtype") for a in arrays) or np.ndim(S.indptr) < 1:
+        return  # solve_sparse_costs converts and checks them
+    cost = _limits.device_itemsize(S.data.dtype, at_least=4)
+    rows, cols = sorted(S.shape)
+    per_member = 0
+    if rows:
+        work, twork = _ffi.lap_workspace_lens(rows, cols, _ffi.constant("LAP_VARIANT_CSR_TREE"))
+        info = _ffi.constant("LAP_INFO_LEN")
+        per_member = (2 * rows + cols + info + work) * 4 + (rows + cols + twork) * cost
+    held = [
+        _limits.Held(S.indptr, 4),
+        _limits.Held(S.indices, 4),
+        _limits.Held(S.data, cost),
+    ]
+    what = f"SparseCosts of shape {S.shape} and capacity {np.shape(S.indices)[-1]:,}"
+    _limits.check_memory(what, held, np.ndim(S.indptr) - 1, per_member)
 
 
 def solve_lap(
@@ -193,15 +246,23 @@ def solve_lap(
         ``maximize`` array that does not broadcast to the batch shape,
         ``max_iterations`` below 1, an ``init`` whose shapes do not match
         ``C``; a :class:`SparseCosts` with ``execution``, ``max_iterations``
-        or ``init``.
+        or ``init``; at trace time, a side of ``2**30`` or more (a
+        :class:`SparseCosts`: ``max(shape) + 1`` or its capacity), beyond
+        the kernels' int32 indices (``jaxmatch/_limits.py``).
       OverflowError: concrete 64-bit integer costs outside the int32 range
         without x64 (never wrapped).
+      MemoryError: called eagerly, the costs, the kernels' outputs and
+        their workspaces do not fit the memory of a device the solve runs
+        on (checked before any kernel runs; skipped under ``jax.jit``).
     """
     if isinstance(C, SparseCosts):
         return _solve_sparse(C, maximize, method, execution, max_iterations, init, tuning)
-    C = canonical_costs(C)
     _check_execution(execution)
     _check_method(method, execution)
+    _limits.check_dense_side(np.shape(C))
+    if hasattr(C, "dtype") and np.ndim(C) >= 2 and not isinstance(C, jax.core.Tracer):
+        _check_dense_memory(C, method)  # before canonical_costs casts or copies C
+    C = canonical_costs(C)
     tuning = _check_tuning(tuning)
     limit = 0
     if max_iterations is not None:
@@ -221,6 +282,7 @@ def solve_lap(
                     C, maximize=flag, mesh=mesh, axis_name=axis, max_iterations=max_iterations,
                     tuning=tuning,
                 )  # fmt: skip
+            _check_dense_memory(C, method, device)
             # A SingleDeviceSharding drops an Explicit mesh's axes from C's type.
             C = jax.device_put(C, jax.sharding.SingleDeviceSharding(device))
     solve: Callable[..., LAPResult]

@@ -48,6 +48,7 @@ import jax
 import jax.numpy as jnp
 from jax import lax
 
+from .. import _ffi, _limits
 from .._static import static_int, static_str
 from . import _ffi as matching_ffi
 from .graph import BipartiteGraph
@@ -93,7 +94,24 @@ def _check_graph(G: Any) -> BipartiteGraph:
         raise ValueError(
             "graph.col_indptr, col_indices, indptr and indices have different batch shapes"
         )
+    _check_limits(G)
     return G
+
+
+def _check_limits(G: BipartiteGraph) -> None:
+    """The int32 limits of ``G``'s buffers and, eagerly, its devices' memory
+    (:mod:`jaxmatch._limits`): the graph, the state (``col_for_row``,
+    ``row_for_col``, ``info``, the workspace) and the warm start's arrays."""
+    capacity = max(G.capacity, int(jnp.shape(G.col_indices)[-1]))
+    what = f"a bipartite graph of shape {G.shape}"
+    _limits.check_csr(G.shape, capacity, what)
+    work = _ffi.matching_workspace_len(G.n_rows, G.n_cols)
+    _limits.check_index("workspace", work, what)
+    what += f" and capacity {capacity:,}"
+    state = 2 * (G.n_rows + G.n_cols) + _ffi.constant("MATCHING_INFO_LEN") + work
+    arrays = (G.col_indptr, G.col_indices, G.indptr, G.indices)
+    held = [_limits.Held(a, 4) for a in arrays]
+    _limits.check_memory(what, held, jnp.ndim(G.col_indptr) - 1, 4 * state)
 
 
 def _choice(value: Any, allowed: tuple[str, ...], what: str) -> str:
@@ -256,7 +274,13 @@ def max_cardinality_matching(
         ``tuning``) is not of its type, or is traced (the message names the ``static_argnames``
         recipe); a malformed warm start.
       ValueError: an unknown option value, ``levels_per_call < 1``, or warm
-        start arrays of the wrong shape.
+        start arrays of the wrong shape; at trace time, a graph whose
+        capacity, ``max(shape) + 1`` or workspace (``4 * n_cols + n_rows``
+        entries) reaches ``2**30`` (the kernels' int32 indices,
+        ``jaxmatch/_limits.py``).
+      MemoryError: called eagerly, the graph, the state and the workspaces
+        of the batch members a device solves do not fit its memory (before
+        any kernel runs).
     """
     G = _check_graph(G)
     tuning = tuning_of(tuning)

@@ -32,6 +32,7 @@ import jax
 import jax.numpy as jnp
 from jax import lax
 
+from .. import _ffi, _limits
 from .._static import static_int, static_str
 from . import _ffi as weighted_ffi
 from .graph import Graph
@@ -65,7 +66,24 @@ def _check_graph(G: Any) -> Graph:
         raise ValueError("graph.indices and graph.data must have the same shape")
     if jnp.shape(G.indptr)[:-1] != jnp.shape(G.indices)[:-1]:
         raise ValueError("graph.indptr and graph.indices have different batch shapes")
+    _check_limits(G)
     return G
+
+
+def _check_limits(G: Graph) -> None:
+    """The int32 limits of ``G``'s buffers and, eagerly, its devices' memory
+    (:mod:`jaxmatch._limits`): the graph, its uint32 edge keys and the
+    state (``mate``, ``mate_edge``, ``info``, the workspace)."""
+    what = f"a graph of shape {G.shape}"
+    _limits.check_csr(G.shape, G.capacity, what)
+    work = _ffi.weighted_workspace_len(G.n)
+    _limits.check_index("workspace", work, what)
+    what += f" and capacity {G.capacity:,}"
+    state = 2 * G.n + _ffi.constant("WEIGHTED_INFO_LEN") + work
+    weight = _limits.device_itemsize(jnp.result_type(G.data))
+    held = [_limits.Held(G.indptr, 4), _limits.Held(G.indices, 4), _limits.Held(G.data, weight)]
+    per_member = 4 * (state + G.capacity)  # the state and the keys
+    _limits.check_memory(what, held, jnp.ndim(G.indptr) - 1, per_member)
 
 
 def edge_keys(weights: jax.Array) -> jax.Array:
@@ -160,7 +178,12 @@ def approximate_weighted_matching(
       TypeError: ``G`` is not a :class:`Graph` or has arrays of the wrong
         dtypes; an option (or ``tuning``) of the wrong type or traced.
       ValueError: an unknown method, ``rounds_per_call < 1``, or arrays of
-        inconsistent shapes.
+        inconsistent shapes; at trace time, a graph whose capacity,
+        ``n + 1`` or workspace (about ``5 * n`` entries) reaches ``2**30``
+        (the kernels' int32 indices, ``jaxmatch/_limits.py``).
+      MemoryError: called eagerly, the graph, its edge keys, the state and
+        the workspaces of the batch members a device solves do not fit its
+        memory (before any kernel runs).
     """
     G = _check_graph(G)
     tuning = tuning_of(tuning)

@@ -15,6 +15,7 @@ import numpy as np
 from jax import lax
 from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
+from ... import _limits
 from ..._interrupt import wait_ready
 from ..._static import static_int
 from .. import _plan
@@ -55,6 +56,18 @@ def row_split_axis(C: Any) -> tuple[Mesh, AxisName] | None:
     if _axis_size(sharding.mesh, axis) < 2:
         return None
     return sharding.mesh, axis
+
+
+def _check_memory(C: Any, mesh: Mesh, axis: AxisName) -> None:
+    """Refuses an eager split solve of ``C`` (``[n, m]``, not yet in the
+    kernel dtype) whose block, outputs and duals do not fit a device of the
+    mesh (:mod:`jaxmatch._limits`): each holds ``ceil(min(n, m) / parts)``
+    rows of ``max(n, m)`` columns and the replicated result."""
+    size = _limits.device_itemsize(C.dtype, at_least=4)  # kernel dtypes: >= 32 bits
+    n, m = sorted(np.shape(C))
+    block = -(-n // _axis_size(mesh, axis)) * m * size
+    what = f"a split LAP of shape {np.shape(C)} over {_axis_size(mesh, axis)} devices"
+    _limits.check_memory_on(what, mesh.devices.flat, block + (n + m) * (4 + size))
 
 
 def _solve_split(C, *, mesh, axis, maximize, max_iterations, per_trip):
@@ -178,14 +191,19 @@ def solve_lap_split(
     Raises:
       TypeError: non-numeric or complex costs, a non-bool ``maximize``.
       ValueError: ``C`` not 2-D; ``mesh`` without ``axis_name`` or the
-        reverse; an ``axis_name`` the mesh lacks; ``max_iterations`` < 1.
+        reverse; an ``axis_name`` the mesh lacks; ``max_iterations`` < 1; a
+        side of ``2**30`` or more (the kernels' int32 indices,
+        ``jaxmatch/_limits.py``).
+      MemoryError: called eagerly, a device's block of rows and the
+        replicated result do not fit its memory (before any kernel runs).
     """
-    C = canonical_costs(C)
-    if C.ndim != 2:
+    if np.ndim(C) != 2:
+        C = canonical_costs(C)  # its own rank and dtype errors first
         raise ValueError(
             f"solve_lap_split solves one problem: C must be [n, m], got shape {C.shape}; "
             "use solve_lap (or jax.vmap) for batches"
         )
+    _limits.check_dense_side(np.shape(C))
     if not isinstance(maximize, (bool, np.bool_)):
         raise TypeError(f"maximize must be a Python bool here, got {type(maximize).__name__}")
     limit = 2**31 - 1
@@ -204,6 +222,9 @@ def solve_lap_split(
     if missing:
         raise ValueError(f"mesh has no axis {missing[0]!r}; its axes are {tuple(mesh.shape)}")
     axis = names[0] if len(names) == 1 else names
+    if not isinstance(C, jax.core.Tracer) and hasattr(C, "dtype"):
+        _check_memory(C, mesh, axis)  # before canonical_costs casts or copies C
+    C = canonical_costs(C)
     n, m = C.shape
     if n == 0 or m == 0:
         return empty_result((), n, m, C.dtype)
