@@ -128,6 +128,23 @@ def _vmappable(
     return call
 
 
+def whole_problems(x: jax.Array, core_rank: int) -> jax.Array:
+    """``x`` with its last ``core_rank`` dimensions (each problem's own)
+    unsharded where its type shards them over Explicit mesh axes: the one
+    regather that code indexing into a problem needs (XLA does it on its own
+    for Auto axes). Batch dimensions keep their sharding; other arrays are
+    returned as they are."""
+    sharding = getattr(jax.typeof(x), "sharding", None)
+    mesh, spec = getattr(sharding, "mesh", None), getattr(sharding, "spec", None)
+    if mesh is None or mesh.empty or spec is None:
+        return x
+    entries = tuple(spec) + (None,) * (x.ndim - len(spec))
+    lead = entries[: x.ndim - core_rank]
+    if all(e is None for e in entries[len(lead) :]):
+        return x
+    return jax.sharding.reshard(x, NamedSharding(mesh, PartitionSpec(*lead, *[None] * core_rank)))
+
+
 def _explicit_batch(ops: Sequence[jax.Array], n_batch: int) -> tuple[Any, tuple[Any, ...]] | None:
     """For operands whose type carries a sharding over Explicit mesh axes
     (JAX's sharding in types): the mesh and the batch dimensions' spec (as

@@ -13,6 +13,7 @@ import jax
 import jax.numpy as jnp
 from jax import lax
 
+from .._batch import whole_problems
 from . import _ffi as lap_ffi
 from . import _plan
 from ._costs import cost_tangent, empty_result, finished_result, flip, valid_entries
@@ -164,6 +165,7 @@ def solve_dense(
     broadcastable to the batch shape, in which case the signs are flipped
     with ``jnp.where``; ``init`` is None or the four arrays (col_for_row,
     row_for_col, u, v) of a warm start."""
+    C = whole_problems(C, 2)
     *batch, n, m = C.shape
     transposed = n > m
     Ck = jnp.swapaxes(C, -1, -2) if transposed else C

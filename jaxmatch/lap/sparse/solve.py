@@ -27,7 +27,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ... import _ffi
-from ..._batch import batched_ffi_call, batched_shape
+from ..._batch import batched_ffi_call, batched_shape, whole_problems
 from ..._float64 import warn_if_rounded
 from ..._static import static_bool
 from .. import _ffi as lap_ffi
@@ -135,7 +135,9 @@ def solve_sparse_costs(
         raise ValueError(f"method must be one of {SPARSE_METHODS}, got {method!r}")
     if isinstance(S.data, np.ndarray):
         warn_if_rounded(S.data, "sparse costs", stacklevel=4)
-    indptr, indices, data = (jnp.asarray(a) for a in (S.indptr, S.indices, S.data))
+    indptr, indices, data = (
+        whole_problems(jnp.asarray(a), 1) for a in (S.indptr, S.indices, S.data)
+    )
     for name, a in (("indptr", indptr), ("indices", indices)):
         if not jnp.issubdtype(a.dtype, jnp.integer):
             raise TypeError(f"SparseCosts.{name} must hold integers, got {a.dtype}")
