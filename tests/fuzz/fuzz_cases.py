@@ -35,8 +35,11 @@ COUNTS: collections.Counter[str] = collections.Counter()
 
 def fuzz_settings(quick: int | None = None) -> settings:
     """The active profile's settings; ``quick`` overrides the quick profile's
-    case count for a test whose cases are cheaper or dearer than most."""
+    case count for a test whose cases are cheaper or dearer than most, and
+    ``JAXMATCH_FUZZ_EXAMPLES`` every test's (a run of a chosen length)."""
     base = settings.get_profile(f"jaxmatch-fuzz-{PROFILE}")
+    if os.environ.get("JAXMATCH_FUZZ_EXAMPLES"):
+        return settings(base, max_examples=int(os.environ["JAXMATCH_FUZZ_EXAMPLES"]))
     if PROFILE == "quick" and quick is not None:
         return settings(base, max_examples=quick)
     return base

@@ -5,6 +5,8 @@ brute force on tiny problems); every optimal answer certified."""
 
 from __future__ import annotations
 
+import functools
+
 import jax
 import numpy as np
 import pytest
@@ -68,17 +70,26 @@ def _seen(C: np.ndarray, x64: bool, traced: bool):
     return C.astype(target)
 
 
-def _call(C, maximize, method, execution, mode):
+@functools.cache
+def compiled(method: str, execution: str, vmaps: int):
+    """The jitted solve (``vmaps`` times ``jax.vmap``-ed), made once per
+    option set: a deep run reuses its compilations instead of piling up new
+    ones."""
+
     def solve(c, mx):
         return jaxmatch.solve_lap(c, maximize=mx, method=method, execution=execution)
 
+    for _ in range(vmaps):
+        solve = jax.vmap(solve)
+    return jax.jit(solve)
+
+
+def _call(C, maximize, method, execution, mode):
     if mode == "eager":
-        return solve(C, maximize)
+        return jaxmatch.solve_lap(C, maximize=maximize, method=method, execution=execution)
     if mode == "jit":
-        return jax.jit(solve)(C, maximize)
-    lead = C.shape[0]
-    flags = np.broadcast_to(np.asarray(maximize), C.shape[:-2])
-    return jax.vmap(solve)(C, flags.reshape(lead, *flags.shape[1:]))
+        return compiled(method, execution, 0)(C, maximize)
+    return compiled(method, execution, 1)(C, np.broadcast_to(np.asarray(maximize), C.shape[:-2]))
 
 
 @fuzz_settings(quick=120)
@@ -118,11 +129,7 @@ def test_solve_lap_vmap_of_jit_equals_the_batch(device, problem, method):
         flags = np.broadcast_to(np.asarray(maximize), C.shape[:-2])
         whole = jaxmatch.solve_lap(seen, maximize=flags, method=method)
         check_lap_batch(seen, flags, whole, f"batch {method} {kind}")
-        solve = jax.jit(lambda c, mx: jaxmatch.solve_lap(c, maximize=mx, method=method))
-        mapped = solve
-        for _ in C.shape[:-2]:
-            mapped = jax.vmap(mapped)
-        res = mapped(seen, flags)
+        res = compiled(method, "auto", len(C.shape[:-2]))(seen, flags)
         check_lap_batch(seen, flags, res, f"vmap(jit) {method} {kind}")
         np.testing.assert_array_equal(np.asarray(res.status), np.asarray(whole.status))
 
@@ -133,7 +140,7 @@ def test_solve_lap_vmap_of_jit_equals_the_batch(device, problem, method):
     method=st.sampled_from(["auto", "jv", "tree", "classical"]),
 )
 def test_hungarian_against_scipy(device, problem, method):
-    C, kind, x64, maximize = problem
+    C, _kind, x64, maximize = problem
     COUNTS[f"hungarian ({device.platform})"] += 1
     with jax.enable_x64(x64):
         seen = _seen(C, x64, traced=False)

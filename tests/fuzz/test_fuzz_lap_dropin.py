@@ -85,6 +85,33 @@ def sparse_entries(draw, values=True):
     return rows, cols, vals, (n, m), kind
 
 
+def stored(rows, cols, vals, shape, fmt: str):
+    """The entries as a scipy matrix of format ``fmt`` that stores them as
+    given: duplicates kept, indices unsorted within a row (column)."""
+    if fmt == "coo":
+        return sp.coo_array((vals, (rows, cols)), shape=shape)
+    major, minor = (rows, cols) if fmt == "csr" else (cols, rows)
+    order = np.argsort(major, kind="stable")
+    ptr = np.searchsorted(major[order], np.arange(shape[fmt == "csc"] + 1))
+    cls = sp.csr_array if fmt == "csr" else sp.csc_array
+    M = cls((vals[order], minor[order], ptr), shape=shape)
+    assert M.nnz == vals.size
+    return M
+
+
+def _known_coo_wrap(rows, cols, vals, fmt) -> bool:
+    """The case of ``test_coo_duplicates_sum_without_wrapping_like_scipy``
+    (a COO matrix's integer duplicates summing past their dtype), while the
+    library still has that bug; the fuzz test leaves it to that test."""
+    if fmt != "coo" or vals.dtype.kind not in "iu" or not _COO_WRAPS:
+        return False
+    sums: dict[tuple[int, int], int] = {}
+    for key in zip(rows.tolist(), cols.tolist(), vals.tolist(), strict=True):
+        sums[key[:2]] = sums.get(key[:2], 0) + key[2]  # Python ints: exact
+    info = np.iinfo(vals.dtype)
+    return any(not info.min <= total <= info.max for total in sums.values())
+
+
 def _contract_matrix(rows, cols, vals, shape, maximize):
     """The drop-in's problem by the contract: duplicates summed, zeros
     removed; None when it has invalid entries (NaN, -inf; +inf maximizing);
@@ -104,11 +131,11 @@ def _contract_matrix(rows, cols, vals, shape, maximize):
 @fuzz_settings(quick=150)
 @given(entries=sparse_entries(), maximize=st.booleans(), fmt=st.sampled_from(["csr", "csc", "coo"]))
 def test_min_weight_full_bipartite_matching_against_scipy(entries, maximize, fmt):
-    rows, cols, vals, shape, kind = entries
+    rows, cols, vals, shape, _kind = entries
     COUNTS["min_weight_full_bipartite_matching"] += 1
-    M = sp.coo_array((vals, (rows, cols)), shape=shape).asformat(fmt)
-    if fmt == "coo":  # unsorted, duplicates kept
-        M = sp.coo_array((vals, (rows, cols)), shape=shape)
+    if _known_coo_wrap(rows, cols, vals, fmt):
+        return
+    M = stored(rows, cols, vals, shape, fmt)
     got = _outcome(jaxmatch.min_weight_full_bipartite_matching, M, maximize=maximize)
     ref = _contract_matrix(rows, cols, vals, shape, maximize)
     info = (rows.tolist(), cols.tolist(), vals.tolist(), shape, maximize, got)
@@ -158,3 +185,26 @@ def test_linear_sum_assignment_reads_every_dtype(name):
     C = np.array([[3, 1], [1, 0]]).astype(DTYPES[name])
     r, c = jaxmatch.linear_sum_assignment(C)
     assert r.tolist() == [0, 1] and c.tolist() in ([1, 0], [0, 1])
+
+
+def _coo_wrap_case():
+    """A COO matrix whose duplicate int8 entries sum past int8: scipy sums
+    them in float64 (200), the drop-in wrapped them (-56) when written."""
+    vals = np.array([100, 100, 1, 1, 1], np.int8)
+    M = sp.coo_array((vals, ([0, 0, 0, 1, 1], [0, 0, 1, 0, 1])), shape=(2, 2))
+    want = csgraph.min_weight_full_bipartite_matching(M)
+    got = jaxmatch.min_weight_full_bipartite_matching(M)
+    return want[1].tolist(), got[1].tolist()
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue 51: the sparse drop-in sums a COO matrix's duplicate int8 entries in int8 "
+    "(wrapping) where scipy sums them in float64",
+)
+def test_coo_duplicates_sum_without_wrapping_like_scipy():
+    want, got = _coo_wrap_case()
+    assert want == [1, 0] and got == want
+
+
+_COO_WRAPS = _coo_wrap_case()[0] != _coo_wrap_case()[1]

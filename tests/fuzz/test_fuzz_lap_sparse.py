@@ -7,6 +7,8 @@ optimal answer certified on the dense and on the sparse costs."""
 
 from __future__ import annotations
 
+import functools
+
 import jax
 import numpy as np
 import pytest
@@ -29,6 +31,7 @@ SPARSE_DTYPES = (
     "float32",
     "float64",
 )
+SOLVE_JIT = jax.jit(jaxmatch.solve_lap, static_argnames=("maximize", "method"))
 CAPACITY = 48  # one capacity for every drawn matrix: one compilation per shape
 
 
@@ -69,7 +72,7 @@ def sparse_oracle(indptr, indices, data, shape, maximize, x64):
     """``(D, invalid)``: the dense problem the sparse one stands for (absent
     pairs forbidden, a pair stored twice at its cheaper cost; the dearer
     when maximizing) in float64, and whether a stored entry is invalid."""
-    n, m = shape
+    n, _m = shape
     nnz = int(indptr[-1])
     vals = data[:nnz].astype(_seen_dtype(data.dtype, x64)).astype(np.float64)
     rows = np.repeat(np.arange(n), np.diff(indptr))
@@ -124,17 +127,14 @@ def _check(S: SparseCosts, member, res, maximize, x64, what):
     x64=st.booleans(),
 )
 def test_sparse_solve_lap_against_scipy(device, member, maximize, method, mode, x64):
-    indptr, indices, data, shape, corrupt, kind = member
+    indptr, indices, data, shape, _corrupt, _kind = member
     if method == "jv" and device.platform != "cpu":
         method = "tree"  # the sparse JV runs on the CPU only
     COUNTS[f"solve_lap sparse ({device.platform})"] += 1
     with jax.enable_x64(x64):
         S = SparseCosts(indptr, indices, data, shape)
-
-        def solve(S):
-            return jaxmatch.solve_lap(S, maximize=maximize, method=method)
-
-        res = solve(S) if mode == "eager" else jax.jit(solve)(S)
+        solve = jaxmatch.solve_lap if mode == "eager" else SOLVE_JIT
+        res = solve(S, maximize=maximize, method=method)
         _check(S, member, res, maximize, x64, f"{method}/{mode}/x64={x64}")
 
 
@@ -149,12 +149,17 @@ def test_sparse_vmap_equals_members(device, data, maximize, method):
     COUNTS[f"solve_lap sparse vmap ({device.platform})"] += 1
     stack = [np.stack([m[i] for m in members]) for i in range(3)]
     S = SparseCosts(*stack, shape)
-    res = jax.vmap(lambda s: jaxmatch.solve_lap(s, maximize=maximize, method=method))(S)
+    res = _vmapped(maximize, method)(S)
     whole = jaxmatch.solve_lap(S, maximize=maximize, method=method)
     for b, member in enumerate(members):
         one = jax.tree.map(lambda a, b=b: np.asarray(a)[b], res)
         _check(SparseCosts(*member[:3], shape), member, one, maximize, True, f"vmap {method}")
         assert int(np.asarray(whole.status)[b]) == int(one.status)
+
+
+@functools.cache
+def _vmapped(maximize: bool, method: str):
+    return jax.jit(jax.vmap(lambda s: jaxmatch.solve_lap(s, maximize=maximize, method=method)))
 
 
 @pytest.mark.parametrize("dtype", [np.int64, np.uint32])
