@@ -21,6 +21,8 @@ from typing import Any
 
 import jax
 
+from . import _limits
+
 #: The library ABI this package speaks (``kAbiVersion`` in cuda_ffi/library.cc).
 ABI_VERSION = 14
 
@@ -173,6 +175,7 @@ def constant(name: str) -> int:
 
 def lap_workspace_lens(n: int, m: int, variant: int) -> tuple[int, int]:
     """``(int32 work, cost-dtype twork)`` lengths of one n x m (n <= m) LAP."""
+    _limits.check_dense_side((n, m))  # ctypes would wrap larger ints
     fn = cpu_library().jaxmatch_lap_workspace_len
     fn.restype = ctypes.c_int64
     fn.argtypes = [ctypes.c_int] * 4
@@ -181,6 +184,7 @@ def lap_workspace_lens(n: int, m: int, variant: int) -> tuple[int, int]:
 
 def matching_workspace_len(n_rows: int, n_cols: int) -> int:
     """Length of one matching problem's int32 workspace."""
+    _limits.check_index("vertices", max(n_rows, n_cols) + 1, "the graph")
     fn = cpu_library().jaxmatch_matching_workspace_len
     fn.restype = ctypes.c_int64
     fn.argtypes = [ctypes.c_int] * 2
@@ -189,6 +193,7 @@ def matching_workspace_len(n_rows: int, n_cols: int) -> int:
 
 def weighted_workspace_len(n: int) -> int:
     """Length of one weighted matching problem's int32 workspace."""
+    _limits.check_index("vertices", n + 1, "the graph")
     fn = cpu_library().jaxmatch_weighted_workspace_len
     fn.restype = ctypes.c_int64
     fn.argtypes = [ctypes.c_int]

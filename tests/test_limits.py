@@ -193,6 +193,23 @@ def test_a_graph_whose_workspace_overflows_int32_is_refused_at_trace_time(door):
         jax.eval_shape(jax.jit(solve), make(k + 1))
 
 
+def test_the_drop_ins_and_host_entries_refuse_sizes_ctypes_would_wrap():
+    """The eager drop-ins pass sizes to C as ``int``: a side of 2**32 + 5
+    would wrap to 5 and solve the first five columns. Each is refused,
+    naming the size, before any NumPy work."""
+    wide = sp.csr_array(([5.0, 1.0], [2, 2**32 + 3], [0, 2]), shape=(1, 2**32 + 5))
+    for call in (
+        lambda: jaxmatch.maximum_bipartite_matching(wide, perm_type="row"),
+        lambda: jaxmatch.min_weight_full_bipartite_matching(wide),
+        lambda: jaxmatch.linear_sum_assignment(np.broadcast_to(np.float32(1), (1, 2**32 + 5))),
+        lambda: _ffi.lap_workspace_lens(1, 2**32 + 5, 0),
+        lambda: _ffi.matching_workspace_len(1, 2**32 + 5),
+        lambda: _ffi.weighted_workspace_len(2**32 + 5),
+    ):
+        with pytest.raises(ValueError, match=r"4,294,967,30\d.*2\*\*30 - 1"):
+            call()
+
+
 def test_the_limits_table_names_each_quantity_and_bound():
     assert set(_limits.LIMITS) == {"side", "vertices", "entries", "workspace", "memory"}
     for limit in _limits.LIMITS.values():

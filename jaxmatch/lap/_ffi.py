@@ -17,7 +17,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .. import _ffi
+from .. import _ffi, _limits
 from .._batch import batched_ffi_call, batched_shape
 from .types import LAPStatus
 
@@ -228,6 +228,7 @@ def solve_host(C: np.ndarray, *, variant: int) -> HostSolution:
       variant: the library's variant code (:func:`variant_code`).
     """
     fn, codes, info_len, status_slot = _host_entry()
+    _limits.check_dense_side(C.shape)  # ctypes would wrap larger ints
     n, m = C.shape
     C = np.ascontiguousarray(C)
     ints = np.empty(n + m + info_len, np.int32)  # col_for_row, row_for_col, info

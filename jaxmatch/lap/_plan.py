@@ -21,7 +21,7 @@ from typing import Any, Literal, NamedTuple
 
 import numpy as np
 
-from .. import _ffi
+from .. import _ffi, _limits
 
 Solver = Literal["jv", "fused", "stepped"]
 
@@ -283,9 +283,7 @@ def autotune_off(block_bytes: int, devices: Sequence[Any], tuning: LAPTuning) ->
 
 def _memory_limit(device: Any) -> int | None:
     """A GPU's memory in bytes; None for other devices or when unreported."""
-    if device.platform != "gpu":
-        return None
-    return (device.memory_stats() or {}).get("bytes_limit")
+    return _limits.device_memory(device) if device.platform == "gpu" else None
 
 
 class ShardedProblem(NamedTuple):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import _limits
 from .._interrupt import run_host
 from . import _ffi as lap_ffi
 from .types import LAPStatus
@@ -78,6 +79,7 @@ def linear_sum_assignment(cost_matrix, maximize: bool = False):
     a = _as_numeric(cost_matrix)
     if a.ndim != 2:
         raise ValueError(f"expected a matrix (2-D array), got a {a.ndim} array")
+    _limits.check_dense_side(a.shape, "cost_matrix")
     if a.size == 0:
         empty = np.array([], dtype=np.intp)
         return empty, empty.copy()

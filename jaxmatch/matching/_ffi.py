@@ -20,7 +20,7 @@ from typing import Any, NamedTuple
 import jax
 import numpy as np
 
-from .. import _ffi
+from .. import _ffi, _limits
 from .._batch import batched_ffi_call, batched_shape
 from .types import MatchingStatus
 
@@ -175,6 +175,7 @@ def solve_host(
       and a :class:`MatchingStatus` code.
     """
     fn, info_len, status_slot = _host_entry()
+    _limits.check_csr((n_rows, len(col_indptr) - 1), len(col_indices), "the graph")
     col_indptr = np.ascontiguousarray(col_indptr, np.int32)
     col_indices = np.ascontiguousarray(col_indices, np.int32)
     n_cols = col_indptr.shape[0] - 1

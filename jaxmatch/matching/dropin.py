@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import _limits
 from .._csr import validate_csr
 from .._interrupt import run_host
 from . import _ffi as matching_ffi
@@ -43,6 +44,7 @@ def maximum_bipartite_matching(graph, perm_type: str = "row") -> np.ndarray:
         raise TypeError("graph must be sparse")
     if graph.format not in ("csr", "csc", "coo"):
         raise TypeError("graph must be in CSC, CSR, or COO format.")
+    _limits.check_csr(graph.shape, graph.nnz, "graph")
     # The solver reads a column CSR. A CSR matrix is the column CSR of its
     # transpose, whose maximum matchings are the same pairs: solve that and
     # swap the sides instead of converting.

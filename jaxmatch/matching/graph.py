@@ -20,6 +20,7 @@ from typing import Any, ClassVar
 import jax.numpy as jnp
 import numpy as np
 
+from .. import _limits
 from .._csr import CSR, GraphValidationError, as_index_array, sorted_unique, validate_csr
 
 __all__ = ["BipartiteGraph"]
@@ -85,6 +86,7 @@ class BipartiteGraph(CSR):
             raise GraphValidationError(f"negative size ({n_rows}, {n_cols})")
         r = as_index_array(rows, "rows")
         c = as_index_array(cols, "cols")
+        _limits.check_csr((n_rows, n_cols), r.size, "the graph")  # before sorting
         if r.shape != c.shape:
             raise GraphValidationError(
                 f"rows and cols differ in length ({r.shape[0]} vs {c.shape[0]})"

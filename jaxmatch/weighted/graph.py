@@ -23,6 +23,7 @@ from typing import Any
 import jax.numpy as jnp
 import numpy as np
 
+from .. import _limits
 from .._csr import CSR, GraphValidationError, as_index_array, validate_csr
 from .._float64 import warn_if_rounded
 
@@ -110,6 +111,7 @@ class Graph(CSR):
             raise GraphValidationError(f"negative size {n}")
         a = as_index_array(u, "u")
         b = as_index_array(v, "v")
+        _limits.check_csr((n, n), 2 * a.size, "the graph")  # both directions, before sorting
         if a.shape != b.shape:
             raise GraphValidationError(f"u and v differ in length ({a.shape[0]} vs {b.shape[0]})")
         wt = as_weight_array(w, a.shape[0])

@@ -51,6 +51,7 @@ from typing import Any, NamedTuple
 import jax
 import numpy as np
 
+from ... import _limits
 from ..._float64 import warn_if_rounded
 from ..._interrupt import run_host
 from ..sparse._ffi import solve_sparse_host
@@ -215,6 +216,7 @@ def solve_lap_points(
         raise ValueError("candidates and max_iterations must be at least 1")
     dtype = _cost_dtype(Xh, Yh)
     n, m = Xh.shape[0], Yh.shape[0]
+    _limits.check_index("side", max(n, m), f"point sets of {n} and {m} points")
     if n == 0 or m == 0:
         return _empty_solution(n, m, dtype)
     if n > m:  # solved as Y against X: the metric's arguments swap too

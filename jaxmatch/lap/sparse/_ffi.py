@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from ... import _ffi
+from ... import _ffi, _limits
 from .._ffi import HostSolution, checked
 
 
@@ -46,6 +46,7 @@ def solve_sparse_host(
     ``len(indices)``, column indices in ``[0, m)``).
     """
     fn = _sparse_host_entry()
+    _limits.check_csr((n, m), len(indices), "the sparse costs")  # ctypes would wrap
     info_len, status_slot = _ffi.constant("LAP_INFO_LEN"), _ffi.constant("LAP_INFO_STATUS")
     indptr = np.ascontiguousarray(indptr, np.int64)
     indices = np.ascontiguousarray(indices, np.int32)

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from ... import _limits
 from ..._csr import validate_csr
 from ..._interrupt import run_host
 from ..types import LAPResult, LAPStatus
@@ -29,6 +30,7 @@ def _csr_of(biadjacency: Any):
         raise TypeError("graph must be sparse")
     if biadjacency.format not in ("csr", "csc", "coo"):
         raise TypeError("graph must be in CSC, CSR, or COO format.")
+    _limits.check_csr(biadjacency.shape, biadjacency.nnz, "biadjacency")
     A = sp.csr_matrix(biadjacency, dtype=np.float64, copy=True)
     validate_csr(A.indptr, A.indices, A.shape[0], A.shape[1], what="scipy CSR")
     A.sum_duplicates()
