@@ -7,8 +7,10 @@
 // on a rectangular one each row, in turn, takes its least-cost column when
 // that column is still free (prices v = 0); then two passes of JV's
 // augmenting row reduction along the stored edges.  Then a Dijkstra search
-// from every row left free over the columns reachable along stored edges,
-// with an indexed heap (common/indexed_heap.h): the reduced cost of edge
+// from every row left free over the columns reachable along stored edges
+// (Augment: the columns at the current distance on a stack, farther ones in
+// an indexed heap, common/indexed_heap.h, so that the many equal distances
+// of integer costs cost no heap work): the reduced cost of edge
 // (i, j) is c_ij - v_j - u_i with u_i = c_{i,x_i} - v_{x_i}, non-negative
 // because every assigned row sits at its least reduced cost.  After a
 // search the prices of the columns it finalised drop by their distance short
@@ -16,8 +18,8 @@
 // prices start at 0 and a free column's price never changes before it ends
 // a path, so v <= 0 with v = 0 on the columns left free: (u, v) solves the
 // rectangular LP's dual, the certificate of lap/sparse.py.  Edges of
-// infinite cost are absent; a search that empties its heap proves that no
-// full matching exists.
+// infinite cost are absent; a search that runs out of columns before it
+// reaches a free one proves that no full matching exists.
 #pragma once
 
 #include <cmath>
@@ -156,9 +158,7 @@ class SparseLapJv {
   void ColumnReduction(std::vector<int>* free_rows) {
     std::vector<double> best(m_, INFINITY);
     std::vector<int> arg(m_, -1);
-    auto rank = [&](int i, int j) {
-      return i >= j % n_ ? i - j % n_ : i - j % n_ + n_;
-    };
+    auto rank = [&](int i, int j) { return i >= j ? i - j : i - j + n_; };
     for (int i = 0; i < n_; ++i) {
       for (int64_t e = indptr_[i]; e < indptr_[i + 1]; ++e) {
         const int j = indices_[e];
@@ -199,7 +199,9 @@ class SparseLapJv {
   }
 
   // JV's augmenting row reduction along stored edges: a free row takes its
-  // least reduced-cost column, whose price drops to the row's second least
+  // least reduced-cost column (a free one among equals: on integer costs
+  // that ends a chain where JV's choice would free another row), whose
+  // price drops to the row's second least
   // so that the row stays at its minimum; the column's previous owner is
   // freed and, when the price dropped, processed next.  Prices only drop
   // and a column, once assigned, stays assigned, so v <= 0 with v = 0 on
@@ -218,22 +220,22 @@ class SparseLapJv {
       ++visits;
       const int i = rows[current++];
       int j1 = -1, j2 = -1;
-      double u1 = INFINITY, u2 = INFINITY, c1 = 0.0;
-      for (int64_t e = indptr_[i]; e < indptr_[i + 1]; ++e) {
+      double u1 = INFINITY, u2 = INFINITY, c1 = 0.0, c2 = 0.0;
+      for (int64_t e = indptr_[i], stop = indptr_[i + 1]; e < stop; ++e) {
         const int j = indices_[e];
-        if (!std::isfinite(cost_[e])) continue;
-        const double h = cost_[e] - v_[j];
-        if (h < u2) {
-          if (h >= u1) {
-            u2 = h;
-            j2 = j;
-          } else {
-            u2 = u1;
-            j2 = j1;
-            u1 = h;
-            j1 = j;
-            c1 = cost_[e];
-          }
+        const double c = cost_[e], h = c - v_[j];
+        if (!(h < u2) || !std::isfinite(c)) continue;
+        if (h > u1 || (h == u1 && (y_[j] >= 0 || y_[j1] < 0))) {
+          u2 = h;  // the second least; a free column ranks first on a tie
+          j2 = j;
+          c2 = c;
+        } else {
+          u2 = u1;
+          j2 = j1;
+          c2 = c1;
+          u1 = h;
+          j1 = j;
+          c1 = c;
         }
       }
       if (j1 < 0) {  // no edge: the searches will report it
@@ -249,7 +251,7 @@ class SparseLapJv {
         } else if (i0 >= 0 && j2 >= 0) {
           j1 = j2;
           i0 = y_[j2];
-          c1 = EdgeCost(i, j2);
+          c1 = c2;
         }
         if (i0 >= 0) {
           if (lowers)
@@ -277,50 +279,131 @@ class SparseLapJv {
     return c;
   }
 
-  void Relax(int j, double dist, int row, double cost) {
-    SearchColumn& col = search_[j];
-    if (col.seen == stamp_ && !(dist < col.dist)) return;
-    col.seen = stamp_;
-    col.dist = dist;
-    col.pred_cost = cost;
-    pred_[j] = row;
-    heap_.Push(j, dist);
-  }
-
   // Relaxes the edges of row i, whose own reduced distance is `base` (the
-  // distance of the column it is matched to, less that edge's reduced cost).
+  // distance of the column it is matched to, less that edge's reduced
+  // cost): a column not finalised takes the distance through row i when it
+  // is shorter than the one known.  A matched column at the current
+  // distance floor_ then goes on the stack `level_`, a farther one on the
+  // list `pending_`, which enters the heap only when the level is done (on
+  // integer costs most searches end within a level, and the heap work
+  // would be wasted).  A free column enters neither: the search keeps the
+  // nearest one seen (end_, end_dist_), and stops once it is at floor_, since
+  // no path is shorter.  The loop reads the members through locals (the
+  // compiler cannot tell that the writes to columns leave them alone).
   void Scan(int i, double base) {
-    for (int64_t e = indptr_[i]; e < indptr_[i + 1]; ++e) {
+    const int stamp = stamp_;
+    const double floor = floor_;
+    const int* y = y_.data();
+    SearchColumn* cols = search_.data();
+    for (int64_t e = indptr_[i], stop = indptr_[i + 1]; e < stop; ++e) {
       const int k = indices_[e];
       const double c = cost_[e];
-      const SearchColumn& col = search_[k];
-      if (col.done == stamp_ || !std::isfinite(c)) continue;
-      Relax(k, base + c - col.price, i, c);
+      SearchColumn& col = cols[k];
+      if (col.done == stamp) continue;
+      const double dist = base + c - col.price;
+      if ((col.seen == stamp && !(dist < col.dist)) || !std::isfinite(c))
+        continue;
+      col.seen = stamp;
+      col.dist = dist;
+      col.pred_cost = c;
+      pred_[k] = i;
+      if (y[k] < 0) {
+        if (dist < end_dist_) {
+          end_ = k;
+          end_dist_ = dist;
+          if (dist <= floor) return;
+        }
+      } else if (dist == floor) {
+        level_.push_back(k);
+      } else {
+        pending_.push_back(k);
+      }
     }
   }
 
+  // The next column to finalise: the last one put on the stack at floor_,
+  // else the heap's least once the pending columns are in it (which raises
+  // floor_), or -1 when every column left is at least as far as the
+  // nearest free column.  A column lowered to floor_ after it was listed
+  // is on both; the entry found after it was finalised is skipped.
+  int NextColumn() {
+    while (!level_.empty()) {
+      const int j = level_.back();
+      level_.pop_back();
+      if (search_[j].done != stamp_) return j;
+    }
+    for (int j : pending_)
+      if (search_[j].done != stamp_) heap_.Push(j, search_[j].dist);
+    pending_.clear();
+    while (!heap_.empty()) {
+      const auto [dist, j] = heap_.Pop();
+      if (!(dist < end_dist_)) return -1;
+      if (search_[j].done == stamp_) continue;
+      floor_ = dist;
+      return j;
+    }
+    return -1;
+  }
+
+  // Dijkstra from free row f over the matched columns, in order of
+  // distance, until the nearest free column reached is no farther than
+  // every column left (JV's shortest augmenting path).  Columns at equal
+  // distance are scanned last-found first, and a free column at the current
+  // distance ends the search at once: on integer costs a search finalises
+  // a few columns of a tied level, not all of them.
   bool Augment(int f) {
     ++stamp_;
     heap_.Clear();
+    level_.clear();
+    pending_.clear();
     finalised_.clear();
-    Scan(f, 0.0);
-    int end = -1;
-    double least = 0.0;
-    while (!heap_.empty()) {
-      const auto [dist, j] = heap_.Pop();
+    end_ = -1;
+    end_dist_ = INFINITY;
+    if (ScanRoot(f)) return Flip(f);
+    for (int j; end_dist_ > floor_ && (j = NextColumn()) >= 0;) {
+      const SearchColumn& col = search_[j];
       search_[j].done = stamp_;
-      if (y_[j] < 0) {
-        end = j;
-        least = dist;
-        break;
-      }
       finalised_.push_back(j);
-      Scan(y_[j], dist - (matched_cost_[j] - search_[j].price));
+      Scan(y_[j], col.dist - (matched_cost_[j] - col.price));
     }
-    if (end < 0) return false;
-    for (int j : finalised_) search_[j].price += search_[j].dist - least;
+    if (end_ < 0) return false;
+    for (int j : finalised_) search_[j].price += search_[j].dist - end_dist_;
+    return Flip(f);
+  }
+
+  // The search's first step, the edges of free row f, read first without
+  // writing: true when a free column is among the nearest (most searches on
+  // integer costs end here), with that column's predecessor recorded; else
+  // Scan records every column reached, the nearest (at floor_) on the stack.
+  bool ScanRoot(int f) {
+    floor_ = INFINITY;
+    double end_cost = 0.0;
+    for (int64_t e = indptr_[f], stop = indptr_[f + 1]; e < stop; ++e) {
+      const int k = indices_[e];
+      const double c = cost_[e], dist = c - search_[k].price;
+      if (y_[k] >= 0) {
+        if (dist < floor_ && std::isfinite(c)) floor_ = dist;
+      } else if (dist < end_dist_ && std::isfinite(c)) {
+        end_ = k;
+        end_dist_ = dist;
+        end_cost = c;
+      }
+    }
+    if (end_ >= 0 && end_dist_ <= floor_) {
+      search_[end_].pred_cost = end_cost;
+      pred_[end_] = f;
+      return true;
+    }
+    end_ = -1;
+    end_dist_ = INFINITY;
+    Scan(f, 0.0);
+    return false;
+  }
+
+  // Augments along the path from free row f to the search's end column.
+  bool Flip(int f) {
     FlipAugmentingPath(
-        end, f, pred_.data(), x_.data(), y_.data(),
+        end_, f, pred_.data(), x_.data(), y_.data(),
         [this](int j) { matched_cost_[j] = search_[j].pred_cost; });
     return true;
   }
@@ -331,11 +414,12 @@ class SparseLapJv {
   const double* cost_;
   std::vector<int> x_, y_;
   std::vector<double> v_, matched_cost_;
-  // What a search reads and writes of a column, in one place (32 bytes) so
-  // that relaxing an edge touches one cache line: the distance (valid when
-  // seen == stamp_), the price (v_ while the searches run), the cost of the
-  // edge that reached it, and whether it is finalised (done == stamp_).
-  struct SearchColumn {
+  // What a search reads and writes of a column, in one place (32 bytes,
+  // aligned) so that relaxing an edge touches one cache line: the distance
+  // (valid when seen == stamp_), the price (v_ while the searches run), the
+  // cost of the edge that reached it, and whether it is finalised (done ==
+  // stamp_).
+  struct alignas(32) SearchColumn {
     double dist = 0.0;
     double price = 0.0;
     double pred_cost = 0.0;
@@ -346,6 +430,11 @@ class SparseLapJv {
   std::vector<int> pred_;
   std::vector<int> finalised_;
   int stamp_ = 0;
+  std::vector<int> level_;    // matched columns reached at floor_, to scan
+  std::vector<int> pending_;  // farther ones reached, not in the heap yet
+  double floor_ = 0.0;        // the distance of the columns being finalised
+  int end_ = -1;              // the nearest free column the search has reached
+  double end_dist_ = INFINITY;
   IndexedMinHeap heap_;  // the searched columns not yet finalised
   CancelToken cancel_;
 };
