@@ -60,3 +60,20 @@ def test_sharded_batches_on_the_gpus():
     import jax
 
     run_check("auto", len(jax.devices("gpu")), "cuda")
+
+
+def test_any_sharding_on_forced_cpu_devices():
+    """``any_sharding_check.py``: dense costs sharded by batch, rows,
+    columns or both, sparse costs and graphs by batch or along their
+    entries, on Auto and Explicit meshes: the unsharded answers, and one
+    regather of a dense matrix in the compiled program."""
+    env = dict(os.environ, JAX_PLATFORMS="cpu")
+    env.pop("XLA_FLAGS", None)
+    root = str(SCRIPT.parent.parent)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
+    script = SCRIPT.with_name("any_sharding_check.py")
+    proc = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=900
+    )
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-5000:]
+    assert "any sharding: OK" in proc.stdout

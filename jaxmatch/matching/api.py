@@ -129,8 +129,11 @@ _INIT_HELP = "init must be 'cheap', 'greedy', 'karp-sipser', None or (col_for_ro
 def _warm_start(init: Any, G: BipartiteGraph, batch: tuple[int, ...]):
     """``(mode, rm0, cm0)`` from the ``init`` argument (mode: the library's
     name, "none", "cheap", "greedy", "karp_sipser" or "given")."""
-    empty_r = jnp.full((*batch, G.n_rows), -1, jnp.int32)
-    empty_c = jnp.full((*batch, G.n_cols), -1, jnp.int32)
+    # Derived from the graph's pointers, so that they lie (and are sharded)
+    # where the graph does: an eager call on an Explicit mesh mixes no
+    # single-device array into the sharded call.
+    empty_r = jnp.full_like(G.indptr[..., :-1], -1, dtype=jnp.int32)
+    empty_c = jnp.full_like(G.col_indptr[..., :-1], -1, dtype=jnp.int32)
     if init is None:
         return "none", empty_r, empty_c
     if isinstance(init, jax.core.Tracer):

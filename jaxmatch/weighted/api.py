@@ -33,6 +33,7 @@ import jax.numpy as jnp
 from jax import lax
 
 from .. import _ffi, _limits
+from .._batch import whole_problems
 from .._static import static_int, static_str
 from . import _ffi as weighted_ffi
 from .graph import Graph
@@ -186,6 +187,9 @@ def approximate_weighted_matching(
         memory (before any kernel runs).
     """
     G = _check_graph(G)
+    # Each graph's arrays whole on the devices that solve it (the result
+    # gathers weights along its edges).
+    G = jax.tree.map(lambda a: whole_problems(jnp.asarray(a), 1), G)
     tuning = tuning_of(tuning)
     static_str(method, "method")
     if method not in _METHODS:
