@@ -239,7 +239,9 @@ def solve_lap(
       matrix (the envelope theorem).
 
     Raises:
-      TypeError: non-numeric or complex costs; uint32 costs without x64;
+      TypeError: non-numeric or complex costs; a ``jax.Array`` of uint32
+        costs without x64 (concrete NumPy int64, uint32 and uint64 costs are
+        solved in int32 when every value fits, else ``OverflowError``);
         ``method`` or ``execution`` not a Python string (e.g. traced by
         ``jax.jit`` without ``static_argnames``); a non-boolean ``maximize``.
       ValueError: rank below 2, an unknown ``method``/``execution``, a
@@ -249,8 +251,8 @@ def solve_lap(
         or ``init``; at trace time, a side of ``2**30`` or more (a
         :class:`SparseCosts`: ``max(shape) + 1`` or its capacity), beyond
         the kernels' int32 indices (``jaxmatch/_limits.py``).
-      OverflowError: concrete 64-bit integer costs outside the int32 range
-        without x64 (never wrapped).
+      OverflowError: concrete NumPy int64, uint32 or uint64 costs outside
+        the int32 range without x64 (never wrapped).
       MemoryError: called eagerly, the costs, the kernels' outputs and
         their workspaces do not fit the memory of a device the solve runs
         on (checked before any kernel runs; skipped under ``jax.jit``).
