@@ -12,68 +12,19 @@ import functools
 import jax
 import networkx as nx
 import numpy as np
-import scipy.sparse as sp
 from fuzz_cases import COUNTS, fuzz_settings
+from graph_cases import CAPACITY, SIDES, graphs, matching_problem, maximum_cardinality
 from hypothesis import given
 from hypothesis import strategies as st
-from scipy.sparse import csgraph
 
 import jaxmatch
 from jaxmatch import BipartiteGraph, MatchingStatus
 
-SIDES = (0, 1, 2, 3, 5, 8)
-CAPACITY = 64
 _OPTIONS = ("method", "bfs", "execution")
 MATCH_JIT = jax.jit(jaxmatch.max_cardinality_matching, static_argnames=(*_OPTIONS, "init"))
 WARM_JIT = jax.jit(jaxmatch.max_cardinality_matching, static_argnames=_OPTIONS)
 METHODS = ("auto", "apfb", "apsb", "hybrid", "pr")
 INITS = ("cheap", "greedy", "karp-sipser", None, "warm")
-
-
-@st.composite
-def graphs(draw, shape=None):
-    """A graph with duplicate edges given, isolated vertices likely, padded
-    to one capacity (one compilation per shape)."""
-    n, m = shape or (draw(st.sampled_from(SIDES)), draw(st.sampled_from(SIDES)))
-    k = draw(st.integers(0, min(n * m, CAPACITY))) if n * m else 0
-    rows = draw(st.lists(st.integers(0, max(n - 1, 0)), min_size=k, max_size=k))
-    cols = draw(st.lists(st.integers(0, max(m - 1, 0)), min_size=k, max_size=k))
-    G = BipartiteGraph.from_edges(np.asarray(rows, np.int64), np.asarray(cols, np.int64), n, m)
-    return G.pad_to(CAPACITY)
-
-
-def maximum_cardinality(G: BipartiteGraph) -> int:
-    rows, cols = G.edges()
-    A = sp.csr_array((np.ones(rows.size), (rows, cols)), shape=G.shape)
-    scipy_size = int(np.count_nonzero(csgraph.maximum_bipartite_matching(A, perm_type="row") >= 0))
-    if rows.size <= 20:
-        g = nx.Graph()
-        top = [("r", i) for i in range(G.n_rows)]
-        g.add_nodes_from(top)
-        g.add_nodes_from(("c", j) for j in range(G.n_cols))
-        g.add_edges_from((("r", int(a)), ("c", int(b))) for a, b in zip(rows, cols, strict=True))
-        size = len(nx.bipartite.hopcroft_karp_matching(g, top_nodes=top)) // 2
-        assert size == scipy_size, (size, scipy_size)
-    return scipy_size
-
-
-def matching_problem(G: BipartiteGraph, rm, cm, maximal: bool) -> str:
-    """Empty when ``rm``/``cm`` is a valid matching of ``G`` (and maximal:
-    no edge between two free vertices); else what is wrong."""
-    rm, cm = np.asarray(rm), np.asarray(cm)
-    if rm.shape != (G.n_rows,) or cm.shape != (G.n_cols,):
-        return "shapes"
-    if np.any((rm < -1) | (rm >= G.n_cols)) or np.any((cm < -1) | (cm >= G.n_rows)):
-        return "index out of range"
-    edges = set(zip(*(a.tolist() for a in G.edges()), strict=True))
-    for r in np.flatnonzero(rm >= 0):
-        if cm[rm[r]] != r or (int(r), int(rm[r])) not in edges:
-            return f"row {r}: not a matched edge"
-    if np.count_nonzero(cm >= 0) != np.count_nonzero(rm >= 0):
-        return "row_for_col names a pair col_for_row does not"
-    if maximal and any(rm[a] < 0 and cm[b] < 0 for a, b in edges):
-        return "not maximal"
-    return ""
 
 
 def _warm_start(draw, G):

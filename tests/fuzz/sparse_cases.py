@@ -1,0 +1,73 @@
+"""Sparse cost matrices and their oracle, shared by the sparse LAP and the
+certificate fuzz tests."""
+
+from __future__ import annotations
+
+import jax
+import numpy as np
+from fuzz_cases import SIDES, cost_arrays
+from hypothesis import strategies as st
+
+SPARSE_DTYPES = (
+    "bool",
+    "int8",
+    "int16",
+    "int32",
+    "uint8",
+    "uint16",
+    "float16",
+    "bfloat16",
+    "float32",
+    "float64",
+)
+CAPACITY = 48  # one capacity for every drawn matrix: one compilation per shape
+
+
+@st.composite
+def sparse_problems(draw, shape=None):
+    """``(indptr, indices, data, shape, corrupt)`` of one matrix: entries
+    grouped by row, columns in any order, duplicates, padding of garbage;
+    ``corrupt``: the CSR structure was broken on purpose."""
+    n, m = shape or (draw(st.sampled_from(SIDES)), draw(st.sampled_from(SIDES)))
+    k = draw(st.integers(0, min(3 * n * m, CAPACITY - 4))) if n * m else 0
+    rows = np.sort(
+        np.asarray(draw(st.lists(st.integers(0, max(n - 1, 0)), min_size=k, max_size=k)), np.int64)
+    )
+    cols = np.asarray(
+        draw(st.lists(st.integers(0, max(m - 1, 0)), min_size=k, max_size=k)), np.int64
+    )
+    data, kind = draw(cost_arrays((CAPACITY,), SPARSE_DTYPES))
+    indptr = np.searchsorted(rows, np.arange(n + 1)).astype(np.int32)
+    indices = np.full(CAPACITY, -7, np.int32)  # padding: out of range, never read
+    indices[:k] = cols
+    corrupt = draw(st.sampled_from([None] * 6 + ["index", "indptr"]))
+    if corrupt == "index" and k:
+        indices[draw(st.integers(0, k - 1))] = draw(st.sampled_from([-1, m, m + 5]))
+    elif corrupt == "indptr" and n >= 2:
+        indptr[1] = indptr[-1] + 1 if indptr[-1] < CAPACITY else CAPACITY + 1
+    else:
+        corrupt = None
+    return indptr, indices, data, (n, m), corrupt, kind
+
+
+def _seen_dtype(dtype: np.dtype, x64: bool) -> np.dtype:
+    if jax.numpy.issubdtype(dtype, jax.numpy.floating):
+        return np.dtype(np.float64 if dtype == np.float64 and x64 else np.float32)
+    return np.dtype(np.int32)
+
+
+def sparse_oracle(indptr, indices, data, shape, maximize, x64):
+    """``(D, invalid)``: the dense problem the sparse one stands for (absent
+    pairs forbidden, a pair stored twice at its cheaper cost; the dearer
+    when maximizing) in float64, and whether a stored entry is invalid."""
+    n, _m = shape
+    nnz = int(indptr[-1])
+    vals = data[:nnz].astype(_seen_dtype(data.dtype, x64)).astype(np.float64)
+    rows = np.repeat(np.arange(n), np.diff(indptr))
+    absent = -np.inf if maximize else np.inf
+    invalid = bool(np.any(np.isnan(vals) | (vals == -absent)))
+    D = np.full(shape, absent)
+    for r, c, w in zip(rows, indices[:nnz], vals, strict=True):
+        if w != absent:
+            D[r, c] = max(D[r, c], w) if maximize else min(D[r, c], w)
+    return D, invalid
