@@ -49,6 +49,7 @@ from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 
 from ... import _limits
@@ -88,6 +89,8 @@ def _points(A: Any, name: str) -> np.ndarray:
     a = np.asarray(A)
     if a.ndim != 2:
         raise ValueError(f"{name} must be a 2-D array [points, dimension], got shape {a.shape}")
+    if a.dtype.kind == "V" and jnp.issubdtype(a.dtype, jnp.floating):
+        a = a.astype(np.float32)  # bfloat16 and the other ML floats, as solve_lap
     if a.dtype.kind not in "fiub":
         raise TypeError(f"{name} must hold real numbers, got dtype {a.dtype}")
     if a.size and not np.all(np.isfinite(a)):

@@ -31,7 +31,9 @@ def _csr_of(biadjacency: Any):
     if biadjacency.format not in ("csr", "csc", "coo"):
         raise TypeError("graph must be in CSC, CSR, or COO format.")
     _limits.check_csr(biadjacency.shape, biadjacency.nnz, "biadjacency")
-    A = sp.csr_matrix(biadjacency, dtype=np.float64, copy=True)
+    # float64 before any conversion: a COO matrix's duplicates are summed on
+    # the way to CSR, and small integer dtypes would wrap.
+    A = sp.csr_matrix(biadjacency.astype(np.float64))
     validate_csr(A.indptr, A.indices, A.shape[0], A.shape[1], what="scipy CSR")
     A.sum_duplicates()
     if np.any(np.isnan(A.data)):

@@ -7,8 +7,10 @@ from __future__ import annotations
 import types
 from typing import Any
 
+import jax.numpy as jnp
 import numpy as np
 
+from ..._csr import GraphValidationError, validate_csr
 from .._certificate import certificate, invalid
 from ..types import LAPCertificate
 from .costs import SparseCosts
@@ -56,9 +58,10 @@ _EPS64 = float(np.finfo(np.float64).eps)
 def _solve_eps(data_dtype: np.dtype, dual_dtype: np.dtype) -> float:
     """The rounding unit of the dtype a :class:`SparseCosts` was solved in
     (the duals come back in it): 0 for integer costs, which are exact."""
-    if not np.issubdtype(data_dtype, np.floating):
+    if not jnp.issubdtype(data_dtype, jnp.floating):  # bfloat16 too (solved in float32)
         return 0.0
-    return float(np.finfo(dual_dtype if np.issubdtype(dual_dtype, np.floating) else np.float64).eps)
+    solved = dual_dtype if jnp.issubdtype(dual_dtype, jnp.floating) else np.float64
+    return float(jnp.finfo(solved).eps)
 
 
 def verify_sparse(
@@ -74,17 +77,29 @@ def verify_sparse(
     indptr = np.asarray(C.indptr)
     indices, data = np.asarray(C.indices), np.asarray(C.data)
     if indptr.ndim == 1:
-        edges = edges_of_costs(indptr, indices, data, C.shape, maximize)
-        bad = _has_invalid(data[: int(indptr[-1])], maximize)
-        return _verify_edges(edges, result, maximize, tol, eps, bad)
+        return _verify_member(indptr, indices, data, C.shape, result, maximize, tol, eps)
     fields = {f: np.asarray(getattr(result, f)) for f in ("col_for_row", "row_for_col", "u", "v")}
     out = []
     for b in np.ndindex(*indptr.shape[:-1]):
         member = types.SimpleNamespace(**{f: a[b] for f, a in fields.items()})
-        edges = edges_of_costs(indptr[b], indices[b], data[b], C.shape, maximize)
-        bad = _has_invalid(data[b][: int(indptr[b][-1])], maximize)
-        out.append(_verify_edges(edges, member, maximize, tol, eps, bad))
+        out.append(
+            _verify_member(indptr[b], indices[b], data[b], C.shape, member, maximize, tol, eps)
+        )
     return out
+
+
+def _verify_member(indptr, indices, data, shape, solution, maximize, tol, eps) -> LAPCertificate:
+    """One :class:`SparseCosts` problem's certificate; a malformed CSR (the
+    solvers' ``INVALID_STRUCTURE``) has no optimum to certify."""
+    try:
+        validate_csr(indptr, indices, shape[0], shape[1], what="SparseCosts")
+    except GraphValidationError as err:
+        return invalid(str(err))
+    if data.shape != indices.shape:
+        return invalid(f"SparseCosts: data of shape {data.shape}, indices of {indices.shape}")
+    edges = edges_of_costs(indptr, indices, data, shape, maximize)
+    bad = _has_invalid(data[: int(indptr[-1])], maximize)
+    return _verify_edges(edges, solution, maximize, tol, eps, bad)
 
 
 def _has_invalid(weights: np.ndarray, maximize: bool) -> bool:
