@@ -284,6 +284,17 @@ def test_sparse_lap_benchmark_runs(capsys):
         sparse_lap.main(["--edges", "300", "--solvers", "cpu/tree/int32"])
 
 
+def test_sparse_lap_ties_benchmark_runs(capsys):
+    """The tie-heavy sparse drop-in table: every row equal to scipy's
+    optimum and certified."""
+    from benchmarks import sparse_lap_ties
+
+    argv = ["--classes", "ties", "--edges", "2000", "--degree", "10", "--repeats", "1"]
+    assert sparse_lap_ties.main(argv) == 0
+    rows = [ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("| ties |")]
+    assert len(rows) == 8 and all(ln.endswith("| True | True |") for ln in rows)
+
+
 def test_long_path_and_rectangular_families():
     """The mesh, road and rectangular power-law generators: their shapes and
     degree bounds, canonical CSR, and jaxmatch's maximum equal to scipy's on

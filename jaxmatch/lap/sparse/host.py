@@ -10,7 +10,7 @@ entry point: eager, no XLA compilation, float64 throughout.
 from __future__ import annotations
 
 import warnings
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -21,9 +21,10 @@ from ..types import LAPResult, LAPStatus
 from ._ffi import solve_sparse_host
 
 
-def _csr_of(biadjacency: Any):
-    """The matrix as a canonical float64 CSR (duplicates summed, explicit
-    zeros removed with scipy's warning), with scipy's type errors."""
+def _csr_of(biadjacency: Any, transposed: bool = False):
+    """The matrix (its transpose when ``transposed``) as a canonical float64
+    CSR (duplicates summed, explicit zeros removed with scipy's warning),
+    with scipy's type errors."""
     import scipy.sparse as sp
 
     if not sp.issparse(biadjacency):
@@ -31,10 +32,23 @@ def _csr_of(biadjacency: Any):
     if biadjacency.format not in ("csr", "csc", "coo"):
         raise TypeError("graph must be in CSC, CSR, or COO format.")
     _limits.check_csr(biadjacency.shape, biadjacency.nnz, "biadjacency")
+    # The CSC of a matrix is the CSR of its transpose.
+    wanted = "csc" if transposed else "csr"
+    n, m = biadjacency.shape[::-1] if transposed else biadjacency.shape
+    if biadjacency.format == wanted:  # read in place, no scipy object built
+        B = _Csr(biadjacency.indptr, biadjacency.indices, biadjacency.data, (n, m))
+        validate_csr(B.indptr, B.indices, n, m, what="scipy CSR")
+        if biadjacency.has_canonical_format:
+            B = B._replace(data=np.asarray(B.data[: B.indptr[-1]], np.float64))
+            if not np.any(B.data == 0):
+                if np.any(np.isnan(B.data)):
+                    raise ValueError("matrix contains invalid numeric entries")
+                return B
     # float64 before any conversion: a COO matrix's duplicates are summed on
     # the way to CSR, and small integer dtypes would wrap.
-    A = sp.csr_matrix(biadjacency.astype(np.float64))
-    validate_csr(A.indptr, A.indices, A.shape[0], A.shape[1], what="scipy CSR")
+    A = biadjacency.astype(np.float64)
+    A = sp.csc_matrix(A).T if transposed else sp.csr_matrix(A)
+    validate_csr(A.indptr, A.indices, n, m, what="scipy CSR")
     A.sum_duplicates()
     if np.any(np.isnan(A.data)):
         raise ValueError("matrix contains invalid numeric entries")
@@ -42,7 +56,16 @@ def _csr_of(biadjacency: Any):
         message = "explicit zero weights are removed before matching"
         warnings.warn(message, UserWarning, stacklevel=3)
         A.eliminate_zeros()
-    return A
+    return _Csr(A.indptr, A.indices, A.data, (n, m))
+
+
+class _Csr(NamedTuple):
+    """A canonical float64 CSR (sorted, no duplicates, no zeros)."""
+
+    indptr: np.ndarray
+    indices: np.ndarray
+    data: np.ndarray
+    shape: tuple[int, int]
 
 
 def solve_scipy(biadjacency: Any, maximize: bool = False) -> LAPResult:
@@ -68,30 +91,46 @@ def solve_scipy(biadjacency: Any, maximize: bool = False) -> LAPResult:
         maximizing), which leave no optimum.
       GraphValidationError: a corrupted CSR/CSC structure.
     """
-    A = _csr_of(biadjacency)
-    n, m = A.shape
+    shape = getattr(biadjacency, "shape", ())
+    transposed = len(shape) == 2 and shape[0] > shape[1]
+    B = _csr_of(biadjacency, transposed)  # rows: the smaller side
+    n, m = B.shape[::-1] if transposed else B.shape
     if n == 0 or m == 0:
         return _result(np.full(n, -1), np.full(m, -1), 0.0, np.zeros(n), np.zeros(m))
-    transposed = n > m
-    B = A.T.tocsr() if transposed else A
-    B.sort_indices()
     cost = -B.data if maximize else B.data
     if np.any(np.isneginf(cost)):  # -inf (+inf when maximizing): no optimum
         raise ValueError("matrix contains invalid numeric entries")
     rows, cols = (m, n) if transposed else (n, m)
-    sol = run_host(solve_sparse_host, B.indptr, B.indices, cost, rows, cols, work=B.nnz)
+    nnz = int(B.indptr[-1])
+    sol = run_host(solve_sparse_host, B.indptr, B.indices[:nnz], cost, rows, cols, work=nnz)
     if sol.status == LAPStatus.INFEASIBLE:
         raise ValueError("no full matching exists")
     if sol.status != LAPStatus.OPTIMAL:  # pragma: no cover - a bug if reached
         raise RuntimeError(f"jaxmatch sparse LAP stopped with status {LAPStatus(sol.status).name}")
     sign = -1.0 if maximize else 1.0
     cfr, rfc = sol.col_for_row.astype(np.int32), sol.row_for_col.astype(np.int32)
+    matched = _matched_weights(B, cfr)  # by B's rows: every one is matched
     u, v = sign * sol.u, sign * sol.v
     if transposed:
         cfr, rfc, u, v = rfc, cfr, v, u
-    rows_matched = np.flatnonzero(cfr >= 0)
-    total = float(np.asarray(A[rows_matched, cfr[rows_matched]]).sum())
-    return _result(cfr, rfc, total, u, v)
+        matched = matched[cfr[cfr >= 0]]  # by the matrix's rows
+    return _result(cfr, rfc, float(matched.sum()), u, v)
+
+
+def _matched_weights(B: Any, col_for_row: np.ndarray) -> np.ndarray:
+    """``B[i, col_for_row[i]]`` for every row of the canonical CSR ``B``
+    (sorted, no duplicates): a binary search within every row at once."""
+    lo = B.indptr[:-1].astype(np.int64)
+    hi = B.indptr[1:].astype(np.int64)
+    want = col_for_row.astype(B.indices.dtype)
+    active = lo < hi
+    while np.any(active):
+        mid = (lo + hi) // 2
+        below = active & (B.indices[np.minimum(mid, B.indptr[-1] - 1)] < want)
+        lo = np.where(below, mid + 1, lo)
+        hi = np.where(active & ~below, mid, hi)
+        active = lo < hi
+    return B.data[lo]
 
 
 def _result(cfr, rfc, cost, u, v) -> LAPResult:
