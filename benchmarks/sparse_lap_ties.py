@@ -23,8 +23,9 @@ One process. Each ``--classes`` entry names a family of matrices:
 Each call is timed ``--repeats`` times (the median is reported, seconds, wall
 clock, the matrix already built), scipy first. Every jaxmatch result is checked:
 cost equal to scipy's (exactly: the costs are integers, or the same floats summed
-in the same order), and ``verify_lap``'s LP-duality certificate of the drop-in's
-solution (``jaxmatch.lap.sparse.solve_scipy``, not timed) on matrices of at most
+in the same order), and ``verify_lap``'s LP-duality certificate of the jitted
+solve of the same matrix (``jaxmatch.solve_lap`` on ``SparseCosts``, float64,
+not timed) on matrices of at most
 ``--verify-max-edges`` entries. Run:
 
     python -m benchmarks.sparse_lap_ties [--classes scipy,lap,int2k,ties,floats]
@@ -174,10 +175,10 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         p.error(f"unknown classes {unknown}; choose from {', '.join(CLASSES)}")
 
+    import jax
     from scipy.sparse.csgraph import min_weight_full_bipartite_matching as theirs
 
     import jaxmatch
-    from jaxmatch.lap.sparse import solve_scipy
 
     ours = jaxmatch.min_weight_full_bipartite_matching
     ours(_ties(np.random.default_rng(0), 3, 3, 10, 1.0))  # loads the library
@@ -194,7 +195,9 @@ def main(argv: list[str] | None = None) -> int:
             same = got == want and (known is None or got == known)
             cert = "-"
             if A.nnz <= args.verify_max_edges:
-                cert = str(bool(jaxmatch.verify_lap(A, solve_scipy(A)).optimal))
+                with jax.enable_x64(True):  # the jitted CPU solve, in float64
+                    res = jaxmatch.solve_lap(jaxmatch.SparseCosts.from_scipy(A))
+                    cert = str(bool(jaxmatch.verify_lap(A, res).optimal))
             failures += (not same) + (cert == "False")
             print(
                 f"| {cls} | {name} | {A.shape[0]}x{A.shape[1]} | {A.nnz:,} | {t_s:.3g} | "
