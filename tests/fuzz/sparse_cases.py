@@ -50,7 +50,8 @@ def sparse_problems(draw, shape=None):
     return indptr, indices, data, (n, m), corrupt, kind
 
 
-def _seen_dtype(dtype: np.dtype, x64: bool) -> np.dtype:
+def seen_dtype(dtype: np.dtype, x64: bool) -> np.dtype:
+    """The dtype a sparse solve runs in."""
     if jax.numpy.issubdtype(dtype, jax.numpy.floating):
         return np.dtype(np.float64 if dtype == np.float64 and x64 else np.float32)
     return np.dtype(np.int32)
@@ -62,7 +63,7 @@ def sparse_oracle(indptr, indices, data, shape, maximize, x64):
     when maximizing) in float64, and whether a stored entry is invalid."""
     n, _m = shape
     nnz = int(indptr[-1])
-    vals = data[:nnz].astype(_seen_dtype(data.dtype, x64)).astype(np.float64)
+    vals = data[:nnz].astype(seen_dtype(data.dtype, x64)).astype(np.float64)
     rows = np.repeat(np.arange(n), np.diff(indptr))
     absent = -np.inf if maximize else np.inf
     invalid = bool(np.any(np.isnan(vals) | (vals == -absent)))

@@ -6,6 +6,7 @@ brute force on tiny problems); every optimal answer certified."""
 from __future__ import annotations
 
 import functools
+import warnings
 
 import jax
 import numpy as np
@@ -111,8 +112,22 @@ def test_solve_lap_against_scipy(device, problem, me, mode):
             with pytest.raises(seen):
                 _call(C, maximize, method, execution, mode)
             return
-        res = _call(C, maximize, method, execution, mode)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            res = _call(C, maximize, method, execution, mode)
         check_lap_batch(seen, maximize, res, f"{method}/{execution}/{mode}/x64={x64}/{kind}")
+    if mode == "eager":  # under jit JAX rounds the argument before the library sees it
+        warned = any(issubclass(w.category, jaxmatch.Float64RoundingWarning) for w in caught)
+        assert warned == rounding_changes(C, x64), (C.tolist(), x64, [str(w) for w in caught])
+
+
+def rounding_changes(C: np.ndarray, x64: bool) -> bool:
+    """Whether float64 costs solved in float32 (x64 off) change by rounding:
+    when the library must warn (``Float64RoundingWarning``)."""
+    if C.dtype != np.float64 or x64:
+        return False
+    with np.errstate(over="ignore"):
+        return not np.array_equal(C.astype(np.float32), C, equal_nan=True)
 
 
 @fuzz_settings(quick=40)

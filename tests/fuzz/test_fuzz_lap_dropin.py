@@ -99,19 +99,6 @@ def stored(rows, cols, vals, shape, fmt: str):
     return M
 
 
-def _known_coo_wrap(rows, cols, vals, fmt) -> bool:
-    """The case of ``test_coo_duplicates_sum_without_wrapping_like_scipy``
-    (a COO matrix's integer duplicates summing past their dtype), while the
-    library still has that bug; the fuzz test leaves it to that test."""
-    if fmt != "coo" or vals.dtype.kind not in "iu" or not _COO_WRAPS:
-        return False
-    sums: dict[tuple[int, int], int] = {}
-    for key in zip(rows.tolist(), cols.tolist(), vals.tolist(), strict=True):
-        sums[key[:2]] = sums.get(key[:2], 0) + key[2]  # Python ints: exact
-    info = np.iinfo(vals.dtype)
-    return any(not info.min <= total <= info.max for total in sums.values())
-
-
 def _contract_matrix(rows, cols, vals, shape, maximize):
     """The drop-in's problem by the contract: duplicates summed, zeros
     removed; None when it has invalid entries (NaN, -inf; +inf maximizing);
@@ -133,8 +120,6 @@ def _contract_matrix(rows, cols, vals, shape, maximize):
 def test_min_weight_full_bipartite_matching_against_scipy(entries, maximize, fmt):
     rows, cols, vals, shape, _kind = entries
     COUNTS["min_weight_full_bipartite_matching"] += 1
-    if _known_coo_wrap(rows, cols, vals, fmt):
-        return
     M = stored(rows, cols, vals, shape, fmt)
     got = _outcome(jaxmatch.min_weight_full_bipartite_matching, M, maximize=maximize)
     ref = _contract_matrix(rows, cols, vals, shape, maximize)
@@ -187,24 +172,11 @@ def test_linear_sum_assignment_reads_every_dtype(name):
     assert r.tolist() == [0, 1] and c.tolist() in ([1, 0], [0, 1])
 
 
-def _coo_wrap_case():
+def test_coo_duplicates_sum_without_wrapping_like_scipy():
     """A COO matrix whose duplicate int8 entries sum past int8: scipy sums
-    them in float64 (200), the drop-in wrapped them (-56) when written."""
+    them in float64 (200); the drop-in once wrapped them (-56). Issue 51."""
     vals = np.array([100, 100, 1, 1, 1], np.int8)
     M = sp.coo_array((vals, ([0, 0, 0, 1, 1], [0, 0, 1, 0, 1])), shape=(2, 2))
     want = csgraph.min_weight_full_bipartite_matching(M)
     got = jaxmatch.min_weight_full_bipartite_matching(M)
-    return want[1].tolist(), got[1].tolist()
-
-
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 51: the sparse drop-in sums a COO matrix's duplicate int8 entries in int8 "
-    "(wrapping) where scipy sums them in float64",
-)
-def test_coo_duplicates_sum_without_wrapping_like_scipy():
-    want, got = _coo_wrap_case()
-    assert want == [1, 0] and got == want
-
-
-_COO_WRAPS = _coo_wrap_case()[0] != _coo_wrap_case()[1]
+    assert want[1].tolist() == [1, 0] and got[1].tolist() == want[1].tolist()

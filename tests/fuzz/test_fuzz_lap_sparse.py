@@ -10,12 +10,13 @@ from __future__ import annotations
 import functools
 
 import jax
+import ml_dtypes
 import numpy as np
 import pytest
 from fuzz_cases import COUNTS, SIDES, check_lap_one, fuzz_settings, lap_oracle
 from hypothesis import given
 from hypothesis import strategies as st
-from sparse_cases import sparse_oracle, sparse_problems
+from sparse_cases import seen_dtype, sparse_oracle, sparse_problems
 
 import jaxmatch
 from jaxmatch import LAPStatus, SparseCosts
@@ -37,7 +38,11 @@ def _check(S: SparseCosts, member, res, maximize, x64, what):
         want = want._replace(status=LAPStatus.INVALID_ENTRIES)
     if want.status == LAPStatus.OPTIMAL and data.dtype.kind in "biu":
         want = want._replace(cost=int(want.cost))
-    seen = D.astype(np.int32) if data.dtype.kind in "biu" and np.isfinite(D).all() else D
+    seen = D  # float64 holds every value of the solve's dtype, and +-inf for absent pairs
+    if data.dtype.kind in "biu" and np.isfinite(D).all():
+        seen = D.astype(np.int32)
+    elif data.dtype.kind not in "biu" and seen_dtype(data.dtype, x64) == np.float32:
+        seen = D.astype(np.float32)  # the float32 solve's tolerance
     check_lap_one(
         seen,
         maximize,
@@ -107,3 +112,20 @@ def test_wide_integer_sparse_costs_are_refused(dtype):
     )
     with pytest.raises(TypeError, match="at most 32 bits"):
         jaxmatch.solve_lap(S)
+
+
+def _bfloat16_tiny_case():
+    """bfloat16 costs below float32's normal range: the solve flushes them to
+    zero (duals 0), within float32's tolerance of the optimum (the
+    certificate once took bfloat16 for integers, tolerance 0: issue 51)."""
+    data = np.full(5, 9.18355e-41, ml_dtypes.bfloat16)
+    indptr, indices = np.array([0, 3, 4, 5], np.int32), np.array([0, 1, 2, 1, 2], np.int32)
+    S = SparseCosts(indptr, indices, data, (3, 5))
+    res = jax.tree.map(np.asarray, jaxmatch.solve_lap(S))
+    assert int(res.status) == LAPStatus.OPTIMAL
+    return jaxmatch.verify_lap(S, res)
+
+
+def test_bfloat16_sparse_costs_certify_with_float32_tolerance():
+    cert = _bfloat16_tiny_case()
+    assert cert.optimal, cert.reason

@@ -118,8 +118,6 @@ def point_sets(draw):
 )
 def test_solve_lap_points_against_scipy(device, points, metric, maximize, x64, candidates):
     X, Y, kind = points
-    if X.dtype == ml_dtypes.bfloat16 and _BFLOAT16_REFUSED:
-        return  # test_bfloat16_points_are_solved_in_float32 (a strict xfail) has it
     COUNTS[f"solve_lap_points ({device.platform})"] += 1
     fn = METRICS[metric]
     with jax.enable_x64(x64):
@@ -153,24 +151,8 @@ def test_points_with_non_finite_coordinates_are_refused(bad):
         jaxmatch.solve_lap_points(X, np.ones((3, 2)))
 
 
-def _bfloat16_refused() -> bool:
-    X = np.array([[0.0], [1.0]], ml_dtypes.bfloat16)
-    try:
-        jaxmatch.solve_lap_points(X, X)
-    except TypeError:
-        return True
-    return False
-
-
-_BFLOAT16_REFUSED = _bfloat16_refused()
-
-
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 51: solve_lap_points refuses bfloat16 points ('X must hold real numbers') "
-    "where solve_lap solves bfloat16 costs in float32",
-)
 def test_bfloat16_points_are_solved_in_float32():
+    """Refused once as not real (issue 51); solved in float32 as dense costs are."""
     X = np.array([[0.0], [1.0]], ml_dtypes.bfloat16)
     res = jaxmatch.solve_lap_points(X, X[::-1])
     assert np.asarray(res.col_for_row).tolist() == [1, 0] and np.dtype(res.dtype) == np.float32
