@@ -147,6 +147,11 @@ def test_solve_lap_vmap_of_jit_equals_the_batch(device, problem, method):
         res = compiled(method, "auto", len(C.shape[:-2]))(seen, flags)
         check_lap_batch(seen, flags, res, f"vmap(jit) {method} {kind}")
         np.testing.assert_array_equal(np.asarray(res.status), np.asarray(whole.status))
+    if np.all(flags == flags.flat[0]):  # the batch certificate: one verdict per member
+        whole = jax.tree.map(np.asarray, whole)
+        certs = jaxmatch.verify_lap(seen, whole, maximize=bool(flags.flat[0]))
+        optimal = (whole.status == LAPStatus.OPTIMAL).reshape(-1)
+        assert [c.optimal for c in certs] == optimal.tolist(), ([c.reason for c in certs], kind)
 
 
 @fuzz_settings(quick=40)
