@@ -20,7 +20,7 @@ namespace {
 
 // Bump whenever a handler's operands, attributes or a constant change; the
 // Python package refuses a library of another version.
-constexpr int kAbiVersion = 14;
+constexpr int kAbiVersion = 15;
 
 using namespace jaxmatch;
 
@@ -37,8 +37,11 @@ constexpr TableRef<FfiTarget> kTargets[] = {Table(kLapCpuTargets),
                                             Table(kMatchingCpuTargets),
                                             Table(kWeightedCpuTargets)};
 #endif
+constexpr NamedConstant kCommonConstants[] = {
+    {"COMMON_INDEX_BOUND", kIndexBound}};
 constexpr TableRef<NamedConstant> kConstants[] = {
-    Table(kLapConstants), Table(kMatchingConstants), Table(kWeightedConstants)};
+    Table(kCommonConstants), Table(kLapConstants), Table(kMatchingConstants),
+    Table(kWeightedConstants)};
 
 // Entry i of the concatenated tables, or null when i is out of range.
 template <class E, std::size_t N>

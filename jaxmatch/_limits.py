@@ -63,7 +63,9 @@ __all__ = [
 ]
 
 #: Every per-problem buffer a kernel indexes is shorter than this (int32
-#: indices with room for a grid-stride step past the end).
+#: indices with room for a grid-stride step past the end): the library's
+#: COMMON_INDEX_BOUND (``kIndexBound`` in cuda_ffi/common/ffi_helpers.h;
+#: tests/test_abi.py checks they agree), known here without the library.
 INDEX_BOUND = 2**30
 
 

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import jaxmatch
-from jaxmatch import _ffi
+from jaxmatch import _ffi, _limits
 from jaxmatch.lap import _ffi as lap_ffi
 from jaxmatch.matching import _ffi as matching_ffi
 
@@ -91,6 +91,8 @@ def test_limits_are_the_librarys():
     assert c["LAP_JV_BLOCK_MIN_COLUMNS"] <= m <= c["LAP_JV_GPU_MAX_COLUMNS"]
     assert c["LAP_SPLIT_INT32_COST_BOUND"] == 1 << 28
     assert c["LAP_POINTS_MAX_K"] == 16 and c["LAP_POINTS_MAX_DIM"] == 512
+    # The kernels' int32 indices: the bound jaxmatch/_limits.py checks.
+    assert c["COMMON_INDEX_BOUND"] == _limits.INDEX_BOUND == 1 << 30
 
 
 def test_constants_have_unique_family_prefixed_names():
@@ -102,7 +104,8 @@ def test_constants_have_unique_family_prefixed_names():
     lib.jaxmatch_constant_value.argtypes = [ctypes.c_int]
     names = [lib.jaxmatch_constant_name(i) for i in range(lib.jaxmatch_num_constants())]
     assert len(names) == len(set(names)) == len(_ffi.constants())
-    assert all(n.split("_")[0] in {"LAP", "MATCHING", "WEIGHTED"} for n in _ffi.constants())
+    prefixes = {"COMMON", "LAP", "MATCHING", "WEIGHTED"}
+    assert all(n.split("_")[0] in prefixes for n in _ffi.constants())
     assert lib.jaxmatch_constant_name(len(names)) is None
     assert lib.jaxmatch_constant_value(len(names)) == 0
 

@@ -30,6 +30,19 @@ inline ffi::Error InvalidArgument(const std::string& msg) {
   return ffi::Error(ffi::ErrorCode::kInvalidArgument, "jaxmatch: " + msg);
 }
 
+// Sides, index pointers, capacities and workspaces stay below this bound:
+// the kernels index with int, and grid-stride loops add a stride to an
+// index without wrapping.  Exported as COMMON_INDEX_BOUND (jaxmatch/_limits.py
+// refuses larger sizes at trace time).
+constexpr int64_t kIndexBound = int64_t{1} << 30;
+
+// An error naming `what` when `size` reaches kIndexBound.
+inline ffi::Error CheckIndexBound(int64_t size, const std::string& what) {
+  if (size >= kIndexBound)
+    return InvalidArgument(what + " too large for int32 indices");
+  return ffi::Error::Success();
+}
+
 // Product of all dimensions but the last `trailing`.
 template <class Dims>
 inline int64_t BatchSize(const Dims& dims, int trailing) {

@@ -53,9 +53,7 @@ inline ffi::Error CheckIndexBuffer(const IndexBuffer& buf, const char* name,
     return InvalidArgument(std::string(name) +
                            " has batch dimensions different from cxadj's");
   *last = dims[dims.size() - 1];
-  if (*last >= (int64_t{1} << 30))
-    return InvalidArgument(std::string(name) + " too large for int32 indices");
-  return ffi::Error::Success();
+  return CheckIndexBound(*last, name);
 }
 
 // Shapes from the graph (n_cols, capacity) and row_match (n_rows).

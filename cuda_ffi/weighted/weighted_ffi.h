@@ -47,9 +47,7 @@ ffi::Error WmCheckBuffer(const Buf& buf, const char* name, int64_t batch,
     return InvalidArgument(std::string(name) +
                            " has batch dimensions different from xadj's");
   *last = dims[dims.size() - 1];
-  if (*last >= (int64_t{1} << 30))
-    return InvalidArgument(std::string(name) + " too large for int32 indices");
-  return ffi::Error::Success();
+  return CheckIndexBound(*last, name);
 }
 
 // Shapes from the graph: n from xadj, the capacity from adj (key agrees).

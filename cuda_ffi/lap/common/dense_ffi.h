@@ -64,8 +64,7 @@ inline ffi::Error GetLapShape(const ffi::AnyBuffer& C, int32_t variant,
     return InvalidArgument(
         "kernels expect rows <= columns; the wrapper "
         "transposes tall matrices");
-  if (m >= (int64_t{1} << 30))
-    return InvalidArgument("matrix too large for int32 indices");
+  JM_RETURN_IF_ERROR(CheckIndexBound(m, "matrix"));
   out->batch = BatchSize(dims, 2);
   out->n = static_cast<int>(n);
   out->m = static_cast<int>(m);

@@ -47,6 +47,8 @@ inline ffi::Error CheckLapCsr(const ffi::AnyBuffer& indptr,
   if (pd.size() < 1 || id.size() < 1 || pd[pd.size() - 1] < 1)
     return InvalidArgument(
         "indptr and indices must be [..., n + 1], [..., cap]");
+  JM_RETURN_IF_ERROR(CheckIndexBound(pd[pd.size() - 1], "indptr"));
+  JM_RETURN_IF_ERROR(CheckIndexBound(id[id.size() - 1], "indices"));
   s->n = static_cast<int>(pd[pd.size() - 1] - 1);
   s->cap = static_cast<int>(id[id.size() - 1]);
   s->batch = BatchSize(pd, 1);
@@ -62,6 +64,7 @@ inline ffi::Error CheckLapCsr(const ffi::AnyBuffer& indptr,
   if (rfc.has_error()) return rfc.error();
   const auto rd = (*rfc)->dimensions();
   if (rd.size() < 1) return InvalidArgument("row_for_col must be [..., m]");
+  JM_RETURN_IF_ERROR(CheckIndexBound(rd[rd.size() - 1], "row_for_col"));
   s->m = static_cast<int>(rd[rd.size() - 1]);
   if (s->m < s->n) return InvalidArgument("the sparse LAP needs n <= m");
   const LapWorkLayout L(s->n, s->m, kLapCsrTree);

@@ -38,8 +38,10 @@ inline ffi::Error CheckSplitCost(const ffi::AnyBuffer& C, int* nl, int* m) {
   auto dims = C.dimensions();
   if (dims.size() != 2)
     return InvalidArgument("split LAP costs must be [rows, columns]");
-  if (dims[0] < 1 || dims[1] < 1 || dims[0] >= INT_MAX || dims[1] >= INT_MAX)
+  if (dims[0] < 1 || dims[1] < 1)
     return InvalidArgument("split LAP block of unsupported shape");
+  JM_RETURN_IF_ERROR(CheckIndexBound(dims[0], "split LAP block rows"));
+  JM_RETURN_IF_ERROR(CheckIndexBound(dims[1], "split LAP block columns"));
   *nl = static_cast<int>(dims[0]);
   *m = static_cast<int>(dims[1]);
   return ffi::Error::Success();
