@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import jax
 import numpy as np
-from fuzz_cases import SIDES, cost_arrays
+from fuzz_cases import SIDES, check_lap_one, cost_arrays, lap_oracle
 from hypothesis import strategies as st
+
+import jaxmatch
+from jaxmatch import LAPStatus, SparseCosts
 
 SPARSE_DTYPES = (
     "bool",
@@ -72,3 +75,42 @@ def sparse_oracle(indptr, indices, data, shape, maximize, x64):
         if w != absent:
             D[r, c] = max(D[r, c], w) if maximize else min(D[r, c], w)
     return D, invalid
+
+
+def check_sparse_member(S: SparseCosts, member, res, maximize, x64, what):
+    """One solved sparse problem (``member`` as :func:`sparse_problems` draws
+    it) against the oracle; an optimal answer certified on ``S`` too."""
+    indptr, indices, data, shape, corrupt, kind = member
+    r = jax.tree.map(np.asarray, res)
+    info = (what, kind, corrupt, shape, indptr.tolist(), indices.tolist(), data.tolist(), maximize)
+    if corrupt is not None:
+        assert int(r.status) == LAPStatus.INVALID_STRUCTURE, (LAPStatus(int(r.status)).name, *info)
+        assert not bool(r.feasible) and (r.col_for_row == -1).all(), info
+        return
+    D, invalid = sparse_oracle(indptr, indices, data, shape, maximize, x64)
+    want = lap_oracle(D, maximize)
+    if invalid:
+        want = want._replace(status=LAPStatus.INVALID_ENTRIES)
+    if want.status == LAPStatus.OPTIMAL and data.dtype.kind in "biu":
+        want = want._replace(cost=int(want.cost))
+    seen = D  # float64 holds every value of the solve's dtype, and +-inf for absent pairs
+    if data.dtype.kind in "biu" and np.isfinite(D).all():
+        seen = D.astype(np.int32)
+    elif data.dtype.kind not in "biu" and seen_dtype(data.dtype, x64) == np.float32:
+        seen = D.astype(np.float32)  # the float32 solve's tolerance
+    check_lap_one(
+        seen,
+        maximize,
+        r.col_for_row,
+        r.row_for_col,
+        r.cost,
+        r.u,
+        r.v,
+        r.feasible,
+        r.status,
+        want,
+        info,
+    )
+    if want.status == LAPStatus.OPTIMAL and int(r.status) == LAPStatus.OPTIMAL:
+        cert = jaxmatch.verify_lap(S, r, maximize=maximize)
+        assert cert.optimal, (cert.reason, *info)

@@ -1,5 +1,6 @@
-"""Many problems per case: each hypothesis example draws a seed, a shape,
-a dtype and a value kind, and NumPy makes a batch of problems of them
+"""Many problems per case (dense and sparse LAP, cardinality and weighted
+matching): each hypothesis example draws a seed, a shape, a dtype and a
+value kind, and NumPy makes a batch of problems of them
 (``BATCH`` problems: 8 in the quick profile, 256 in the deep one), solved in
 one batched call and checked member by member against the oracles. The
 deep profile reaches 10**5 problems per entry point in a few hundred
@@ -12,12 +13,13 @@ import functools
 import jax
 import numpy as np
 from fuzz_cases import COUNTS, PROFILE, check_lap_batch, fuzz_settings
-from graph_cases import maximum_cardinality
+from graph_cases import greedy_mate, maximum_cardinality
 from hypothesis import given
 from hypothesis import strategies as st
+from sparse_cases import check_sparse_member
 
 import jaxmatch
-from jaxmatch import BipartiteGraph, MatchingStatus
+from jaxmatch import BipartiteGraph, Graph, MatchingStatus, SparseCosts, WeightedMatchingStatus
 
 BATCH = 256 if PROFILE == "deep" else 8
 SHAPES = ((1, 1), (2, 3), (5, 5), (7, 4), (16, 16), (31, 40))
@@ -94,3 +96,78 @@ def test_matching_batches_against_scipy(device, seed, shape, density, method, in
         cert = jaxmatch.verify_matching(G, (res.col_for_row[b], res.row_for_col[b]))
         assert cert.valid and cert.maximum, (cert.reason, *info)
     COUNTS[f"max_cardinality_matching, batched graphs ({device.platform})"] += BATCH
+
+
+def random_sparse(rng, shape, capacity: int, dtype: str, kind: str):
+    """One sparse member as ``sparse_problems`` draws it: entries grouped by
+    row, columns in any order, duplicates, garbage padding."""
+    n, m = shape
+    k = int(rng.integers(0, capacity + 1))
+    rows = np.sort(rng.integers(0, n, k))
+    indices = np.full(capacity, -7, np.int32)
+    indices[:k] = rng.integers(0, m, k)
+    data = random_costs(rng, (capacity,), dtype, kind)
+    indptr = np.searchsorted(rows, np.arange(n + 1)).astype(np.int32)
+    return indptr, indices, data, shape, None, kind
+
+
+@functools.cache
+def _sparse(method: str, maximize: bool):
+    return jax.jit(lambda S: jaxmatch.solve_lap(S, maximize=maximize, method=method))
+
+
+@fuzz_settings(quick=12)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    shape=st.sampled_from(SHAPES),
+    dtype=st.sampled_from(["float32", "float64", "int32"]),
+    kind=st.sampled_from(["ties", "ints", "uniform", "huge", "tiny"]),
+    method=st.sampled_from(["auto", "jv", "tree"]),
+    maximize=st.booleans(),
+)
+def test_sparse_lap_batches_against_scipy(device, seed, shape, dtype, kind, method, maximize):
+    if method == "jv" and device.platform != "cpu":
+        method = "tree"  # the sparse JV runs on the CPU only
+    rng = np.random.default_rng(seed)
+    capacity = 4 * shape[0] * shape[1]
+    members = [random_sparse(rng, shape, capacity, dtype, kind) for _ in range(BATCH)]
+    S = SparseCosts(*(np.stack([mb[i] for mb in members]) for i in range(3)), shape)
+    res = jax.tree.map(np.asarray, _sparse(method, maximize)(S))
+    for b, member in enumerate(members):
+        one = jax.tree.map(lambda a, b=b: a[b], res)
+        what = f"sparse batch {method} {dtype} {kind} seed={seed} member={b}"
+        check_sparse_member(SparseCosts(*member[:3], shape), member, one, maximize, True, what)
+    COUNTS[f"solve_lap sparse, batched problems ({device.platform})"] += BATCH
+
+
+@functools.cache
+def _weighted(method: str):
+    return jax.jit(jax.vmap(lambda g: jaxmatch.approximate_weighted_matching(g, method=method)))
+
+
+@fuzz_settings(quick=12)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n=st.sampled_from([1, 2, 5, 16, 40]),
+    dtype=st.sampled_from(["float32", "float64", "int32"]),
+    kind=st.sampled_from(["ties", "ints", "uniform", "tiny"]),
+    method=st.sampled_from(["suitor", "ld"]),
+)
+def test_weighted_batches_equal_greedy(device, seed, n, dtype, kind, method):
+    rng = np.random.default_rng(seed)
+    k = 3 * n
+    graphs = []
+    for _ in range(BATCH):
+        w = np.nan_to_num(random_costs(rng, (k,), "float64", kind), posinf=1.0, neginf=-1.0)
+        w = w.astype(dtype) if dtype != "int32" else np.round(w * (1 if kind == "ints" else 5))
+        u, v = rng.integers(0, n, k), rng.integers(0, n, k)  # self-loops and duplicates
+        graphs.append(Graph.from_edges(u, v, w.astype(dtype), n).pad_to(2 * k))
+    batch = jax.tree.map(lambda *a: np.stack([np.asarray(x) for x in a]), *graphs)
+    res = jax.tree.map(np.asarray, _weighted(method)(batch))
+    for b, G in enumerate(graphs):
+        info = (method, dtype, kind, seed, b)
+        assert int(res.status[b]) == WeightedMatchingStatus.DOMINANT, info
+        np.testing.assert_array_equal(res.mate[b], greedy_mate(G), err_msg=str(info))
+        cert = jaxmatch.verify_weighted_matching(G, res.mate[b])
+        assert cert.valid and cert.locally_dominant, (cert.reason, *info)
+    COUNTS[f"approximate_weighted_matching, batched graphs ({device.platform})"] += BATCH

@@ -13,52 +13,15 @@ import jax
 import ml_dtypes
 import numpy as np
 import pytest
-from fuzz_cases import COUNTS, SIDES, check_lap_one, fuzz_settings, lap_oracle
+from fuzz_cases import COUNTS, SIDES, fuzz_settings
 from hypothesis import given
 from hypothesis import strategies as st
-from sparse_cases import seen_dtype, sparse_oracle, sparse_problems
+from sparse_cases import check_sparse_member, sparse_problems
 
 import jaxmatch
 from jaxmatch import LAPStatus, SparseCosts
 
 SOLVE_JIT = jax.jit(jaxmatch.solve_lap, static_argnames=("maximize", "method"))
-
-
-def _check(S: SparseCosts, member, res, maximize, x64, what):
-    indptr, indices, data, shape, corrupt, kind = member
-    r = jax.tree.map(np.asarray, res)
-    info = (what, kind, corrupt, shape, indptr.tolist(), indices.tolist(), data.tolist(), maximize)
-    if corrupt is not None:
-        assert int(r.status) == LAPStatus.INVALID_STRUCTURE, (LAPStatus(int(r.status)).name, *info)
-        assert not bool(r.feasible) and (r.col_for_row == -1).all(), info
-        return
-    D, invalid = sparse_oracle(indptr, indices, data, shape, maximize, x64)
-    want = lap_oracle(D, maximize)
-    if invalid:
-        want = want._replace(status=LAPStatus.INVALID_ENTRIES)
-    if want.status == LAPStatus.OPTIMAL and data.dtype.kind in "biu":
-        want = want._replace(cost=int(want.cost))
-    seen = D  # float64 holds every value of the solve's dtype, and +-inf for absent pairs
-    if data.dtype.kind in "biu" and np.isfinite(D).all():
-        seen = D.astype(np.int32)
-    elif data.dtype.kind not in "biu" and seen_dtype(data.dtype, x64) == np.float32:
-        seen = D.astype(np.float32)  # the float32 solve's tolerance
-    check_lap_one(
-        seen,
-        maximize,
-        r.col_for_row,
-        r.row_for_col,
-        r.cost,
-        r.u,
-        r.v,
-        r.feasible,
-        r.status,
-        want,
-        info,
-    )
-    if want.status == LAPStatus.OPTIMAL and int(r.status) == LAPStatus.OPTIMAL:
-        cert = jaxmatch.verify_lap(S, r, maximize=maximize)
-        assert cert.optimal, (cert.reason, *info)
 
 
 @fuzz_settings(quick=100)
@@ -78,7 +41,7 @@ def test_sparse_solve_lap_against_scipy(device, member, maximize, method, mode, 
         S = SparseCosts(indptr, indices, data, shape)
         solve = jaxmatch.solve_lap if mode == "eager" else SOLVE_JIT
         res = solve(S, maximize=maximize, method=method)
-        _check(S, member, res, maximize, x64, f"{method}/{mode}/x64={x64}")
+        check_sparse_member(S, member, res, maximize, x64, f"{method}/{mode}/x64={x64}")
 
 
 @fuzz_settings(quick=30)
@@ -96,7 +59,9 @@ def test_sparse_vmap_equals_members(device, data, maximize, method):
     whole = jaxmatch.solve_lap(S, maximize=maximize, method=method)
     for b, member in enumerate(members):
         one = jax.tree.map(lambda a, b=b: np.asarray(a)[b], res)
-        _check(SparseCosts(*member[:3], shape), member, one, maximize, True, f"vmap {method}")
+        check_sparse_member(
+            SparseCosts(*member[:3], shape), member, one, maximize, True, f"vmap {method}"
+        )
         assert int(np.asarray(whole.status)[b]) == int(one.status)
 
 
