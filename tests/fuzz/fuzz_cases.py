@@ -33,16 +33,16 @@ if PROFILE not in ("quick", "deep"):
 COUNTS: collections.Counter[str] = collections.Counter()
 
 
-def fuzz_settings(quick: int | None = None) -> settings:
-    """The active profile's settings; ``quick`` overrides the quick profile's
-    case count for a test whose cases are cheaper or dearer than most, and
-    ``JAXMATCH_FUZZ_EXAMPLES`` every test's (a run of a chosen length)."""
+def fuzz_settings(quick: int | None = None, deep: int | None = None) -> settings:
+    """The active profile's settings; ``quick`` and ``deep`` override a
+    profile's case count for a test whose cases are cheaper or dearer than
+    most (a case of many problems), and ``JAXMATCH_FUZZ_EXAMPLES`` every
+    test's (a run of a chosen length)."""
     base = settings.get_profile(f"jaxmatch-fuzz-{PROFILE}")
     if os.environ.get("JAXMATCH_FUZZ_EXAMPLES"):
         return settings(base, max_examples=int(os.environ["JAXMATCH_FUZZ_EXAMPLES"]))
-    if PROFILE == "quick" and quick is not None:
-        return settings(base, max_examples=quick)
-    return base
+    count = quick if PROFILE == "quick" else deep
+    return base if count is None else settings(base, max_examples=count)
 
 
 DTYPES = {

@@ -22,6 +22,7 @@ import jaxmatch
 from jaxmatch import BipartiteGraph, Graph, MatchingStatus, SparseCosts, WeightedMatchingStatus
 
 BATCH = 256 if PROFILE == "deep" else 8
+DEEP_CASES = -(-100_000 // 256)  # 10**5 problems per entry point
 SHAPES = ((1, 1), (2, 3), (5, 5), (7, 4), (16, 16), (31, 40))
 
 
@@ -49,7 +50,7 @@ def _solve(method: str):
     return jax.jit(lambda C, mx: jaxmatch.solve_lap(C, maximize=mx, method=method))
 
 
-@fuzz_settings(quick=12)
+@fuzz_settings(quick=12, deep=DEEP_CASES)
 @given(
     seed=st.integers(0, 2**32 - 1),
     shape=st.sampled_from(SHAPES),
@@ -73,7 +74,7 @@ def _match(method: str, init: str | None):
     )
 
 
-@fuzz_settings(quick=12)
+@fuzz_settings(quick=12, deep=DEEP_CASES)
 @given(
     seed=st.integers(0, 2**32 - 1),
     shape=st.sampled_from(SHAPES),
@@ -116,7 +117,7 @@ def _sparse(method: str, maximize: bool):
     return jax.jit(lambda S: jaxmatch.solve_lap(S, maximize=maximize, method=method))
 
 
-@fuzz_settings(quick=12)
+@fuzz_settings(quick=12, deep=DEEP_CASES)
 @given(
     seed=st.integers(0, 2**32 - 1),
     shape=st.sampled_from(SHAPES),
@@ -145,7 +146,7 @@ def _weighted(method: str):
     return jax.jit(jax.vmap(lambda g: jaxmatch.approximate_weighted_matching(g, method=method)))
 
 
-@fuzz_settings(quick=12)
+@fuzz_settings(quick=12, deep=DEEP_CASES)
 @given(
     seed=st.integers(0, 2**32 - 1),
     n=st.sampled_from([1, 2, 5, 16, 40]),
