@@ -228,8 +228,8 @@ def assignment_problem(S: np.ndarray, cfr: np.ndarray, rfc: np.ndarray, maximize
     if np.any(rfc[cfr[rows]] != rows) or np.count_nonzero(rfc >= 0) != rows.size:
         return "col_for_row and row_for_col disagree"
     vals = S[rows, cfr[rows]].astype(np.float64)
-    if np.any(np.isnan(vals)) or np.any(vals == (-np.inf if maximize else np.inf)):
-        return "a forbidden entry is used"
+    if not np.all(np.isfinite(vals)):  # forbidden, or invalid (NaN, the other infinity)
+        return "a forbidden or invalid entry is used"
     return ""
 
 
