@@ -91,7 +91,7 @@ def solve_scipy(biadjacency: Any, maximize: bool = False) -> LAPResult:
         maximizing), which leave no optimum.
       GraphValidationError: a corrupted CSR/CSC structure.
     """
-    shape = getattr(biadjacency, "shape", ())
+    shape: Any = getattr(biadjacency, "shape", ())
     transposed = len(shape) == 2 and shape[0] > shape[1]
     B = _csr_of(biadjacency, transposed)  # rows: the smaller side
     n, m = B.shape[::-1] if transposed else B.shape
