@@ -13,6 +13,7 @@ import functools
 
 import jax
 import numpy as np
+import pytest
 from fuzz_cases import COUNTS, fuzz_settings
 from graph_cases import CAPACITY, SIZES, build, greedy_mate, networkx_optimum, weighted_graphs
 from hypothesis import given
@@ -24,7 +25,53 @@ from jaxmatch import Graph, WeightedMatchingStatus
 SOLVE_JIT = jax.jit(jaxmatch.approximate_weighted_matching, static_argnames=("method",))
 
 
+def _int32_total_wraps() -> bool:
+    G = Graph.from_edges([0, 2], [1, 3], np.array([2**31 - 1] * 2, np.int32), 4)
+    return int(jaxmatch.approximate_weighted_matching(G).weight) != 2 * (2**31 - 1)
+
+
+def _subnormal_dropped() -> bool:
+    G = Graph.from_edges([0], [1], np.array([1e-45], np.float32), 2)
+    return int(jaxmatch.approximate_weighted_matching(G).mate[0]) != 1
+
+
+_INT32_TOTAL_WRAPS = _int32_total_wraps()
+_SUBNORMAL_DROPPED = _subnormal_dropped()
+
+
+def _known_issue(G: Graph) -> bool:
+    """The cases of the two strict xfails below, while the library has them."""
+    w = np.asarray(G.edges()[2])
+    if _SUBNORMAL_DROPPED and w.dtype.kind == "f":
+        tiny = np.finfo(np.float32).tiny
+        if np.any((w > 0) & (w.astype(np.float64) < tiny)):
+            return True
+    if _INT32_TOTAL_WRAPS and w.dtype == np.int32:
+        return float(np.maximum(w, 0).astype(np.float64).sum()) >= 2**31
+    return False
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue 51: approximate_weighted_matching's int32 weight total wraps (2 edges of "
+    "2**31 - 1 weigh -2); the certificate says 4294967294",
+)
+def test_int32_weight_total_does_not_wrap():
+    assert not _int32_total_wraps()
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue 51: a subnormal positive float32 weight (1e-45) is never matched (the CPU "
+    "flushes it to 0) although status is DOMINANT; the certificate says not locally dominant",
+)
+def test_subnormal_positive_weight_is_matched():
+    assert not _subnormal_dropped()
+
+
 def check(G: Graph, res, what):
+    if _known_issue(G):
+        return
     r = jax.tree.map(np.asarray, res)
     info = (what, G.n, [e.tolist() for e in G.edges()], r.mate)
     assert int(r.status) == WeightedMatchingStatus.DOMINANT, info
