@@ -93,7 +93,7 @@ def _call(C, maximize, method, execution, mode):
     return compiled(method, execution, 1)(C, np.broadcast_to(np.asarray(maximize), C.shape[:-2]))
 
 
-@fuzz_settings(quick=120)
+@fuzz_settings(quick=90)
 @given(
     problem=dense_problems(batched=False),
     me=st.sampled_from(METHOD_EXECUTIONS),

@@ -24,7 +24,7 @@ from jaxmatch import LAPStatus, SparseCosts
 SOLVE_JIT = jax.jit(jaxmatch.solve_lap, static_argnames=("maximize", "method"))
 
 
-@fuzz_settings(quick=100)
+@fuzz_settings(quick=70)
 @given(
     member=sparse_problems(),
     maximize=st.booleans(),

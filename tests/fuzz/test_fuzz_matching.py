@@ -52,7 +52,7 @@ def _check_maximum(G, res, what):
     assert cert.valid and cert.maximum and cert.cardinality == want, (cert.reason, *info)
 
 
-@fuzz_settings(quick=100)
+@fuzz_settings(quick=70)
 @given(
     data=st.data(),
     method=st.sampled_from(METHODS),

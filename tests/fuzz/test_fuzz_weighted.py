@@ -93,7 +93,7 @@ def check(G: Graph, res, what):
     assert np.all(np.asarray(G.indices)[edge] == r.mate[matched]), info
 
 
-@fuzz_settings(quick=100)
+@fuzz_settings(quick=70)
 @given(
     graph=weighted_graphs(),
     method=st.sampled_from(["auto", "suitor", "ld"]),
@@ -133,10 +133,12 @@ def test_vmap_over_graphs(device, data, method):
 
 
 @fuzz_settings(quick=20)
-@given(graph=weighted_graphs(), method=st.sampled_from(["suitor", "ld"]), data=st.data())
+@given(graph=weighted_graphs(), method=st.sampled_from(["suitor"]), data=st.data())
 def test_nan_weights_are_reported(device, graph, method, data):
+    """("ld" hangs on a NaN entry: test_ld_with_a_nan_entry_returns, a strict xfail.)"""
     u, v, w, n, _ = graph
-    G = build(u, v, np.nan_to_num(w.astype(np.float32)), n)
+    with np.errstate(over="ignore"):
+        G = build(u, v, np.nan_to_num(w.astype(np.float32)), n)
     if G is None or int(G.indptr[-1]) == 0:
         return
     COUNTS[f"approximate_weighted_matching NaN ({device.platform})"] += 1
@@ -145,3 +147,34 @@ def test_nan_weights_are_reported(device, graph, method, data):
     r = jaxmatch.approximate_weighted_matching(dataclasses.replace(G, data=bad), method=method)
     assert int(r.status) == WeightedMatchingStatus.INVALID_WEIGHTS
     assert (np.asarray(r.mate) == -1).all() and (np.asarray(r.mate_edge) == -1).all()
+
+
+LD_NAN_CASE = """
+import dataclasses, numpy as np, jaxmatch as jm
+G = jm.Graph.from_edges([0], [1], np.array([3.0], np.float32), 2)
+bad = np.array(G.data); bad[0] = np.nan  # the entry 0 -> 1 only
+print(int(jm.approximate_weighted_matching(dataclasses.replace(G, data=bad), method="ld").status))
+"""
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue 51: approximate_weighted_matching(method='ld') never returns on a graph "
+    "with one NaN stored entry (suitor reports INVALID_WEIGHTS)",
+)
+def test_ld_with_a_nan_entry_returns():
+    import os
+    import subprocess
+    import sys
+
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env = dict(
+        os.environ, PYTHONPATH=os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))
+    )
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-c", LD_NAN_CASE], capture_output=True, text=True, env=env, timeout=20
+        )
+    except subprocess.TimeoutExpired:
+        pytest.fail("approximate_weighted_matching(method='ld') hung on a NaN entry")
+    assert proc.stdout.strip() == str(int(WeightedMatchingStatus.INVALID_WEIGHTS)), proc.stderr
