@@ -118,13 +118,17 @@ def _used_entries(G: Graph) -> jax.Array:
     return jnp.arange(cap, dtype=jnp.int32) < G.indptr[..., -1:]
 
 
+def _has_nan(G: Graph) -> jax.Array:
+    """bool ``[...]``: the graph stores a NaN weight (its result is
+    ``INVALID_WEIGHTS``, whatever the kernels do with it)."""
+    if not jnp.issubdtype(jnp.result_type(G.data), jnp.floating):
+        return jnp.zeros(jnp.shape(G.indptr)[:-1], bool)
+    return jnp.any(jnp.isnan(G.data) & _used_entries(G), axis=-1)
+
+
 def _result(G: Graph, state: weighted_ffi.WeightedState) -> WeightedMatchingResult:
     status = weighted_ffi.info_field(state.info, "STATUS")
-    has_nan = (
-        jnp.any(jnp.isnan(G.data) & _used_entries(G), axis=-1)
-        if jnp.issubdtype(jnp.result_type(G.data), jnp.floating)
-        else jnp.zeros(status.shape, bool)
-    )
+    has_nan = _has_nan(G)
     status = jnp.where(has_nan, jnp.int32(WeightedMatchingStatus.INVALID_WEIGHTS), status)
     ok = (status == WeightedMatchingStatus.DOMINANT)[..., None]
     mate = jnp.where(ok, state.mate, -1)
@@ -206,8 +210,13 @@ def approximate_weighted_matching(
     state = weighted_ffi.weighted_init(G.indptr, G.indices, key)
     running_code = int(WeightedMatchingStatus.RUNNING)
 
+    # A NaN weight can keep the LD rounds from settling: those graphs do not
+    # hold the loop open (their result is INVALID_WEIGHTS).
+    invalid = _has_nan(G)
+
     def running(state):
-        return jnp.any(weighted_ffi.info_field(state.info, "STATUS") == running_code)
+        status = weighted_ffi.info_field(state.info, "STATUS")
+        return jnp.any((status == running_code) & ~invalid)
 
     def step(state):
         return weighted_ffi.weighted_step(
