@@ -126,9 +126,10 @@ def _has_nan(G: Graph) -> jax.Array:
     return jnp.any(jnp.isnan(G.data) & _used_entries(G), axis=-1)
 
 
-def _result(G: Graph, state: weighted_ffi.WeightedState) -> WeightedMatchingResult:
+def _result(
+    G: Graph, state: weighted_ffi.WeightedState, has_nan: jax.Array
+) -> WeightedMatchingResult:
     status = weighted_ffi.info_field(state.info, "STATUS")
-    has_nan = _has_nan(G)
     status = jnp.where(has_nan, jnp.int32(WeightedMatchingStatus.INVALID_WEIGHTS), status)
     ok = (status == WeightedMatchingStatus.DOMINANT)[..., None]
     mate = jnp.where(ok, state.mate, -1)
@@ -224,4 +225,4 @@ def approximate_weighted_matching(
         )
 
     state = lax.while_loop(running, step, state)
-    return _result(G, state)
+    return _result(G, state, invalid)
