@@ -85,6 +85,15 @@ JM_C_API int64_t jaxmatch_constant_value(int i) {
 // The platform whose handlers this library holds: "cpu" or "cuda".
 JM_C_API const char* jaxmatch_platform() { return kPlatform; }
 
+#if JAXMATCH_CUDA_LIBRARY
+// The GPU architectures the kernels were compiled for, as CMake's
+// CMAKE_CUDA_ARCHITECTURES names them, comma-separated: "90-real" is machine
+// code for sm_90, "90-virtual" PTX for compute_90, "90" both.
+JM_C_API const char* jaxmatch_cuda_architectures() {
+  return JAXMATCH_CUDA_ARCHITECTURES;
+}
+#endif
+
 // The FFI targets of this library's platform: jaxmatch/_ffi.py registers
 // target i under its name with its handler (XLA_FFI_Handler*).
 JM_C_API int jaxmatch_num_targets() { return Count(kTargets); }
