@@ -9,6 +9,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from .._exact_sum import exact_integer_sum
 from .._float64 import warn_if_rounded
 from .types import LAPResult, LAPStatus
 
@@ -118,44 +119,11 @@ def valid_entries(Ck: jax.Array) -> jax.Array:
     return jnp.ones(Ck.shape[:-2], dtype=bool)
 
 
-#: The most int32 values :func:`_exact_int32_sum` adds exactly: each byte
-#: column's sum (at most 255 per value) must fit in int32.
-EXACT_INT32_SUM_MAX = (1 << 23) - 1
-
-
-def _exact_int32_sum(vals: jax.Array) -> tuple[jax.Array, jax.Array]:
-    """Exact sum over the last axis of int32 values (at most
-    ``EXACT_INT32_SUM_MAX`` of them), without 64-bit integers.
-
-    Each value is split into its four bytes (the top one signed), each byte
-    column is summed in int32, and the carries are propagated upwards.
-
-    Returns ``(total, fits)``: the sum, meaningful where it fits, and
-    whether it fits in int32.
-    """
-    b0 = vals & 0xFF
-    b1 = (vals >> 8) & 0xFF
-    b2 = (vals >> 16) & 0xFF
-    b3 = vals >> 24  # arithmetic shift: [-128, 127]
-    s0, s1, s2, s3 = (jnp.sum(x, axis=-1) for x in (b0, b1, b2, b3))
-    t1 = s1 + (s0 >> 8)
-    t2 = s2 + (t1 >> 8)
-    t3 = s3 + (t2 >> 8)
-    fits = (t3 >= -128) & (t3 <= 127)
-    total = (t3 << 24) | ((t2 & 0xFF) << 16) | ((t1 & 0xFF) << 8) | (s0 & 0xFF)
-    return total, fits
-
-
 def _total_cost(vals: jax.Array, ok: jax.Array) -> tuple[jax.Array, jax.Array]:
     """The sum of the matched costs ``vals`` (``[..., k]``, 0 where none):
     exact for int32 (with whether it fits), NaN or 0 where not ``ok``."""
     if jnp.issubdtype(vals.dtype, jnp.integer):
-        if vals.shape[-1] > EXACT_INT32_SUM_MAX:
-            raise ValueError(
-                f"int32 costs support at most {EXACT_INT32_SUM_MAX} rows "
-                f"(got {vals.shape[-1]}); use floats"
-            )
-        total, fits = _exact_int32_sum(vals)
+        total, fits = exact_integer_sum(vals)
         return jnp.where(ok & fits, total, 0), fits
     total = jnp.sum(vals, axis=-1)
     return jnp.where(ok, total, jnp.nan), jnp.ones(ok.shape, bool)
