@@ -29,6 +29,7 @@ inline constexpr NamedConstant kWeightedConstants[] = {
     {"WEIGHTED_STATUS_DOMINANT", kWmDominant},
     {"WEIGHTED_STATUS_INVALID_GRAPH", kWmBadGraph},
     {"WEIGHTED_STATUS_INVALID_WEIGHTS", kWmInvalidWeights},
+    {"WEIGHTED_STATUS_OVERFLOW", kWmOverflow},
     {"WEIGHTED_INFO_LEN", kWmInfoLen},
     {"WEIGHTED_INFO_STATUS", kWmStatus},
     {"WEIGHTED_INFO_N_ROUNDS", kWmRounds},

@@ -42,6 +42,8 @@ enum WmStatus : int {
   kWmDominant = 1,  // done: the locally dominant matching
   kWmBadGraph = 2,  // malformed CSR (validated constructors never give one)
   kWmInvalidWeights = 3,  // NaN weights (set by the Python wrapper)
+  kWmOverflow = 4,  // an integer total weight outside its dtype (set by the
+                    // Python wrapper)
 };
 
 enum WmScalar : int {

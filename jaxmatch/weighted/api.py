@@ -34,6 +34,7 @@ from jax import lax
 
 from .. import _ffi, _limits
 from .._batch import whole_problems
+from .._exact_sum import exact_integer_sum
 from .._static import static_int, static_str
 from . import _ffi as weighted_ffi
 from .graph import Graph
@@ -92,14 +93,19 @@ def edge_keys(weights: jax.Array) -> jax.Array:
     weights <= 0 (and NaN), larger for heavier edges, equal for equal
     weights.
 
-    float32 and int32 weights give their bits; float64 weights their rank
+    float32 and int32 weights give their bits; 64-bit weights their rank
     among the positive weights of the graph (a sort over the last axis).
+    Floats are compared by their bits, which order positive floats as their
+    values do: a subnormal weight is positive, although XLA flushes it to
+    zero in floating-point comparisons.
     """
     w = jnp.asarray(weights)
-    positive = w > 0
-    if w.dtype == jnp.float32:
-        bits = lax.bitcast_convert_type(w, jnp.uint32)
-        return jnp.where(positive, bits, jnp.uint32(0))
+    if jnp.issubdtype(w.dtype, jnp.floating):
+        bits = lax.bitcast_convert_type(w, jnp.dtype(f"int{8 * w.dtype.itemsize}"))
+        positive = (bits > 0) & ~jnp.isnan(w)  # sign bit clear, not +0
+        w = bits  # the order of the positive weights
+    else:
+        positive = w > 0
     if w.dtype == jnp.int32:
         return jnp.where(positive, w, 0).astype(jnp.uint32)
     # 64-bit weights: 1 + the number of entries below w once the others are
@@ -131,14 +137,21 @@ def _result(
 ) -> WeightedMatchingResult:
     status = weighted_ffi.info_field(state.info, "STATUS")
     status = jnp.where(has_nan, jnp.int32(WeightedMatchingStatus.INVALID_WEIGHTS), status)
-    ok = (status == WeightedMatchingStatus.DOMINANT)[..., None]
-    mate = jnp.where(ok, state.mate, -1)
-    mate_edge = jnp.where(ok, state.mate_edge, -1)
     n = G.n
-    once = (mate > jnp.arange(n, dtype=jnp.int32)) & (mate_edge >= 0)
-    w_edge = jnp.take_along_axis(G.data, jnp.maximum(mate_edge, 0), axis=-1)
-    zero = jnp.zeros((), w_edge.dtype)
-    weight = jnp.sum(jnp.where(once, w_edge, zero), axis=-1, dtype=w_edge.dtype)
+    once = (state.mate > jnp.arange(n, dtype=jnp.int32)) & (state.mate_edge >= 0)
+    w_edge = jnp.take_along_axis(G.data, jnp.maximum(state.mate_edge, 0), axis=-1)
+    w_once = jnp.where(once, w_edge, jnp.zeros((), w_edge.dtype))
+    if jnp.issubdtype(w_edge.dtype, jnp.integer):
+        weight, fits = exact_integer_sum(w_once)
+        overflow = (status == WeightedMatchingStatus.DOMINANT) & ~fits
+        status = jnp.where(overflow, jnp.int32(WeightedMatchingStatus.OVERFLOW), status)
+    else:
+        weight = jnp.sum(w_once, axis=-1, dtype=w_edge.dtype)
+    ok = status == WeightedMatchingStatus.DOMINANT
+    mate = jnp.where(ok[..., None], state.mate, -1)
+    mate_edge = jnp.where(ok[..., None], state.mate_edge, -1)
+    once = once & ok[..., None]
+    weight = jnp.where(ok, weight, jnp.zeros((), weight.dtype))
     return WeightedMatchingResult(
         mate=mate,
         mate_edge=mate_edge,
@@ -169,7 +182,8 @@ def approximate_weighted_matching(
       G: the graph. Graphs from the :class:`Graph` constructors are
         validated; a malformed CSR passed in some other way is reported as
         ``status == INVALID_GRAPH`` and NaN weights as ``INVALID_WEIGHTS``
-        (``mate`` all -1 in both cases).
+        (``mate`` all -1 in both cases). Subnormal float weights count as
+        positive (matched by their bits, not flushed to zero).
       method: static. ``"suitor"``, ``"ld"`` or ``"auto"`` (Suitor).
       rounds_per_call: static int. LD rounds per custom call (default
         ``tuning.ld_rounds_per_call``; rounded up to an even number).
@@ -178,7 +192,9 @@ def approximate_weighted_matching(
         defaults.
 
     Returns:
-      A :class:`WeightedMatchingResult`; ``status`` is ``DOMINANT``.
+      A :class:`WeightedMatchingResult`; ``status`` is ``DOMINANT``, or
+      ``OVERFLOW`` (``mate`` all -1, ``weight`` 0) when the int32 total of
+      the matching does not fit int32: it is summed exactly, never wrapped.
 
     Raises:
       TypeError: ``G`` is not a :class:`Graph` or has arrays of the wrong

@@ -18,6 +18,7 @@ class WeightedMatchingStatus(enum.IntEnum):
     DOMINANT = 1  #: done: the locally dominant matching (a 1/2-approximation)
     INVALID_GRAPH = 2  #: malformed CSR (only possible for unvalidated arrays)
     INVALID_WEIGHTS = 3  #: a NaN weight (only possible for unvalidated arrays)
+    OVERFLOW = 4  #: the total of integer weights does not fit their dtype
 
 
 class WeightedMatchingResult(NamedTuple):
