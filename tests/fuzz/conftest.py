@@ -8,10 +8,16 @@ fuzz tests only (``fuzz_cases.fuzz_settings``), never loaded globally: the
 rest of the suite keeps its own hypothesis settings.
 
 At the end of the session a summary line per entry point reports how many
-cases it ran (``fuzz cases: ...``).
+cases it ran (``fuzz cases: ...``). With ``JAXMATCH_FUZZ_COUNTS_DIR`` set,
+each process also writes its counts there after every test
+(``<pid>.json``): the counts of xdist workers, and of a run cut short by a
+timeout (``python tests/fuzz/counts.py DIR`` adds them up).
 """
 
 from __future__ import annotations
+
+import json
+import os
 
 from fuzz_cases import COUNTS, PROFILE
 from hypothesis import HealthCheck, settings
@@ -39,6 +45,16 @@ settings.register_profile(
 
 def pytest_report_header(config):
     return f"jaxmatch fuzz profile: {PROFILE}"
+
+
+def pytest_runtest_teardown(item):
+    folder = os.environ.get("JAXMATCH_FUZZ_COUNTS_DIR")
+    if folder and COUNTS:
+        os.makedirs(folder, exist_ok=True)
+        path = os.path.join(folder, f"{os.getpid()}.json")
+        with open(path + ".tmp", "w") as f:
+            json.dump(dict(COUNTS), f)
+        os.replace(path + ".tmp", path)
 
 
 def pytest_terminal_summary(terminalreporter):
