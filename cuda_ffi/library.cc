@@ -139,10 +139,11 @@ xla::ffi::Error MissingCudaLibrary(xla::ffi::RemainingArgs,
   return xla::ffi::Error(
       xla::ffi::ErrorCode::kUnimplemented,
       "jaxmatch: this computation runs on a GPU, but jaxmatch's CUDA library "
-      "(libjaxmatch_cuda.so) was not built. Install the CUDA toolkit so that "
-      "`nvcc` is on PATH and reinstall jaxmatch (`pip install "
-      "--no-build-isolation --force-reinstall .`), or place the computation "
-      "on the CPU (JAX_PLATFORMS=cpu or jax.default_device).");
+      "(libjaxmatch_cuda.so) was not built. Install the jaxmatch wheel, which "
+      "holds it, or put the CUDA toolkit's `nvcc` on PATH and rebuild "
+      "jaxmatch (`JAXMATCH_CUDA=ON pip install --force-reinstall --no-deps "
+      ".`), or place the computation on the CPU (JAX_PLATFORMS=cpu or "
+      "jax.default_device).");
 }
 }  // namespace
 
