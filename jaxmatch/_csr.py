@@ -36,7 +36,25 @@ import numpy as np
 
 from . import _limits
 
-__all__ = ["CSR", "GraphValidationError", "as_index_array", "sorted_unique", "validate_csr"]
+__all__ = [
+    "CSR",
+    "GraphValidationError",
+    "as_index_array",
+    "canonical_csr",
+    "check_range",
+    "csr_of_pairs",
+    "index_view",
+    "on_device",
+    "pointer_of_sorted",
+    "rows_canonical",
+    "sorted_unique",
+    "transpose_csr",
+    "validate_csr",
+]
+
+#: The alignment (bytes) at which JAX's CPU client adopts a host buffer
+#: without copying it (:func:`on_device`).
+_ALIGNMENT = 64
 
 
 class GraphValidationError(ValueError):
@@ -65,15 +83,27 @@ def sorted_unique(a: np.ndarray) -> np.ndarray:
     return a[keep]
 
 
-def _index_view(x: Any, name: str) -> np.ndarray:
+def index_view(x: Any, name: str) -> np.ndarray:
     """``x`` as a 1-D integer NumPy array in its own dtype (no copy when it
-    is one already); comparisons in that dtype cannot wrap."""
+    is one already); comparisons in that dtype cannot wrap.
+
+    Raises:
+      GraphValidationError: ``x`` is not one-dimensional or not integer.
+    """
     a = np.asarray(x)
     if a.ndim != 1:
         raise GraphValidationError(f"{name} must be one-dimensional, got shape {a.shape}")
     if a.size and a.dtype.kind not in "iu":
         raise GraphValidationError(f"{name} must hold integers, got dtype {a.dtype}")
     return a
+
+
+def check_range(x: np.ndarray, bound: int, what: str) -> None:
+    """Raises :class:`GraphValidationError` naming the first entry of the
+    integer array ``x`` outside ``[0, bound)`` (``what``: e.g. "row index")."""
+    if x.size and (x.min() < 0 or x.max() >= bound):
+        bad = x[(x < 0) | (x >= bound)][0]
+        raise GraphValidationError(f"{what} {bad} out of range [0, {bound})")
 
 
 def as_index_array(x: Any, name: str) -> np.ndarray:
@@ -89,7 +119,7 @@ def as_index_array(x: Any, name: str) -> np.ndarray:
     Raises:
       GraphValidationError: ``x`` is not one-dimensional or not integer.
     """
-    return _index_view(x, name).astype(np.int64)
+    return index_view(x, name).astype(np.int64)
 
 
 def validate_csr(
@@ -112,8 +142,8 @@ def validate_csr(
     """
     if n_major < 0 or n_minor < 0:
         raise GraphValidationError(f"{what}: negative size ({n_major}, {n_minor})")
-    p = _index_view(indptr, f"{what} index pointer")
-    idx = _index_view(indices, f"{what} indices")
+    p = index_view(indptr, f"{what} index pointer")
+    idx = index_view(indices, f"{what} indices")
     if p.shape[0] != n_major + 1:
         raise GraphValidationError(
             f"{what}: index pointer has length {p.shape[0]}, expected {n_major + 1}"
@@ -136,6 +166,223 @@ def validate_csr(
     if used.size and (used.min() < 0 or used.max() >= n_minor):
         bad = used[(used < 0) | (used >= n_minor)][0]
         raise GraphValidationError(f"{what}: index {bad} out of range [0, {n_minor})")
+
+
+# -- host-side building blocks of the constructors: O(nnz) passes, and
+# scipy's C++ counting sorts where entries must move.
+
+
+def _aligned_empty(size: int, dtype: Any) -> np.ndarray:
+    """An uninitialised 1-D array whose data starts on a :data:`_ALIGNMENT`
+    boundary."""
+    dtype = np.dtype(dtype)
+    raw = np.empty(size * dtype.itemsize + _ALIGNMENT, np.uint8)
+    start = -raw.ctypes.data % _ALIGNMENT
+    return raw[start : start + size * dtype.itemsize].view(dtype)
+
+
+def _aligned_copy(a: np.ndarray, dtype: Any) -> np.ndarray:
+    out = _aligned_empty(a.shape[0], dtype)
+    out[...] = a
+    return out
+
+
+def on_device(a: np.ndarray, dtype: Any = None, *, private: bool = False) -> jax.Array:
+    """A 1-D host array as a JAX array on the default device.
+
+    The data is copied once, into a fresh aligned buffer that JAX's CPU
+    client then adopts without copying (``jnp.asarray`` copies more slowly);
+    other devices copy it over. A ``private`` array (made by the
+    constructor, reachable from nowhere else) of the wanted dtype and
+    alignment is adopted as it is: it must not be written afterwards.
+
+    Args:
+      a: ``[k]`` NumPy array.
+      dtype: the stored dtype (default: ``a``'s); JAX's dtype rules apply
+        after (float64 becomes float32 without ``jax_enable_x64``).
+      private: ``a`` is the constructor's own buffer.
+
+    Returns:
+      ``[k]`` JAX array.
+    """
+    dtype = a.dtype if dtype is None else np.dtype(dtype)
+    if not (private and a.dtype == dtype and a.ctypes.data % _ALIGNMENT == 0):
+        a = _aligned_copy(a, dtype)
+    return jax.device_put(a, may_alias=True)
+
+
+def rows_canonical(indptr: np.ndarray, indices: np.ndarray) -> bool:
+    """Whether every row's indices strictly increase (sorted, no
+    duplicates): one vectorised O(nnz) pass.
+
+    Args:
+      indptr: integer ``[n_rows + 1]``, a validated pointer.
+      indices: integer ``[nnz]`` (or more; entries past ``indptr[-1]`` are
+        ignored).
+    """
+    nnz = int(indptr[-1])
+    if nnz < 2:
+        return True
+    idx = indices[:nnz]
+    rising = idx[1:] > idx[:-1]
+    # A row's first entry need not exceed the last of the row before it.
+    starts = indptr[1:-1]
+    rising[starts[(starts > 0) & (starts < nnz)] - 1] = True
+    return bool(rising.all())
+
+
+def pointer_of_sorted(rows: np.ndarray, n_rows: int) -> np.ndarray:
+    """The CSR pointer ``[n_rows + 1]`` (int32) of non-decreasing rows."""
+    return np.searchsorted(rows, np.arange(n_rows + 1), side="left").astype(np.int32)
+
+
+def _sparsetools() -> Any:
+    """scipy's C++ CSR routines (private API), or None where they moved."""
+    try:
+        from scipy.sparse import _sparsetools as tools
+
+        tools.csr_tocsc, tools.coo_tocsr, tools.csr_sort_indices  # noqa: B018
+        return tools
+    except (ImportError, AttributeError):  # pragma: no cover - a future scipy
+        return None
+
+
+def _pattern_data(nnz: int) -> np.ndarray:
+    return np.zeros(nnz, np.int8)
+
+
+def transpose_csr(
+    indptr: np.ndarray, indices: np.ndarray, data: np.ndarray | None, n_rows: int, n_cols: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """The CSR ``[n_cols, n_rows]`` of the transpose, rows sorted where the
+    input's are (a stable counting sort, scipy's ``tocsc``).
+
+    Args:
+      indptr: int32 ``[n_rows + 1]``, validated.
+      indices: int32 ``[nnz]``.
+      data: ``[nnz]`` or None (a pattern).
+
+    Returns:
+      ``(indptr int32 [n_cols + 1], indices int32 [nnz], data [nnz] or
+      None)``, new aligned arrays.
+    """
+    nnz = int(indptr[-1])
+    x = _pattern_data(nnz) if data is None else data[:nnz]
+    tools = _sparsetools()
+    p_t = _aligned_empty(n_cols + 1, np.int32)
+    i_t = _aligned_empty(nnz, np.int32)
+    x_t = _aligned_empty(nnz, x.dtype)
+    if tools is not None:
+        p32 = np.ascontiguousarray(indptr, np.int32)
+        i32 = np.ascontiguousarray(indices[:nnz], np.int32)
+        tools.csr_tocsc(n_rows, n_cols, p32, i32, np.ascontiguousarray(x), p_t, i_t, x_t)
+    else:  # pragma: no cover - a future scipy
+        import scipy.sparse as sp
+
+        T = sp.csr_matrix((x, indices[:nnz], indptr), shape=(n_rows, n_cols)).tocsc()
+        p_t[...], i_t[...], x_t[...] = T.indptr, T.indices, T.data
+    return p_t, i_t, (None if data is None else x_t)
+
+
+def _merge_duplicates(
+    indptr: np.ndarray, indices: np.ndarray, data: np.ndarray | None, reduce: Any
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """Sorted rows' repeated indices merged into one entry (their values
+    combined by the ufunc ``reduce``: ``np.add``, ``np.maximum``)."""
+    nnz = int(indptr[-1])
+    if nnz < 2:
+        return indptr, indices, data
+    repeat = indices[1:nnz] == indices[: nnz - 1]
+    starts = indptr[1:-1]
+    repeat[starts[(starts > 0) & (starts < nnz)] - 1] = False
+    if not repeat.any():
+        return indptr, indices, data
+    first = np.flatnonzero(~repeat) + 1
+    first = np.concatenate([np.zeros(1, first.dtype), first])
+    p = np.searchsorted(first, indptr).astype(np.int32)
+    idx = _aligned_copy(indices[first], np.int32)
+    x = None if data is None else _aligned_copy(reduce.reduceat(data[:nnz], first), data.dtype)
+    return p, idx, x
+
+
+def csr_of_pairs(
+    rows: np.ndarray,
+    cols: np.ndarray,
+    data: np.ndarray | None,
+    n_rows: int,
+    n_cols: int,
+    reduce: Any = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """The canonical CSR (rows sorted, no repeated pair) of entries given in
+    any order: scipy's counting sort by row, a sort within each row, then
+    repeated pairs merged (values by the ufunc ``reduce``).
+
+    Args:
+      rows, cols: integer ``[k]`` in range (checked by the caller).
+      data: ``[k]`` values, or None (a pattern).
+      reduce: how repeated pairs combine (``np.add``, ``np.maximum``);
+        unused for a pattern.
+
+    Returns:
+      ``(indptr int32 [n_rows + 1], indices int32 [nnz], data [nnz] or
+      None)``, new arrays.
+    """
+    k = rows.shape[0]
+    r = np.ascontiguousarray(rows, np.int32)
+    c = np.ascontiguousarray(cols, np.int32)
+    if k > 1 and bool(np.all(r[1:] >= r[:-1])):
+        p = pointer_of_sorted(r, n_rows)
+        if rows_canonical(p, c):  # already canonical: no sort
+            x = None if data is None else _aligned_copy(data, data.dtype)
+            return p, _aligned_copy(c, np.int32), x
+    x = _pattern_data(k) if data is None else np.ascontiguousarray(data)
+    tools = _sparsetools()
+    p = _aligned_empty(n_rows + 1, np.int32)
+    i_s = _aligned_empty(k, np.int32)
+    x_s = _aligned_empty(k, x.dtype)
+    if tools is not None:
+        tools.coo_tocsr(n_rows, n_cols, k, r, c, x, p, i_s, x_s)
+        tools.csr_sort_indices(n_rows, p, i_s, x_s)
+    else:  # pragma: no cover - a future scipy
+        order = np.lexsort((c, r))
+        p[...] = pointer_of_sorted(r[order], n_rows)
+        i_s[...], x_s[...] = c[order], x[order]
+    return _merge_duplicates(p, i_s, None if data is None else x_s, reduce)
+
+
+def canonical_csr(
+    indptr: np.ndarray,
+    indices: np.ndarray,
+    data: np.ndarray | None,
+    n_rows: int,
+    n_cols: int,
+    reduce: Any = None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, bool]:
+    """A validated CSR made canonical: returned as it is when its rows
+    are already sorted without repeats (one O(nnz) check), else sorted
+    within rows and repeated entries merged (values by ``reduce``).
+
+    Returns:
+      ``(indptr, indices [nnz], data [nnz] or None, private)``: ``private``
+      is False when the arrays are (views of) the input's.
+    """
+    nnz = int(indptr[-1])
+    indices = indices[:nnz]
+    data = None if data is None else data[:nnz]
+    if rows_canonical(indptr, indices):
+        return indptr, indices, data, False
+    x = _pattern_data(nnz) if data is None else _aligned_copy(data, data.dtype)
+    p = _aligned_copy(indptr, np.int32)
+    i_s = _aligned_copy(indices, np.int32)
+    tools = _sparsetools()
+    if tools is not None:
+        tools.csr_sort_indices(n_rows, p, i_s, x)
+    else:  # pragma: no cover - a future scipy
+        rows = np.repeat(np.arange(n_rows), np.diff(indptr))
+        order = np.lexsort((i_s, rows))
+        i_s[...], x[...] = i_s[order], x[order]
+    p, i_s, x_m = _merge_duplicates(p, i_s, None if data is None else x, reduce)
+    return p, i_s, x_m, True
 
 
 _C = TypeVar("_C", bound="CSR")

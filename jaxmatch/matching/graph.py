@@ -17,23 +17,34 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, ClassVar
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 
 from .. import _limits
-from .._csr import CSR, GraphValidationError, as_index_array, sorted_unique, validate_csr
+from .._csr import (
+    CSR,
+    GraphValidationError,
+    canonical_csr,
+    check_range,
+    csr_of_pairs,
+    index_view,
+    on_device,
+    transpose_csr,
+    validate_csr,
+)
+from .._csr_device import (
+    GraphStatus,
+    check_edge_arrays,
+    csr_of_device_pairs,
+    index_status,
+    refused,
+    status_of,
+    transpose_of_device_csr,
+)
+from .._static import static_int
 
 __all__ = ["BipartiteGraph"]
-
-
-def _csr_from_pairs(major: np.ndarray, minor: np.ndarray, n_major: int, n_minor: int):
-    # Sort one int64 key (several times faster than lexsort on two arrays).
-    width = max(n_minor, 1)
-    key = np.sort(np.asarray(major, np.int64) * width + np.asarray(minor, np.int64))
-    major, minor = key // width, key % width
-    counts = np.bincount(major, minlength=n_major)
-    indptr = np.concatenate([[0], np.cumsum(counts)])
-    return indptr.astype(np.int32), minor.astype(np.int32)
 
 
 def _check_unbatched(M: Any, fmt: str) -> None:
@@ -74,8 +85,24 @@ class BipartiteGraph(CSR):
 
     # -- constructors
     @classmethod
+    def _of_rows(cls, indptr, indices, n_rows: int, n_cols: int, private: bool) -> BipartiteGraph:
+        """From a canonical row CSR; the column CSR is its transpose."""
+        col_indptr, col_indices, _ = transpose_csr(indptr, indices, None, n_rows, n_cols)
+        return cls(
+            indptr=on_device(indptr, np.int32, private=private),
+            indices=on_device(indices, np.int32, private=private),
+            data=None,
+            shape=(n_rows, n_cols),
+            col_indptr=on_device(col_indptr, private=True),
+            col_indices=on_device(col_indices, private=True),
+        )
+
+    @classmethod
     def from_edges(cls, rows, cols, n_rows: int, n_cols: int) -> BipartiteGraph:
         """From parallel arrays of edge endpoints (duplicates removed).
+
+        Edges already sorted by ``(row, col)`` without repeats are stored
+        without a sort.
 
         Args:
           rows: integer ``[nnz]`` row of each edge.
@@ -84,30 +111,83 @@ class BipartiteGraph(CSR):
         """
         if n_rows < 0 or n_cols < 0:
             raise GraphValidationError(f"negative size ({n_rows}, {n_cols})")
-        r = as_index_array(rows, "rows")
-        c = as_index_array(cols, "cols")
+        r = index_view(rows, "rows")
+        c = index_view(cols, "cols")
         _limits.check_csr((n_rows, n_cols), r.size, "the graph")  # before sorting
         if r.shape != c.shape:
             raise GraphValidationError(
                 f"rows and cols differ in length ({r.shape[0]} vs {c.shape[0]})"
             )
-        for name, a, bound in (("row", r, n_rows), ("column", c, n_cols)):
-            if a.size and (a.min() < 0 or a.max() >= bound):
-                bad = a[(a < 0) | (a >= bound)][0]
-                raise GraphValidationError(f"{name} index {bad} out of range [0, {bound})")
-        if r.size:
-            key = sorted_unique(r * max(n_cols, 1) + c)
-            r, c = key // max(n_cols, 1), key % max(n_cols, 1)
-        col_indptr, col_indices = _csr_from_pairs(c, r, n_cols, n_rows)
-        indptr, indices = _csr_from_pairs(r, c, n_rows, n_cols)
+        check_range(r, n_rows, "row index")
+        check_range(c, n_cols, "column index")
+        indptr, indices, _ = csr_of_pairs(r, c, None, n_rows, n_cols)
+        return cls._of_rows(indptr, indices, n_rows, n_cols, private=True)
+
+    @classmethod
+    def from_edges_device(
+        cls, rows: Any, cols: Any, n_rows: int, n_cols: int, *, capacity: int | None = None
+    ) -> BipartiteGraph:
+        """From edge arrays on the device, without the host: jittable and
+        ``vmap``-able (the sorts and segmentation run as XLA operations).
+
+        The same graph as :meth:`from_edges` (duplicates removed, both CSR
+        structures sorted), padded to ``capacity`` edge slots. Input that
+        :meth:`from_edges` refuses cannot raise under ``jax.jit``: it gives
+        a graph whose ``status`` says why (a :class:`GraphStatus`), with
+        malformed pointers that the solvers report as ``INVALID_GRAPH`` and
+        :meth:`validate` refuses.
+
+        Args:
+          rows: integer ``[m]`` row of each edge, in ``[0, n_rows)``.
+          cols: integer ``[m]`` column of each edge, in ``[0, n_cols)``.
+          n_rows, n_cols: static vertex counts.
+          capacity: static, the number of edge slots; default ``m``, which
+            always fits.
+
+        Returns:
+          A :class:`BipartiteGraph` with ``indptr`` int32 ``[n_rows + 1]``,
+          ``indices`` and ``col_indices`` int32 ``[capacity]``,
+          ``col_indptr`` int32 ``[n_cols + 1]``; ``status`` ``VALID``, or
+          ``INDEX_OUT_OF_RANGE`` or ``OVER_CAPACITY``.
+
+        Raises:
+          TypeError: non-integer endpoints, or traced sizes.
+          ValueError: arrays that are not 1-D or of different lengths,
+            negative sizes, or sizes beyond the int32 limits (at trace
+            time).
+        """
+        n_rows = static_int(n_rows, "n_rows")
+        n_cols = static_int(n_cols, "n_cols")
+        r, c = check_edge_arrays(("rows", "cols"), (rows, cols))
+        m = r.shape[0]
+        cap = m if capacity is None else static_int(capacity, "capacity")
+        if n_rows < 0 or n_cols < 0 or cap < 0:
+            raise ValueError(f"negative size ({n_rows}, {n_cols}, capacity={cap})")
+        _limits.check_csr((n_rows, n_cols), max(cap, m), "the graph")
+        inside = index_status(r, n_rows) & index_status(c, n_cols)
+        r32 = jnp.where(inside, r, n_rows).astype(jnp.int32)
+        c32 = jnp.where(inside, c, 0).astype(jnp.int32)
+        csr = csr_of_device_pairs(r32, c32, None, n_rows, n_cols, cap)
+        col_indptr, col_indices = transpose_of_device_csr(csr, n_rows, n_cols)
+        status = jnp.where(
+            ~jnp.all(inside),
+            GraphStatus.INDEX_OUT_OF_RANGE,
+            jnp.where(csr.over, GraphStatus.OVER_CAPACITY, GraphStatus.VALID),
+        ).astype(jnp.int32)
         return cls(
-            indptr=jnp.asarray(indptr),
-            indices=jnp.asarray(indices),
+            indptr=refused(csr.indptr, status),
+            indices=csr.indices,
             data=None,
             shape=(n_rows, n_cols),
-            col_indptr=jnp.asarray(col_indptr),
-            col_indices=jnp.asarray(col_indices),
+            col_indptr=refused(col_indptr, status),
+            col_indices=col_indices,
         )
+
+    @property
+    def status(self) -> jax.Array:
+        """int32 ``[...]``: a :class:`GraphStatus`, VALID unless a device
+        constructor (:meth:`from_edges_device`) refused its input."""
+        return status_of(self.col_indptr)
 
     @classmethod
     def from_dense(cls, mask) -> BipartiteGraph:
@@ -121,24 +201,39 @@ class BipartiteGraph(CSR):
     @classmethod
     def from_scipy(cls, A) -> BipartiteGraph:
         """From any scipy sparse matrix (rows x columns; stored entries are
-        edges, explicit zeros included, as in scipy's matching routines)."""
+        edges, explicit zeros included, as in scipy's matching routines).
+
+        A canonical CSR (sorted indices, no repeats) is checked in one pass
+        and stored without a sort."""
         import scipy.sparse as sp
 
         if not sp.issparse(A):
             raise GraphValidationError(f"expected a scipy sparse matrix, got {type(A).__name__}")
-        csr = sp.csr_matrix(A) if not isinstance(A, sp.csr_matrix) else A
-        validate_csr(csr.indptr, csr.indices, csr.shape[0], csr.shape[1], what="scipy CSR")
-        coo = csr.tocoo()
-        return cls.from_edges(coo.row, coo.col, *csr.shape)
+        csr = A if A.format == "csr" else A.tocsr()
+        return cls.from_csr(csr.indptr, csr.indices, *csr.shape, what="scipy CSR")
 
     @classmethod
-    def from_csr(cls, indptr, indices, n_rows: int, n_cols: int) -> BipartiteGraph:
-        """From a row-major CSR structure, validated first."""
-        validate_csr(indptr, indices, n_rows, n_cols, what="CSR")
-        p = np.asarray(indptr, dtype=np.int64)
-        idx = np.asarray(indices, dtype=np.int64)[: p[-1]]
-        rows = np.repeat(np.arange(n_rows), np.diff(p))
-        return cls.from_edges(rows, idx, n_rows, n_cols)
+    def from_csr(
+        cls, indptr, indices, n_rows: int, n_cols: int, *, what: str = "CSR"
+    ) -> BipartiteGraph:
+        """From a row-major CSR structure, validated first (indices past
+        ``indptr[-1]`` are ignored; repeated entries are one edge).
+
+        Args:
+          indptr: integer ``[n_rows + 1]``.
+          indices: integer ``[nnz]``.
+          n_rows, n_cols: vertex counts.
+          what: the structure's name in the messages.
+
+        Raises:
+          GraphValidationError: a malformed CSR (see
+            :func:`jaxmatch._csr.validate_csr`).
+        """
+        validate_csr(indptr, indices, n_rows, n_cols, what=what)
+        p, idx, _, private = canonical_csr(
+            np.asarray(indptr), np.asarray(indices), None, n_rows, n_cols
+        )
+        return cls._of_rows(p, idx, n_rows, n_cols, private)
 
     @classmethod
     def from_bcsr(cls, M: Any) -> BipartiteGraph:
