@@ -277,3 +277,22 @@ def check_lap_batch(S: np.ndarray, maximize, res, what: str = "") -> None:
             S[b], mx, r.col_for_row[b], r.row_for_col[b], r.cost[b], r.u[b], r.v[b],
             r.feasible[b], r.status[b], want, what,
         )  # fmt: skip
+
+
+def random_costs(rng, shape, dtype: str, kind: str) -> np.ndarray:
+    """A batch of cost matrices of one kind: ties, floats, ints, forbidden
+    entries, invalid entries (NaN, -inf), huge or tiny magnitudes."""
+    if kind == "ties":
+        C = rng.integers(0, 3, shape).astype(np.float64)
+    elif kind == "ints":
+        C = rng.integers(-1000, 1000, shape).astype(np.float64)
+    elif kind == "huge":
+        C = rng.integers(-(2**20), 2**20, shape) * (2.0**6 if dtype == "int32" else 1e25)
+    elif kind == "tiny":
+        C = rng.random(shape) * 1e-30
+    else:
+        C = rng.random(shape)
+    if dtype != "int32":
+        C[rng.random(shape) < (0.3 if kind == "forbidden" else 0.02)] = np.inf
+        C[rng.random(shape) < 0.005] = rng.choice([np.nan, -np.inf])
+    return C.astype(dtype)

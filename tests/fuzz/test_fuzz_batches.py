@@ -12,10 +12,16 @@ import functools
 
 import jax
 import numpy as np
-from fuzz_cases import COUNTS, PROFILE, check_lap_batch, fuzz_settings
+from dropin_cases import (
+    check_linear_sum_assignment,
+    check_maximum_bipartite_matching,
+    check_min_weight_full_bipartite_matching,
+)
+from fuzz_cases import COUNTS, PROFILE, check_lap_batch, fuzz_settings, random_costs
 from graph_cases import greedy_mate, maximum_cardinality
 from hypothesis import given
 from hypothesis import strategies as st
+from points_cases import METRICS, check_points
 from sparse_cases import check_sparse_member
 
 import jaxmatch
@@ -24,25 +30,6 @@ from jaxmatch import BipartiteGraph, Graph, MatchingStatus, SparseCosts, Weighte
 BATCH = 256 if PROFILE == "deep" else 8
 DEEP_CASES = -(-100_000 // 256)  # 10**5 problems per entry point
 SHAPES = ((1, 1), (2, 3), (5, 5), (7, 4), (16, 16), (31, 40))
-
-
-def random_costs(rng, shape, dtype: str, kind: str) -> np.ndarray:
-    """A batch of cost matrices of one kind: ties, floats, ints, forbidden
-    entries, invalid entries (NaN, -inf), huge or tiny magnitudes."""
-    if kind == "ties":
-        C = rng.integers(0, 3, shape).astype(np.float64)
-    elif kind == "ints":
-        C = rng.integers(-1000, 1000, shape).astype(np.float64)
-    elif kind == "huge":
-        C = rng.integers(-(2**20), 2**20, shape) * (2.0**6 if dtype == "int32" else 1e25)
-    elif kind == "tiny":
-        C = rng.random(shape) * 1e-30
-    else:
-        C = rng.random(shape)
-    if dtype != "int32":
-        C[rng.random(shape) < (0.3 if kind == "forbidden" else 0.02)] = np.inf
-        C[rng.random(shape) < 0.005] = rng.choice([np.nan, -np.inf])
-    return C.astype(dtype)
 
 
 @functools.cache
@@ -172,3 +159,63 @@ def test_weighted_batches_equal_greedy(device, seed, n, dtype, kind, method):
         cert = jaxmatch.verify_weighted_matching(G, res.mate[b])
         assert cert.valid and cert.locally_dominant, (cert.reason, *info)
     COUNTS[f"approximate_weighted_matching, batched graphs ({device.platform})"] += BATCH
+
+
+def random_entries(rng, shape, dtype: str, kind: str):
+    """COO entries of a sparse matrix: duplicates, any order."""
+    n, m = shape
+    k = int(rng.integers(0, 3 * n * m + 1))
+    rows, cols = rng.integers(0, n, k), rng.integers(0, m, k)
+    return rows, cols, random_costs(rng, (k,), dtype, kind)
+
+
+@fuzz_settings(quick=4, deep=DEEP_CASES)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    shape=st.sampled_from(SHAPES + ((0, 3), (4, 0))),
+    dtype=st.sampled_from(["float32", "float64", "int32"]),
+    kind=st.sampled_from(["ties", "ints", "uniform", "forbidden", "huge", "tiny"]),
+)
+def test_dropins_on_many_problems(seed, shape, dtype, kind):
+    """The three scipy drop-ins, each on ``BATCH`` problems of one shape,
+    against scipy (eager host calls: no device)."""
+    rng = np.random.default_rng(seed)
+    for C in random_costs(rng, (BATCH, *shape), dtype, kind):
+        check_linear_sum_assignment(C, bool(rng.random() < 0.5), kind)
+    COUNTS["linear_sum_assignment, batched problems"] += BATCH
+    for _ in range(BATCH):
+        rows, cols, vals = random_entries(rng, shape, dtype, kind)
+        fmt = str(rng.choice(["csr", "csc", "coo"]))
+        check_min_weight_full_bipartite_matching(rows, cols, vals, shape, rng.random() < 0.5, fmt)
+    COUNTS["min_weight_full_bipartite_matching, batched problems"] += BATCH
+    for _ in range(BATCH):
+        rows, cols, _ = random_entries(rng, shape, dtype, kind)
+        perm, fmt = str(rng.choice(["row", "column"])), str(rng.choice(["csr", "csc", "coo"]))
+        check_maximum_bipartite_matching(rows, cols, shape, perm, fmt)
+    COUNTS["maximum_bipartite_matching, batched problems"] += BATCH
+
+
+@fuzz_settings(quick=2, deep=DEEP_CASES)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n=st.sampled_from([0, 1, 3, 9]),
+    m=st.sampled_from([0, 1, 4, 9]),
+    d=st.sampled_from([1, 2, 3]),
+    dtype=st.sampled_from(["float32", "float64", "int32"]),
+    kind=st.sampled_from(["grid", "uniform", "huge", "tiny"]),
+    metric=st.sampled_from(list(METRICS)),
+    x64=st.booleans(),
+    candidates=st.sampled_from([1, 4, 16]),
+)
+def test_points_on_many_problems(device, seed, n, m, d, dtype, kind, metric, x64, candidates):
+    """``solve_lap_points`` on ``BATCH`` point sets of one shape (one
+    compilation) against scipy on the dense costs."""
+    rng = np.random.default_rng(seed)
+    scale = {"grid": 1.0, "uniform": 1.0, "huge": 3e4, "tiny": 1e-20}[kind]
+    for _ in range(BATCH):
+        X, Y = (rng.random((k, d)) for k in (n, m))
+        if kind == "grid" or dtype == "int32":
+            X, Y = np.floor(4 * X), np.floor(4 * Y)  # duplicate points, ties
+        X, Y = (np.asarray(Z * scale, dtype) for Z in (X, Y))
+        check_points(X, Y, metric, bool(rng.random() < 0.5), x64, candidates, kind)
+    COUNTS[f"solve_lap_points, batched problems ({device.platform})"] += BATCH
