@@ -101,7 +101,17 @@ def index_view(x: Any, name: str) -> np.ndarray:
 def check_range(x: np.ndarray, bound: int, what: str) -> None:
     """Raises :class:`GraphValidationError` naming the first entry of the
     integer array ``x`` outside ``[0, bound)`` (``what``: e.g. "row index")."""
-    if x.size and (x.min() < 0 or x.max() >= bound):
+    if not x.size:
+        return
+    top = int(np.iinfo(x.dtype).max)
+    if x.dtype.kind == "i" and bound <= top:
+        # One pass: negative entries, seen unsigned, exceed the signed maximum.
+        outside = bool(np.any(x.view(x.dtype.str.replace("i", "u")) >= bound))
+    elif x.dtype.kind == "i":  # every non-negative entry is below the bound
+        outside = bool(x.min() < 0)
+    else:
+        outside = bound <= top and bool(x.max() >= bound)
+    if outside:
         bad = x[(x < 0) | (x >= bound)][0]
         raise GraphValidationError(f"{what} {bad} out of range [0, {bound})")
 
@@ -233,7 +243,9 @@ def rows_canonical(indptr: np.ndarray, indices: np.ndarray) -> bool:
 
 def pointer_of_sorted(rows: np.ndarray, n_rows: int) -> np.ndarray:
     """The CSR pointer ``[n_rows + 1]`` (int32) of non-decreasing rows."""
-    return np.searchsorted(rows, np.arange(n_rows + 1), side="left").astype(np.int32)
+    # Keys in the rows' dtype: NumPy would otherwise convert the rows.
+    keys = np.arange(n_rows + 1, dtype=rows.dtype if rows.dtype.kind in "iu" else np.int64)
+    return np.searchsorted(rows, keys, side="left").astype(np.int32)
 
 
 def _sparsetools() -> Any:

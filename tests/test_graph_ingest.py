@@ -331,3 +331,16 @@ def test_ingest_benchmark_runs(capsys):
     rows = [ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("| 3,")]
     assert len(rows) == len(graph_ingest.ROWS), rows
     assert all("nan" not in ln for ln in rows), rows
+
+
+def test_check_range_in_every_integer_dtype():
+    for dtype in (np.int8, np.uint8, np.int16, np.int32, np.int64, np.uint64):
+        info = np.iinfo(dtype)
+        for bound in (1, 100, 127, 128, 255, 256, 1000):
+            for bad in {info.min, -1, bound, info.max} - {0}:
+                if info.min <= bad <= info.max and not 0 <= bad < bound:
+                    x = np.array([0, bad, 0], dtype)
+                    with pytest.raises(GraphValidationError, match=f"x {bad} out of range"):
+                        _csr.check_range(x, bound, "x")
+            good = np.array([0, min(bound, int(info.max) + 1) - 1], dtype)
+            _csr.check_range(good, bound, "x")

@@ -63,7 +63,12 @@ def as_weight_array(w, count: int) -> np.ndarray:
     if kind == "f" or a.dtype.name == "bfloat16":
         if a.dtype not in (np.float32, np.float64):
             a = a.astype(np.float32)
-        bad = ~np.isfinite(a)
+        # A finite sum proves every weight finite (NaN and infinities
+        # propagate); only a sum that is not finite (or overflows) needs the
+        # entry-by-entry test.
+        with np.errstate(over="ignore", invalid="ignore"):
+            total = a.sum()
+        bad = np.zeros(0, bool) if np.isfinite(total) else ~np.isfinite(a)
         if np.any(bad):
             raise GraphValidationError(
                 f"weights must be finite, got {a[bad][0]} at edge {int(np.flatnonzero(bad)[0])}"
@@ -122,10 +127,15 @@ def _without_diagonal(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """A canonical CSR ``[n, n]`` without its diagonal entries (the arrays
     themselves when it has none)."""
+    import scipy.sparse as sp
+
+    # scipy's diagonal of the pattern (one C++ pass over the rows) says
+    # whether there is any diagonal entry to drop.
+    pattern = sp.csr_matrix((np.ones(idx.shape[0], np.int8), idx, p), shape=(n, n))
+    if not pattern.diagonal().any():
+        return p, idx, w
     rows = np.repeat(np.arange(n, dtype=np.int32), np.diff(p))
     diagonal = idx == rows
-    if not diagonal.any():
-        return p, idx, w
     at = np.flatnonzero(diagonal)
     p = (p - np.searchsorted(at, p)).astype(np.int32)
     keep = ~diagonal
