@@ -2,6 +2,7 @@
 // for sparse costs (sparse_jv.h), or the tree variant of csr_steps.h on a
 // serial team; and the host entry of the scipy drop-in.
 #include <cstdint>
+#include <limits>
 
 #include "common/cancel.h"
 #include "lap/sparse/csr_ffi.h"
@@ -68,7 +69,8 @@ JM_EXPORT_HANDLER(jaxmatch_lap_csr_solve_cpu, jaxmatch::LapCsrSolveCpu,
 // both null; row_reduction_bound as SparseLapJv's (0: JV's); the results are
 // col_for_row [n], row_for_col [m], u [n], v [m] and info [kLapInfoLen]
 // (status, searches).  Returns 0, or 1 for invalid arguments (the caller
-// validates the CSR).
+// validates the CSR; the solver numbers entries in int, so indptr[n] must
+// fit one).
 extern "C" __attribute__((visibility("default"))) int
 jaxmatch_sparse_lap_solve_host(int n, int m, const int64_t* indptr,
                                const int* indices, const double* cost,
@@ -77,7 +79,8 @@ jaxmatch_sparse_lap_solve_host(int n, int m, const int64_t* indptr,
                                int* row_for_col, double* u, double* v,
                                int* info) {
   if (n < 0 || m < n || (x0 == nullptr) != (v0 == nullptr) ||
-      (x0 != nullptr && n != m) || row_reduction_bound < 0)
+      (x0 != nullptr && n != m) || row_reduction_bound < 0 ||
+      indptr[n] > std::numeric_limits<int>::max())
     return 1;
   for (int k = 0; k < jaxmatch::kLapInfoLen; ++k) info[k] = 0;
   jaxmatch::SparseLapJv jv(n, m, indptr, indices, cost, row_reduction_bound);

@@ -4,8 +4,8 @@
 // n rows and m >= n columns on one core.
 //
 // Start: on a square problem JV's column reduction and reduction transfer,
-// on a rectangular one each row, in turn, takes its least-cost column when
-// that column is still free (prices v = 0); then two passes of JV's
+// on a rectangular one each row, in turn, takes a column still free among
+// its least-cost ones when there is one (prices v = 0); then two passes of JV's
 // augmenting row reduction along the stored edges.  Then a Dijkstra search
 // from every row left free over the columns reachable along stored edges
 // (Augment: the columns at the current distance on a stack, farther ones in
@@ -53,7 +53,6 @@ class SparseLapJv {
         v_(m, 0.0),
         matched_cost_(m, 0.0),
         search_(m),
-        pred_(m, -1),
         heap_(m) {}
 
   // kLapOptimal, kLapInfeasible when no full matching exists, or
@@ -110,7 +109,10 @@ class SparseLapJv {
     for (int pass = 0; pass < 2 && !free_rows->empty(); ++pass)
       AugmentingRowReduction(free_rows);
     *searches = 0;
-    for (int j = 0; j < m_; ++j) search_[j].price = v_[j];
+    for (int j = 0; j < m_; ++j) {
+      search_[j].price = v_[j];
+      search_[j].row = y_[j];
+    }
     int status = kLapOptimal;
     for (int f : *free_rows) {
       if (cancel_.requested()) {
@@ -123,20 +125,28 @@ class SparseLapJv {
         break;
       }
     }
-    for (int j = 0; j < m_; ++j) v_[j] = search_[j].price;
+    for (int j = 0; j < m_; ++j) {
+      v_[j] = search_[j].price;
+      y_[j] = search_[j].row;
+    }
     return status;
   }
 
   // Rectangular problems (prices stay 0 for the wider side's sign): each
-  // row, in turn, takes its least-cost column when that column is free.
+  // row, in turn, takes a free column among its least-cost ones when there
+  // is one (the first least-cost column otherwise decides).  On integer
+  // costs a row has many columns at its least cost, and the first of them
+  // is often taken: looking past it leaves few rows to the searches.
   void RowMinimaGreedy(std::vector<int>* free_rows) {
     for (int i = 0; i < n_; ++i) {
       int best = -1;
       double least = INFINITY;
       for (int64_t e = indptr_[i]; e < indptr_[i + 1]; ++e) {
-        if (cost_[e] < least) {
+        const int j = indices_[e];
+        if (cost_[e] < least ||
+            (cost_[e] == least && best >= 0 && y_[best] >= 0 && y_[j] < 0)) {
           least = cost_[e];
-          best = indices_[e];
+          best = j;
         }
       }
       if (best >= 0 && y_[best] < 0) {
@@ -199,8 +209,8 @@ class SparseLapJv {
   }
 
   // JV's augmenting row reduction along stored edges: a free row takes its
-  // least reduced-cost column (a free one among equals: on integer costs
-  // that ends a chain where JV's choice would free another row), whose
+  // least reduced-cost column (a free one among all its equals: on integer
+  // costs that ends a chain where JV's choice would free another row), whose
   // price drops to the row's second least
   // so that the row stays at its minimum; the column's previous owner is
   // freed and, when the price dropped, processed next.  Prices only drop
@@ -224,18 +234,18 @@ class SparseLapJv {
       for (int64_t e = indptr_[i], stop = indptr_[i + 1]; e < stop; ++e) {
         const int j = indices_[e];
         const double c = cost_[e], h = c - v_[j];
-        if (!(h < u2) || !std::isfinite(c)) continue;
-        if (h > u1 || (h == u1 && (y_[j] >= 0 || y_[j1] < 0))) {
-          u2 = h;  // the second least; a free column ranks first on a tie
-          j2 = j;
-          c2 = c;
-        } else {
-          u2 = u1;
+        if (!(h <= u2) || !std::isfinite(c)) continue;
+        if (h < u1 || (h == u1 && y_[j1] >= 0 && y_[j] < 0)) {
+          u2 = u1;  // a free column ranks first among equals
           j2 = j1;
           c2 = c1;
           u1 = h;
           j1 = j;
           c1 = c;
+        } else if (h < u2) {
+          u2 = h;
+          j2 = j;
+          c2 = c;
         }
       }
       if (j1 < 0) {  // no edge: the searches will report it
@@ -282,32 +292,35 @@ class SparseLapJv {
   // Relaxes the edges of row i, whose own reduced distance is `base` (the
   // distance of the column it is matched to, less that edge's reduced
   // cost): a column not finalised takes the distance through row i when it
-  // is shorter than the one known.  A matched column at the current
-  // distance floor_ then goes on the stack `level_`, a farther one on the
-  // list `pending_`, which enters the heap only when the level is done (on
-  // integer costs most searches end within a level, and the heap work
-  // would be wasted).  A free column enters neither: the search keeps the
-  // nearest one seen (end_, end_dist_), and stops once it is at floor_, since
-  // no path is shorter.  The loop reads the members through locals (the
-  // compiler cannot tell that the writes to columns leave them alone).
+  // is shorter than the one known (an infinite cost never is).  A matched
+  // column at the current distance floor_ then goes on the stack `level_`,
+  // a farther one on the list `pending_`, which enters the heap only when
+  // the level is done (on integer costs most searches end within a level,
+  // and the heap work would be wasted).  A free column enters neither: the
+  // search keeps the nearest one seen (end_, end_dist_), and stops once it
+  // is at floor_, since no path is shorter.  The column a few edges ahead
+  // is prefetched: on large problems the columns' records miss the caches,
+  // and the loop's branches keep the core from reaching ahead by itself.
   void Scan(int i, double base) {
     const int stamp = stamp_;
     const double floor = floor_;
-    const int* y = y_.data();
+    const int* indices = indices_;
+    const double* cost = cost_;
     SearchColumn* cols = search_.data();
-    for (int64_t e = indptr_[i], stop = indptr_[i + 1]; e < stop; ++e) {
-      const int k = indices_[e];
-      const double c = cost_[e];
+    const int64_t stop = indptr_[i + 1];
+    for (int64_t e = indptr_[i]; e < stop; ++e) {
+      if (e + kPrefetchAhead < stop)
+        __builtin_prefetch(&cols[indices[e + kPrefetchAhead]]);
+      const int k = indices[e];
       SearchColumn& col = cols[k];
       if (col.done == stamp) continue;
-      const double dist = base + c - col.price;
-      if ((col.seen == stamp && !(dist < col.dist)) || !std::isfinite(c))
-        continue;
-      col.seen = stamp;
+      const double dist = base + cost[e] - col.price;
+      if (!(dist < col.dist)) continue;
+      if (col.dist == INFINITY) touched_.push_back(k);
       col.dist = dist;
-      col.pred_cost = c;
-      pred_[k] = i;
-      if (y[k] < 0) {
+      col.pred = i;
+      col.edge = static_cast<int>(e);
+      if (col.row < 0) {
         if (dist < end_dist_) {
           end_ = k;
           end_dist_ = dist;
@@ -361,14 +374,16 @@ class SparseLapJv {
     end_dist_ = INFINITY;
     if (ScanRoot(f)) return Flip(f);
     for (int j; end_dist_ > floor_ && (j = NextColumn()) >= 0;) {
-      const SearchColumn& col = search_[j];
-      search_[j].done = stamp_;
+      SearchColumn& col = search_[j];
+      col.done = stamp_;
       finalised_.push_back(j);
-      Scan(y_[j], col.dist - (matched_cost_[j] - col.price));
+      Scan(col.row, col.dist - (matched_cost_[j] - col.price));
     }
-    if (end_ < 0) return false;
-    for (int j : finalised_) search_[j].price += search_[j].dist - end_dist_;
-    return Flip(f);
+    if (end_ >= 0)
+      for (int j : finalised_) search_[j].price += search_[j].dist - end_dist_;
+    for (int j : touched_) search_[j].dist = INFINITY;
+    touched_.clear();
+    return end_ >= 0 && Flip(f);
   }
 
   // The search's first step, the edges of free row f, read first without
@@ -377,36 +392,48 @@ class SparseLapJv {
   // Scan records every column reached, the nearest (at floor_) on the stack.
   bool ScanRoot(int f) {
     floor_ = INFINITY;
-    double end_cost = 0.0;
+    int64_t end_edge = -1;
+    const SearchColumn* cols = search_.data();
     for (int64_t e = indptr_[f], stop = indptr_[f + 1]; e < stop; ++e) {
-      const int k = indices_[e];
-      const double c = cost_[e], dist = c - search_[k].price;
-      if (y_[k] >= 0) {
-        if (dist < floor_ && std::isfinite(c)) floor_ = dist;
-      } else if (dist < end_dist_ && std::isfinite(c)) {
-        end_ = k;
+      const SearchColumn& col = cols[indices_[e]];
+      const double dist = cost_[e] - col.price;  // +inf for an infinite cost
+      if (col.row >= 0) {
+        if (dist < floor_) floor_ = dist;
+      } else if (dist < end_dist_) {
         end_dist_ = dist;
-        end_cost = c;
+        end_edge = e;
       }
     }
-    if (end_ >= 0 && end_dist_ <= floor_) {
-      search_[end_].pred_cost = end_cost;
-      pred_[end_] = f;
+    if (end_edge >= 0 && end_dist_ <= floor_) {
+      end_ = indices_[end_edge];
+      search_[end_].pred = f;
+      search_[end_].edge = static_cast<int>(end_edge);
       return true;
     }
-    end_ = -1;
     end_dist_ = INFINITY;
     Scan(f, 0.0);
     return false;
   }
 
-  // Augments along the path from free row f to the search's end column.
+  // Augments along the path from free row f to the search's end column:
+  // each column on it takes the row it was reached from, at that edge's
+  // cost.
   bool Flip(int f) {
-    FlipAugmentingPath(
-        end_, f, pred_.data(), x_.data(), y_.data(),
-        [this](int j) { matched_cost_[j] = search_[j].pred_cost; });
+    for (int j = end_;;) {
+      SearchColumn& col = search_[j];
+      const int i = col.pred;
+      col.row = i;
+      matched_cost_[j] = cost_[col.edge];
+      const int next = x_[i];
+      x_[i] = j;
+      if (i == f) break;
+      j = next;
+    }
     return true;
   }
+
+  // Columns a scan prefetches ahead of the one it relaxes.
+  static constexpr int64_t kPrefetchAhead = 16;
 
   int n_, arr_bound_, m_;
   const int64_t* indptr_;
@@ -415,20 +442,22 @@ class SparseLapJv {
   std::vector<int> x_, y_;
   std::vector<double> v_, matched_cost_;
   // What a search reads and writes of a column, in one place (32 bytes,
-  // aligned) so that relaxing an edge touches one cache line: the distance
-  // (valid when seen == stamp_), the price (v_ while the searches run), the
-  // cost of the edge that reached it, and whether it is finalised (done ==
-  // stamp_).
+  // aligned) so that relaxing an edge touches one cache line: its distance
+  // (infinite when not reached yet in this search), its price (v_ while the
+  // searches run), whether it is finalised (done == stamp_), its row (y_
+  // while the searches run; -1 when free) and the row and entry (an index
+  // into the CSR, below 2**31) it was reached by.
   struct alignas(32) SearchColumn {
-    double dist = 0.0;
+    double dist = INFINITY;
     double price = 0.0;
-    double pred_cost = 0.0;
-    int seen = 0;
     int done = 0;
+    int row = -1;
+    int pred = -1;
+    int edge = -1;
   };
   std::vector<SearchColumn> search_;
-  std::vector<int> pred_;
   std::vector<int> finalised_;
+  std::vector<int> touched_;  // the columns reached (finite dist) this search
   int stamp_ = 0;
   std::vector<int> level_;    // matched columns reached at floor_, to scan
   std::vector<int> pending_;  // farther ones reached, not in the heap yet
