@@ -44,6 +44,7 @@ __all__ = [
     "check_range",
     "csr_of_pairs",
     "index_view",
+    "nondecreasing",
     "on_device",
     "pointer_of_sorted",
     "rows_canonical",
@@ -241,6 +242,15 @@ def rows_canonical(indptr: np.ndarray, indices: np.ndarray) -> bool:
     return bool(rising.all())
 
 
+def nondecreasing(x: np.ndarray) -> bool:
+    """Whether the 1-D array ``x`` never decreases (a prefix is tried
+    first, so shuffled input costs no full pass)."""
+    head = x[:4097]
+    if not bool(np.all(head[1:] >= head[:-1])):
+        return False
+    return bool(np.all(x[1:] >= x[:-1]))
+
+
 def pointer_of_sorted(rows: np.ndarray, n_rows: int) -> np.ndarray:
     """The CSR pointer ``[n_rows + 1]`` (int32) of non-decreasing rows."""
     # Keys in the rows' dtype: NumPy would otherwise convert the rows.
@@ -309,11 +319,24 @@ def _merge_duplicates(
     repeat[starts[(starts > 0) & (starts < nnz)] - 1] = False
     if not repeat.any():
         return indptr, indices, data
-    first = np.flatnonzero(~repeat) + 1
-    first = np.concatenate([np.zeros(1, first.dtype), first])
-    p = np.searchsorted(first, indptr).astype(np.int32)
-    idx = _aligned_copy(indices[first], np.int32)
-    x = None if data is None else _aligned_copy(reduce.reduceat(data[:nnz], first), data.dtype)
+    start = np.empty(nnz, bool)
+    start[0] = True
+    np.logical_not(repeat, out=start[1:])
+    # runs[k]: the number of runs that start before position k.
+    runs = np.zeros(nnz + 1, np.int32)
+    np.cumsum(start, dtype=np.int32, out=runs[1:])
+    p = runs[indptr]
+    first = np.flatnonzero(start)
+    idx = _aligned_empty(first.shape[0], np.int32)
+    np.take(indices, first, out=idx)
+    if data is None:
+        return p, idx, None
+    x = _aligned_empty(first.shape[0], data.dtype)
+    np.take(data, first, out=x)
+    # Fold each repeat into its run's first entry, in order (ufunc.at,
+    # unlike reduceat, costs nothing for the runs of one entry).
+    again = np.flatnonzero(repeat) + 1
+    reduce.at(x, runs[again + 1] - 1, data[again])
     return p, idx, x
 
 
@@ -342,7 +365,7 @@ def csr_of_pairs(
     k = rows.shape[0]
     r = np.ascontiguousarray(rows, np.int32)
     c = np.ascontiguousarray(cols, np.int32)
-    if k > 1 and bool(np.all(r[1:] >= r[:-1])):
+    if k > 1 and nondecreasing(r):
         p = pointer_of_sorted(r, n_rows)
         if rows_canonical(p, c):  # already canonical: no sort
             x = None if data is None else _aligned_copy(data, data.dtype)

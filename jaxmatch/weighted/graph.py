@@ -32,6 +32,7 @@ from .._csr import (
     check_range,
     csr_of_pairs,
     index_view,
+    nondecreasing,
     on_device,
     pointer_of_sorted,
     rows_canonical,
@@ -238,7 +239,7 @@ class Graph(CSR):
         keep = a != b
         if not keep.all():
             a, b, wt = a[keep], b[keep], wt[keep]
-        if 2 * np.count_nonzero(a < b) == a.size and bool(np.all(a[1:] >= a[:-1])):
+        if nondecreasing(a) and 2 * np.count_nonzero(a < b) == a.size:
             # Sorted by source, as many edges up as down: the entries of a
             # symmetric canonical CSR need no sort, only their check.
             p = pointer_of_sorted(a, n)
