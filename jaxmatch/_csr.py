@@ -347,10 +347,11 @@ def csr_of_pairs(
     n_rows: int,
     n_cols: int,
     reduce: Any = None,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, bool]:
     """The canonical CSR (rows sorted, no repeated pair) of entries given in
     any order: scipy's counting sort by row, a sort within each row, then
-    repeated pairs merged (values by the ufunc ``reduce``).
+    repeated pairs merged (values by the ufunc ``reduce``); entries already
+    in that order are only checked.
 
     Args:
       rows, cols: integer ``[k]`` in range (checked by the caller).
@@ -360,7 +361,8 @@ def csr_of_pairs(
 
     Returns:
       ``(indptr int32 [n_rows + 1], indices int32 [nnz], data [nnz] or
-      None)``, new arrays.
+      None, private)``: ``private`` is False when ``indices`` and ``data``
+      are (views of) the input's, True for new arrays.
     """
     k = rows.shape[0]
     r = np.ascontiguousarray(rows, np.int32)
@@ -368,8 +370,7 @@ def csr_of_pairs(
     if k > 1 and nondecreasing(r):
         p = pointer_of_sorted(r, n_rows)
         if rows_canonical(p, c):  # already canonical: no sort
-            x = None if data is None else _aligned_copy(data, data.dtype)
-            return p, _aligned_copy(c, np.int32), x
+            return p, c, data, False
     x = _pattern_data(k) if data is None else np.ascontiguousarray(data)
     tools = _sparsetools()
     p = _aligned_empty(n_rows + 1, np.int32)
@@ -382,7 +383,7 @@ def csr_of_pairs(
         order = np.lexsort((c, r))
         p[...] = pointer_of_sorted(r[order], n_rows)
         i_s[...], x_s[...] = c[order], x[order]
-    return _merge_duplicates(p, i_s, None if data is None else x_s, reduce)
+    return (*_merge_duplicates(p, i_s, None if data is None else x_s, reduce), True)
 
 
 def canonical_csr(

@@ -281,10 +281,14 @@ def test_rows_canonical():
 def test_csr_of_pairs_merges_repeats_with_the_given_reduction():
     r, c, x = np.array([1, 0, 1, 1]), np.array([2, 1, 2, 0]), np.array([1.0, 4.0, 5.0, 2.0])
     for reduce, merged in ((np.add, 6.0), (np.maximum, 5.0)):
-        p, i, d = _csr.csr_of_pairs(r, c, x, 2, 3, reduce)
+        p, i, d, private = _csr.csr_of_pairs(r, c, x, 2, 3, reduce)
+        assert private
         assert p.tolist() == [0, 1, 3] and i.tolist() == [1, 0, 2]
         assert d is not None and d.tolist() == [4.0, 2.0, merged]
-    p, i, d = _csr.csr_of_pairs(r, c, None, 2, 3)
+    p, i, d, _ = _csr.csr_of_pairs(r, c, None, 2, 3)
+    p, i, d, private = _csr.csr_of_pairs(np.array([0, 1, 1]), np.array([2, 0, 1]), x[:3], 2, 3)
+    assert not private and p.tolist() == [0, 1, 3] and i.tolist() == [2, 0, 1]
+    assert d is not None and d.tolist() == [1.0, 4.0, 5.0]
     assert p.tolist() == [0, 1, 3] and i.tolist() == [1, 0, 2] and d is None
 
 

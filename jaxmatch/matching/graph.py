@@ -120,8 +120,8 @@ class BipartiteGraph(CSR):
             )
         check_range(r, n_rows, "row index")
         check_range(c, n_cols, "column index")
-        indptr, indices, _ = csr_of_pairs(r, c, None, n_rows, n_cols)
-        return cls._of_rows(indptr, indices, n_rows, n_cols, private=True)
+        indptr, indices, _, private = csr_of_pairs(r, c, None, n_rows, n_cols)
+        return cls._of_rows(indptr, indices, n_rows, n_cols, private)
 
     @classmethod
     def from_edges_device(

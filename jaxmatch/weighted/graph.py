@@ -239,7 +239,10 @@ class Graph(CSR):
         keep = a != b
         if not keep.all():
             a, b, wt = a[keep], b[keep], wt[keep]
-        if nondecreasing(a) and 2 * np.count_nonzero(a < b) == a.size:
+        upward = -1
+        if nondecreasing(a):
+            upward = int(np.count_nonzero(a < b))
+        if 2 * upward == a.size:
             # Sorted by source, as many edges up as down: the entries of a
             # symmetric canonical CSR need no sort, only their check.
             p = pointer_of_sorted(a, n)
@@ -249,8 +252,8 @@ class Graph(CSR):
                     return cls._of_arrays(*same, n, private=True)
         # Each edge once from its smaller end (repeats keep the heaviest),
         # then stored from both ends.
-        lo, hi = np.minimum(a, b), np.maximum(a, b)
-        p, idx, ww = csr_of_pairs(lo, hi, wt, n, n, np.maximum)
+        lo, hi = (a, b) if upward == a.size else (np.minimum(a, b), np.maximum(a, b))
+        p, idx, ww, _ = csr_of_pairs(lo, hi, wt, n, n, np.maximum)
         assert ww is not None
         return cls._of_arrays(*_both_ends(p, idx, ww, n), n, private=True)
 
