@@ -1,6 +1,6 @@
-"""``jaxmatch info`` on the CUDA library's GPU architectures: the list read,
-how each GPU runs it (machine code, PTX compiled by the driver, or not at all)
-and the warning for a GPU the library cannot run on."""
+"""Installing: ``jaxmatch info`` on the CUDA library's GPU architectures (the
+list read, how each GPU runs it: machine code, PTX compiled by the driver, or
+not at all, with a warning), and the install commands CI runs."""
 
 from __future__ import annotations
 
@@ -157,3 +157,14 @@ def test_the_wheel_list_is_cmakes_default():
     cmake = (REPO / "cuda_ffi" / "CMakeLists.txt").read_text()
     defaults = re.findall(r'set\(CMAKE_CUDA_ARCHITECTURES "([^"]+)"\)', cmake)
     assert defaults[0].replace(";", ",") == WHEEL
+
+
+def test_ci_installs_as_the_readme_says():
+    """The README's first command is the CPU-only source install, which
+    docs/installation.md gives too and .ci/run runs."""
+    readme = (REPO / "README.md").read_text()
+    first = re.search(r"```bash\n(.*)\n", readme[readme.index("## Installation") :])
+    assert first is not None
+    assert first[1] == "JAXMATCH_CUDA=OFF pip install ."
+    assert first[1] in (REPO / "docs" / "installation.md").read_text()
+    assert f"\n{first[1]} && python -m jaxmatch.demo\n" in (REPO / ".ci" / "run").read_text()
