@@ -286,10 +286,11 @@ def test_csr_of_pairs_merges_repeats_with_the_given_reduction():
         assert p.tolist() == [0, 1, 3] and i.tolist() == [1, 0, 2]
         assert d is not None and d.tolist() == [4.0, 2.0, merged]
     p, i, d, _ = _csr.csr_of_pairs(r, c, None, 2, 3)
+    assert p.tolist() == [0, 1, 3] and i.tolist() == [1, 0, 2] and d is None
+    # already canonical: the input's own arrays
     p, i, d, private = _csr.csr_of_pairs(np.array([0, 1, 1]), np.array([2, 0, 1]), x[:3], 2, 3)
     assert not private and p.tolist() == [0, 1, 3] and i.tolist() == [2, 0, 1]
     assert d is not None and d.tolist() == [1.0, 4.0, 5.0]
-    assert p.tolist() == [0, 1, 3] and i.tolist() == [1, 0, 2] and d is None
 
 
 def test_transpose_csr():
