@@ -523,8 +523,10 @@ class CSR:
 
     @property
     def capacity(self) -> int:
-        """Static number of entry slots (the last axis of ``indices``)."""
-        return int(np.shape(self.indices)[-1])
+        """Static number of entry slots (the last axis of ``indices``; a
+        symbolic dimension under ``jax.export`` with symbolic shapes)."""
+        size = np.shape(self.indices)[-1]
+        return int(size) if _limits.is_concrete(size) else size
 
     @property
     def nnz(self) -> Any:
