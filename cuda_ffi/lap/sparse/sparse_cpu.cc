@@ -1,8 +1,11 @@
 // CPU handler of the sparse (CSR) LAP target (operands in csr_ffi.h): JV
 // for sparse costs (sparse_jv.h), or the tree variant of csr_steps.h on a
 // serial team; and the host entry of the scipy drop-in.
+#include <cmath>
 #include <cstdint>
 #include <limits>
+#include <memory>
+#include <vector>
 
 #include "common/cancel.h"
 #include "lap/sparse/csr_ffi.h"
@@ -62,15 +65,91 @@ namespace ffi = xla::ffi;
 JM_EXPORT_HANDLER(jaxmatch_lap_csr_solve_cpu, jaxmatch::LapCsrSolveCpu,
                   jaxmatch::BindLapCsrSolve(ffi::Ffi::Bind()));
 
-// One sparse problem (CSR costs, n <= m rows and columns, float64) solved on
-// the calling thread: the scipy drop-in min_weight_full_bipartite_matching.
-// indptr [n + 1] (int64), indices [nnz], cost [nnz] (+inf: no edge); x0 [n]
-// and v0 [m] a warm start (SparseLapJv::SolveFrom, square problems only), or
-// both null; row_reduction_bound as SparseLapJv's (0: JV's); the results are
+namespace jaxmatch {
+namespace {
+
+// The CSR of the transpose of an n x m CSR matrix, without its infinite
+// (absent) entries: a counting sort by column, each column's rows in
+// increasing order.  The arrays are left uninitialised until filled (a
+// first pass over them would cost as much as the sort's scatter).
+struct TransposedCsr {
+  std::vector<int64_t> indptr;
+  std::unique_ptr<int[]> indices;
+  std::unique_ptr<double[]> cost;
+
+  TransposedCsr(int n, int m, const int64_t* ptr, const int* idx,
+                const double* c)
+      : indptr(m + 1, 0) {
+    const int64_t nnz = ptr[n];
+    for (int64_t e = 0; e < nnz; ++e)
+      if (c[e] != INFINITY) ++indptr[idx[e] + 1];
+    for (int j = 0; j < m; ++j) indptr[j + 1] += indptr[j];
+    indices.reset(new int[indptr[m]]);
+    cost.reset(new double[indptr[m]]);
+    std::vector<int64_t> next(indptr.begin(), indptr.end() - 1);
+    for (int i = 0; i < n; ++i) {
+      for (int64_t e = ptr[i]; e < ptr[i + 1]; ++e) {
+        if (c[e] == INFINITY) continue;
+        const int64_t at = next[idx[e]]++;
+        indices[at] = i;
+        cost[at] = c[e];
+      }
+    }
+  }
+};
+
+// A problem of more rows than columns solved without its transpose when
+// every column can take a row of its least cost, all distinct (the rows
+// taken greedily, in order; integer costs tie often enough): then u = 0 and
+// v = the column minima solve the dual of the rectangular LP whose columns
+// are all matched (reduced costs c_ij - v_j >= 0, zero on the matching, and
+// u <= 0 with u = 0 on the rows left out).  Writes the assignment and
+// returns true, or returns false (the outputs then undefined) when a
+// column found no row.
+bool TallByColumnMinima(int n, int m, const int64_t* ptr, const int* idx,
+                        const double* c, int* col_for_row, int* row_for_col,
+                        double* u, double* v) {
+  for (int j = 0; j < m; ++j) {
+    v[j] = INFINITY;
+    row_for_col[j] = -1;
+  }
+  const int64_t nnz = ptr[n];
+  for (int64_t e = 0; e < nnz; ++e)
+    if (c[e] < v[idx[e]]) v[idx[e]] = c[e];
+  int matched = 0;
+  for (int i = 0; i < n; ++i) {
+    col_for_row[i] = -1;
+    u[i] = 0.0;
+    if (matched == m) continue;
+    for (int64_t e = ptr[i]; e < ptr[i + 1]; ++e) {
+      const int j = idx[e];
+      if (row_for_col[j] < 0 && c[e] == v[j] && c[e] != INFINITY) {
+        row_for_col[j] = i;
+        col_for_row[i] = j;
+        ++matched;
+        break;
+      }
+    }
+  }
+  return matched == m;
+}
+
+}  // namespace
+}  // namespace jaxmatch
+
+// One sparse problem (CSR costs, float64) solved on the calling thread: the
+// scipy drop-in min_weight_full_bipartite_matching.  indptr [n + 1]
+// (int64), indices [nnz], cost [nnz] (+inf: no edge); x0 [n] and v0 [m] a
+// warm start (SparseLapJv::SolveFrom, square problems only), or both null;
+// row_reduction_bound as SparseLapJv's (0: JV's); the results are
 // col_for_row [n], row_for_col [m], u [n], v [m] and info [kLapInfoLen]
-// (status, searches).  Returns 0, or 1 for invalid arguments (the caller
-// validates the CSR; the solver numbers entries in int, so indptr[n] must
-// fit one).
+// (status, searches).  A problem of more rows than columns (n > m) is
+// solved by its column minima when they suffice (TallByColumnMinima), else
+// through its transpose, built here: every column is matched, and a row
+// left out has col_for_row -1 and u 0 (the duals of the rectangular LP
+// with the sides swapped: u <= 0).  Returns 0, or 1 for invalid
+// arguments (the caller validates the CSR; the solver numbers entries in
+// int, so indptr[n] must fit one).
 extern "C" __attribute__((visibility("default"))) int
 jaxmatch_sparse_lap_solve_host(int n, int m, const int64_t* indptr,
                                const int* indices, const double* cost,
@@ -78,16 +157,27 @@ jaxmatch_sparse_lap_solve_host(int n, int m, const int64_t* indptr,
                                int row_reduction_bound, int* col_for_row,
                                int* row_for_col, double* u, double* v,
                                int* info) {
-  if (n < 0 || m < n || (x0 == nullptr) != (v0 == nullptr) ||
+  if (n < 0 || m < 0 || (x0 == nullptr) != (v0 == nullptr) ||
       (x0 != nullptr && n != m) || row_reduction_bound < 0 ||
       indptr[n] > std::numeric_limits<int>::max())
     return 1;
   for (int k = 0; k < jaxmatch::kLapInfoLen; ++k) info[k] = 0;
-  jaxmatch::SparseLapJv jv(n, m, indptr, indices, cost, row_reduction_bound);
   int searches = 0;
-  info[jaxmatch::kStatus] =
-      x0 != nullptr ? jv.SolveFrom(x0, v0, &searches) : jv.Solve(&searches);
+  if (n > m && jaxmatch::TallByColumnMinima(n, m, indptr, indices, cost,
+                                            col_for_row, row_for_col, u, v)) {
+    info[jaxmatch::kStatus] = jaxmatch::kLapOptimal;
+  } else if (n > m) {  // the transpose's rows are the columns
+    const jaxmatch::TransposedCsr t(n, m, indptr, indices, cost);
+    jaxmatch::SparseLapJv jv(m, n, t.indptr.data(), t.indices.get(),
+                             t.cost.get(), row_reduction_bound);
+    info[jaxmatch::kStatus] = jv.Solve(&searches);
+    jv.Write(row_for_col, col_for_row, v, u);
+  } else {
+    jaxmatch::SparseLapJv jv(n, m, indptr, indices, cost, row_reduction_bound);
+    info[jaxmatch::kStatus] =
+        x0 != nullptr ? jv.SolveFrom(x0, v0, &searches) : jv.Solve(&searches);
+    jv.Write(col_for_row, row_for_col, u, v);
+  }
   info[jaxmatch::kIters] = searches;
-  jv.Write(col_for_row, row_for_col, u, v);
   return 0;
 }
