@@ -9,63 +9,136 @@ entry point: eager, no XLA compilation, float64 throughout.
 
 from __future__ import annotations
 
+import functools
 import warnings
 from typing import Any, NamedTuple
 
 import numpy as np
 
-from ... import _limits
+from ... import _ffi, _limits
 from ..._csr import validate_csr
 from ..._interrupt import run_host
 from ..types import LAPResult, LAPStatus
-from ._ffi import solve_sparse_host
-
-
-def _csr_of(biadjacency: Any, transposed: bool = False):
-    """The matrix (its transpose when ``transposed``) as a canonical float64
-    CSR (duplicates summed, explicit zeros removed with scipy's warning),
-    with scipy's type errors."""
-    import scipy.sparse as sp
-
-    if not sp.issparse(biadjacency):
-        raise TypeError("graph must be sparse")
-    if biadjacency.format not in ("csr", "csc", "coo"):
-        raise TypeError("graph must be in CSC, CSR, or COO format.")
-    _limits.check_csr(biadjacency.shape, biadjacency.nnz, "biadjacency")
-    # The CSC of a matrix is the CSR of its transpose.
-    wanted = "csc" if transposed else "csr"
-    n, m = biadjacency.shape[::-1] if transposed else biadjacency.shape
-    if biadjacency.format == wanted:  # read in place, no scipy object built
-        B = _Csr(biadjacency.indptr, biadjacency.indices, biadjacency.data, (n, m))
-        validate_csr(B.indptr, B.indices, n, m, what="scipy CSR")
-        if biadjacency.has_canonical_format:
-            B = B._replace(data=np.asarray(B.data[: B.indptr[-1]], np.float64))
-            if not np.any(B.data == 0):
-                if np.any(np.isnan(B.data)):
-                    raise ValueError("matrix contains invalid numeric entries")
-                return B
-    # float64 before any conversion: a COO matrix's duplicates are summed on
-    # the way to CSR, and small integer dtypes would wrap.
-    A = biadjacency.astype(np.float64)
-    A = sp.csc_matrix(A).T if transposed else sp.csr_matrix(A)
-    validate_csr(A.indptr, A.indices, n, m, what="scipy CSR")
-    A.sum_duplicates()
-    if np.any(np.isnan(A.data)):
-        raise ValueError("matrix contains invalid numeric entries")
-    if np.any(A.data == 0):
-        message = "explicit zero weights are removed before matching"
-        warnings.warn(message, UserWarning, stacklevel=3)
-        A.eliminate_zeros()
-    return _Csr(A.indptr, A.indices, A.data, (n, m))
+from ._ffi import _sparse_host_entry
 
 
 class _Csr(NamedTuple):
-    """A canonical float64 CSR (sorted, no duplicates, no zeros)."""
+    """A canonical CSR (sorted, no duplicates) of the matrix or, when
+    ``transposed``, of its transpose (a CSC matrix read in place), with the
+    float64 costs of its ``nnz`` entries (``+inf``: no edge)."""
 
     indptr: np.ndarray
     indices: np.ndarray
     data: np.ndarray
+    cost: np.ndarray
     shape: tuple[int, int]
+    transposed: bool
+
+
+def _canonical(biadjacency: Any) -> tuple[Any, Any, Any, bool]:
+    """``(indptr, indices, data, transposed)``: the structure of a CSR or
+    CSC matrix in place when it is canonical, else of a canonical float64
+    copy (duplicates summed, in float64 so that small integer dtypes do not
+    wrap), with scipy's type errors."""
+    import scipy.sparse as sp
+
+    if not sp.issparse(biadjacency):
+        raise TypeError("graph must be sparse")
+    fmt = biadjacency.format
+    if fmt not in ("csr", "csc", "coo"):
+        raise TypeError("graph must be in CSC, CSR, or COO format.")
+    _limits.check_csr(biadjacency.shape, biadjacency.nnz, "biadjacency")
+    transposed = fmt == "csc"  # the CSC of a matrix is the CSR of its transpose
+    n, m = biadjacency.shape[::-1] if transposed else biadjacency.shape
+    if fmt != "coo":  # read in place, no scipy object built
+        A = biadjacency
+        validate_csr(A.indptr, A.indices, n, m, what="scipy CSR")
+        if A.has_canonical_format:
+            return A.indptr, A.indices, A.data, transposed
+    A = biadjacency.astype(np.float64)
+    A = sp.csc_matrix(A) if transposed else sp.csr_matrix(A)
+    validate_csr(A.indptr, A.indices, n, m, what="scipy CSR")
+    A.sum_duplicates()
+    return A.indptr, A.indices, A.data, transposed
+
+
+def _csr_of(biadjacency: Any, maximize: bool) -> _Csr:
+    """The matrix as a canonical CSR of itself or its transpose with the
+    costs to minimise: the weights (negated when maximizing), stored zeros
+    absent (``+inf``, with scipy's warning).
+
+    Raises:
+      TypeError: not a sparse matrix, or another format (scipy's messages).
+      ValueError: ``"matrix contains invalid numeric entries"`` for NaN or
+        ``-inf`` costs.
+      GraphValidationError: a corrupted CSR/CSC structure.
+    """
+    indptr, indices, data, transposed = _canonical(biadjacency)
+    shape = biadjacency.shape[::-1] if transposed else biadjacency.shape
+    data = np.asarray(data[: indptr[-1]], np.float64)
+    cost = -data if maximize else data
+    # One pass for the common case: every cost finite and nonzero.
+    if not (cost.all() and np.isfinite(cost).all()):
+        if np.isnan(cost).any():
+            raise ValueError("matrix contains invalid numeric entries")
+        zero = cost == 0
+        if zero.any():
+            message = "explicit zero weights are removed before matching"
+            warnings.warn(message, UserWarning, stacklevel=4)
+            cost = np.where(zero, np.inf, cost)
+        if (cost == -np.inf).any():  # -inf (+inf when maximizing): no optimum
+            raise ValueError("matrix contains invalid numeric entries")
+    return _Csr(indptr, indices, data, cost, shape, transposed)
+
+
+@functools.cache
+def _host() -> tuple[Any, int, int]:
+    """The host entry point, the length of its ``info`` and the slot of the
+    status in it."""
+    fn = _sparse_host_entry()
+    return fn, _ffi.constant("LAP_INFO_LEN"), _ffi.constant("LAP_INFO_STATUS")
+
+
+def _solve_host(B: _Csr) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Solves the costs of ``B`` (any shape: the library solves a matrix of
+    more rows than columns through its transpose) on the calling thread:
+    ``(col_for_row, row_for_col, duals)``, int32 and float64 ``[n + m]``
+    (``u`` then ``v``), in B's orientation.
+
+    Raises:
+      ValueError: ``"no full matching exists"``.
+    """
+    fn, info_len, status_slot = _host()
+    n, m = B.shape
+    indptr = np.ascontiguousarray(B.indptr, np.int64)
+    indices = np.ascontiguousarray(B.indices, np.int32)
+    cost = np.ascontiguousarray(B.cost)
+    ints = np.empty(n + m + info_len, np.int32)  # col_for_row, row_for_col, info
+    duals = np.empty(n + m, np.float64)  # u, v
+    i0, d0 = ints.ctypes.data, duals.ctypes.data
+    rc = fn(
+        n, m, indptr.ctypes.data, indices.ctypes.data, cost.ctypes.data, None, None, 0,
+        i0, i0 + 4 * n, d0, d0 + 8 * n, i0 + 4 * (n + m),
+    )  # fmt: skip
+    if rc != 0:  # pragma: no cover - validated before
+        raise ValueError(f"jaxmatch_sparse_lap_solve_host rejected its arguments ({rc})")
+    status = int(ints[n + m + status_slot])
+    if status == LAPStatus.INFEASIBLE:
+        raise ValueError("no full matching exists")
+    if status != LAPStatus.OPTIMAL:  # pragma: no cover - a bug if reached
+        raise RuntimeError(f"jaxmatch sparse LAP stopped with status {LAPStatus(status).name}")
+    return ints[:n], ints[n : n + m], duals
+
+
+def _matching(biadjacency: Any, maximize: bool) -> tuple[_Csr, np.ndarray, np.ndarray, np.ndarray]:
+    """``(B, col_for_row, row_for_col, duals)`` of the matrix, in the
+    orientation of ``B`` (see :func:`_solve_host`)."""
+    B = _csr_of(biadjacency, maximize)
+    n, m = B.shape
+    if n == 0 or m == 0:
+        return B, np.full(n, -1, np.int32), np.full(m, -1, np.int32), np.zeros(n + m)
+    cfr, rfc, duals = run_host(_solve_host, B, work=B.cost.size)
+    return B, cfr, rfc, duals
 
 
 def solve_scipy(biadjacency: Any, maximize: bool = False) -> LAPResult:
@@ -91,38 +164,27 @@ def solve_scipy(biadjacency: Any, maximize: bool = False) -> LAPResult:
         maximizing), which leave no optimum.
       GraphValidationError: a corrupted CSR/CSC structure.
     """
-    shape: Any = getattr(biadjacency, "shape", ())
-    transposed = len(shape) == 2 and shape[0] > shape[1]
-    B = _csr_of(biadjacency, transposed)  # rows: the smaller side
-    n, m = B.shape[::-1] if transposed else B.shape
-    if n == 0 or m == 0:
-        return _result(np.full(n, -1), np.full(m, -1), 0.0, np.zeros(n), np.zeros(m))
-    cost = -B.data if maximize else B.data
-    if np.any(np.isneginf(cost)):  # -inf (+inf when maximizing): no optimum
-        raise ValueError("matrix contains invalid numeric entries")
-    rows, cols = (m, n) if transposed else (n, m)
-    nnz = int(B.indptr[-1])
-    sol = run_host(solve_sparse_host, B.indptr, B.indices[:nnz], cost, rows, cols, work=nnz)
-    if sol.status == LAPStatus.INFEASIBLE:
-        raise ValueError("no full matching exists")
-    if sol.status != LAPStatus.OPTIMAL:  # pragma: no cover - a bug if reached
-        raise RuntimeError(f"jaxmatch sparse LAP stopped with status {LAPStatus(sol.status).name}")
+    B, cfr, rfc, duals = _matching(biadjacency, maximize)
+    n = B.shape[0]
     sign = -1.0 if maximize else 1.0
-    cfr, rfc = sol.col_for_row.astype(np.int32), sol.row_for_col.astype(np.int32)
-    matched = _matched_weights(B, cfr)  # by B's rows: every one is matched
-    u, v = sign * sol.u, sign * sol.v
-    if transposed:
+    u, v = sign * duals[:n], sign * duals[n:]
+    rows = np.flatnonzero(cfr >= 0)
+    matched = np.zeros(n)  # by B's rows
+    matched[rows] = _matched_weights(B, rows, cfr[rows])
+    if B.transposed:
         cfr, rfc, u, v = rfc, cfr, v, u
         matched = matched[cfr[cfr >= 0]]  # by the matrix's rows
+    else:
+        matched = matched[rows]
     return _result(cfr, rfc, float(matched.sum()), u, v)
 
 
-def _matched_weights(B: Any, col_for_row: np.ndarray) -> np.ndarray:
-    """``B[i, col_for_row[i]]`` for every row of the canonical CSR ``B``
-    (sorted, no duplicates): a binary search within every row at once."""
-    lo = B.indptr[:-1].astype(np.int64)
-    hi = B.indptr[1:].astype(np.int64)
-    want = col_for_row.astype(B.indices.dtype)
+def _matched_weights(B: _Csr, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+    """``B[rows[k], cols[k]]`` (stored entries of the canonical CSR ``B``,
+    sorted, no duplicates): a binary search within every row at once."""
+    lo = B.indptr[rows].astype(np.int64)
+    hi = B.indptr[rows + 1].astype(np.int64)
+    want = cols.astype(B.indices.dtype)
     active = lo < hi
     while np.any(active):
         mid = (lo + hi) // 2
@@ -169,9 +231,10 @@ def min_weight_full_bipartite_matching(biadjacency: Any, maximize: bool = False)
         entries")``, as scipy's ``linear_sum_assignment`` does for a dense
         matrix; ``+inf`` weights (``-inf`` when maximizing) are absent edges.
     """
-    sol = solve_scipy(biadjacency, maximize)
-    cfr = sol.col_for_row
-    if cfr.size <= sol.row_for_col.size:  # every row matched
+    B, cfr, rfc, _ = _matching(biadjacency, maximize)
+    if B.transposed:
+        cfr, rfc = rfc, cfr
+    if cfr.size <= rfc.size:  # every row matched
         return np.arange(cfr.size), cfr
     row_ind = np.flatnonzero(cfr >= 0).astype(np.int32)
     return row_ind, cfr[row_ind].astype(np.int64)
