@@ -21,12 +21,12 @@ One process. Each ``--classes`` entry names a family of matrices:
   matching (``benchmarks/dropin.py``'s generator), at each ``--float-edges``.
 
 Each call is timed ``--repeats`` times (the median is reported, seconds, wall
-clock, the matrix already built), scipy first. Every jaxmatch result is checked:
-cost equal to scipy's (exactly: the costs are integers, or the same floats summed
-in the same order), and ``verify_lap``'s LP-duality certificate of the jitted
-solve of the same matrix (``jaxmatch.solve_lap`` on ``SparseCosts``, float64,
-not timed) on matrices of at most
-``--verify-max-edges`` entries. Run:
+clock, the matrix already built), scipy's and jaxmatch's calls interleaved.
+Every jaxmatch result is checked: cost equal to scipy's (exactly: the costs
+are integers, or the same floats summed in the same order), and
+``verify_lap``'s LP-duality certificate of the jitted solve of the same
+matrix (``jaxmatch.solve_lap`` on ``SparseCosts``, float64, not timed) on
+matrices of at most ``--verify-max-edges`` entries. Run:
 
     python -m benchmarks.sparse_lap_ties [--classes scipy,lap,int2k,ties,floats]
         [--edges 1000000 10000000] [--repeats 3]
@@ -150,13 +150,19 @@ def _matrices(args) -> Iterator[tuple[str, str, Any, float | None]]:
             yield "floats", f"uniform deg {args.degree}", A, None
 
 
-def _median_time(fn, repeats: int) -> tuple[float, Any]:
-    times, out = [], None
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - t0)
-    return float(np.median(times)), out
+def _median_times(fns, repeats: int) -> list[tuple[float, Any]]:
+    """The median time and the last result of each function, the calls
+    interleaved (each round calls every function once, in turn, the order
+    reversed every other round) so that a busy host slows all alike."""
+    times: list[list[float]] = [[] for _ in fns]
+    outs: list[Any] = [None for _ in fns]
+    for r in range(repeats):
+        order = range(len(fns)) if r % 2 == 0 else reversed(range(len(fns)))
+        for k in order:
+            t0 = time.perf_counter()
+            outs[k] = fns[k]()
+            times[k].append(time.perf_counter() - t0)
+    return [(float(np.median(t)), out) for t, out in zip(times, outs, strict=True)]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -189,8 +195,9 @@ def main(argv: list[str] | None = None) -> int:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # stored zeros dropped, as scipy does
         for cls, name, A, known in _matrices(args):
-            t_s, (rs, cs) = _median_time(functools.partial(theirs, A), args.repeats)
-            t_j, (rj, cj) = _median_time(functools.partial(ours, A), args.repeats)
+            (t_s, (rs, cs)), (t_j, (rj, cj)) = _median_times(
+                [functools.partial(theirs, A), functools.partial(ours, A)], args.repeats
+            )
             want, got = float(A[rs, cs].sum()), float(A[rj, cj].sum())
             same = got == want and (known is None or got == known)
             cert = "-"
