@@ -294,9 +294,8 @@ class SparseLapJv {
   // cost): a column not finalised takes the distance through row i when it
   // is shorter than the one known (an infinite cost never is).  A matched
   // column at the current distance floor_ then goes on the stack `level_`,
-  // a farther one on the list `pending_`, which enters the heap only when
-  // the level is done (on integer costs most searches end within a level,
-  // and the heap work would be wasted).  A free column enters neither: the
+  // a farther one, once the search orders its columns in the heap, on the
+  // list `pending_` (NextColumn).  A free column enters neither: the
   // search keeps the nearest one seen (end_, end_dist_), and stops once it
   // is at floor_, since no path is shorter.  The column a few edges ahead
   // is prefetched: on large problems the columns' records miss the caches,
@@ -304,6 +303,7 @@ class SparseLapJv {
   void Scan(int i, double base) {
     const int stamp = stamp_;
     const double floor = floor_;
+    const bool heap_mode = heap_mode_;
     const int* indices = indices_;
     const double* cost = cost_;
     SearchColumn* cols = search_.data();
@@ -328,22 +328,34 @@ class SparseLapJv {
         }
       } else if (dist == floor) {
         level_.push_back(k);
-      } else {
+      } else if (heap_mode) {
         pending_.push_back(k);
       }
     }
   }
 
   // The next column to finalise: the last one put on the stack at floor_,
-  // else the heap's least once the pending columns are in it (which raises
-  // floor_), or -1 when every column left is at least as far as the
-  // nearest free column.  A column lowered to floor_ after it was listed
-  // is on both; the entry found after it was finalised is skipped.
+  // else the first of the next level (which raises floor_), or -1 when
+  // every column left is at least as far as the nearest free column.  The
+  // first kScanLevels levels of a search are found by a pass over the
+  // columns it reached (NextLevel): on integer costs a search ends within a
+  // level or two, and a heap would order columns never finalised.  Then
+  // every matched column reached enters the heap, and the ones Scan lowers
+  // later are listed in pending_ and enter it (or move up in it) when the
+  // level is done.  A column lowered to floor_ after it was listed is on
+  // both; the entry found after it was finalised is skipped.
   int NextColumn() {
     while (!level_.empty()) {
       const int j = level_.back();
       level_.pop_back();
       if (search_[j].done != stamp_) return j;
+    }
+    if (!heap_mode_) {
+      if (++levels_ <= kScanLevels) return NextLevel();
+      heap_mode_ = true;  // every matched column reached enters the heap
+      for (int j : touched_)
+        if (search_[j].done != stamp_ && search_[j].row >= 0)
+          heap_.Push(j, search_[j].dist);
     }
     for (int j : pending_)
       if (search_[j].done != stamp_) heap_.Push(j, search_[j].dist);
@@ -358,6 +370,30 @@ class SparseLapJv {
     return -1;
   }
 
+  // The matched columns reached, not finalised, at the least distance
+  // among them onto the stack, that distance the new floor_; the first of
+  // them, or -1 when none is nearer than the nearest free column.
+  int NextLevel() {
+    double least = end_dist_;
+    for (int j : touched_) {
+      const SearchColumn& col = search_[j];
+      if (col.done == stamp_ || col.row < 0 || col.dist > least) continue;
+      if (col.dist < least) {
+        least = col.dist;
+        level_.clear();
+      }
+      level_.push_back(j);
+    }
+    if (!(least < end_dist_)) {
+      level_.clear();
+      return -1;
+    }
+    floor_ = least;
+    const int j = level_.back();
+    level_.pop_back();
+    return j;
+  }
+
   // Dijkstra from free row f over the matched columns, in order of
   // distance, until the nearest free column reached is no farther than
   // every column left (JV's shortest augmenting path).  Columns at equal
@@ -366,7 +402,9 @@ class SparseLapJv {
   // a few columns of a tied level, not all of them.
   bool Augment(int f) {
     ++stamp_;
-    heap_.Clear();
+    if (heap_mode_) heap_.Clear();
+    heap_mode_ = false;
+    levels_ = 0;
     level_.clear();
     pending_.clear();
     finalised_.clear();
@@ -462,7 +500,12 @@ class SparseLapJv {
   std::vector<int> level_;    // matched columns reached at floor_, to scan
   std::vector<int> pending_;  // farther ones reached, not in the heap yet
   double floor_ = 0.0;        // the distance of the columns being finalised
-  int end_ = -1;              // the nearest free column the search has reached
+  bool heap_mode_ = false;    // the search orders its columns in heap_
+  int levels_ = 0;            // the levels the search has started
+  // Levels found by a pass over the columns reached before the heap takes
+  // over (each pass costs as much as pushing those columns in the heap).
+  static constexpr int kScanLevels = 8;
+  int end_ = -1;  // the nearest free column the search has reached
   double end_dist_ = INFINITY;
   IndexedMinHeap heap_;  // the searched columns not yet finalised
   CancelToken cancel_;
