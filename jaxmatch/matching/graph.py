@@ -210,25 +210,30 @@ class BipartiteGraph(CSR):
         if not sp.issparse(A):
             raise GraphValidationError(f"expected a scipy sparse matrix, got {type(A).__name__}")
         csr = A if A.format == "csr" else A.tocsr()
-        return cls.from_csr(csr.indptr, csr.indices, *csr.shape, what="scipy CSR")
+        n_rows, n_cols = csr.shape
+        return cls._of_csr(csr.indptr, csr.indices, n_rows, n_cols, "scipy CSR")
 
     @classmethod
-    def from_csr(
-        cls, indptr, indices, n_rows: int, n_cols: int, *, what: str = "CSR"
-    ) -> BipartiteGraph:
+    def from_csr(cls, indptr, indices, n_rows: int, n_cols: int) -> BipartiteGraph:
         """From a row-major CSR structure, validated first (indices past
-        ``indptr[-1]`` are ignored; repeated entries are one edge).
+        ``indptr[-1]`` are ignored; repeated entries are one edge). A
+        canonical CSR (sorted indices, no repeats) is checked in one pass
+        and stored without a sort.
 
         Args:
           indptr: integer ``[n_rows + 1]``.
           indices: integer ``[nnz]``.
           n_rows, n_cols: vertex counts.
-          what: the structure's name in the messages.
 
         Raises:
-          GraphValidationError: a malformed CSR (see
-            :func:`jaxmatch._csr.validate_csr`).
+          GraphValidationError: a malformed CSR: a pointer that does not
+            start at 0, decreases, has the wrong length or ends past the
+            indices; an index out of range.
         """
+        return cls._of_csr(indptr, indices, n_rows, n_cols, "CSR")
+
+    @classmethod
+    def _of_csr(cls, indptr, indices, n_rows: int, n_cols: int, what: str) -> BipartiteGraph:
         validate_csr(indptr, indices, n_rows, n_cols, what=what)
         p, idx, _, private = canonical_csr(
             np.asarray(indptr), np.asarray(indices), None, n_rows, n_cols
