@@ -173,13 +173,63 @@ def constant(name: str) -> int:
     return table[name]
 
 
-def lap_workspace_lens(n: int, m: int, variant: int) -> tuple[int, int]:
-    """``(int32 work, cost-dtype twork)`` lengths of one n x m (n <= m) LAP."""
+def lap_workspace_lens(n: Any, m: Any, variant: int) -> tuple[Any, Any]:
+    """``(int32 work, cost-dtype twork)`` lengths of one n x m (n <= m) LAP.
+
+    For symbolic sizes (``jax.export``) the lengths are symbolic expressions
+    of the same values (:func:`_lap_layout_coefficients`).
+    """
+    if not (_limits.is_concrete(n) and _limits.is_concrete(m)):
+        (work, twork) = _lap_layout_coefficients(variant)
+        return _bilinear(work, n, m), _bilinear(twork, n, m)
     _limits.check_dense_side((n, m))  # ctypes would wrap larger ints
     fn = cpu_library().jaxmatch_lap_workspace_len
     fn.restype = ctypes.c_int64
     fn.argtypes = [ctypes.c_int] * 4
     return int(fn(n, m, variant, 0)), int(fn(n, m, variant, 1))
+
+
+Coefficients = tuple[int, int, int, int]
+
+
+def _bilinear(c: Coefficients, n: Any, m: Any) -> Any:
+    return c[0] + c[1] * n + c[2] * m + c[3] * n * m
+
+
+#: Sizes at which a fitted layout is checked: across every size boundary of
+#: the kernels (a JV warp's and block's, the fused solvers' widths).
+_LAYOUT_CHECKS = ((3, 5), (7, 300), (40, 2000), (1000, 70_000), (5000, 5000))
+
+
+@functools.cache
+def _lap_layout_coefficients(variant: int) -> tuple[Coefficients, Coefficients]:
+    """The library's workspace lengths of ``variant`` as ``c0 + cn n + cm m
+    + cnm n m``: fitted to the library's own lengths at four sizes and
+    checked at others, so that symbolic sizes get exactly the lengths the
+    kernels check.
+
+    Raises:
+      ValueError: the variant's layout is not of that form.
+    """
+    fits = []
+    for which in (0, 1):
+
+        def length(n: int, m: int, which: int = which) -> int:
+            fn = cpu_library().jaxmatch_lap_workspace_len
+            fn.restype = ctypes.c_int64
+            fn.argtypes = [ctypes.c_int] * 4
+            return int(fn(n, m, variant, which))
+
+        c0 = length(0, 0)
+        cn, cm = length(1, 0) - c0, length(0, 1) - c0
+        c = (c0, cn, cm, length(1, 1) - c0 - cn - cm)
+        if any(_bilinear(c, n, m) != length(n, m) for n, m in _LAYOUT_CHECKS):
+            raise ValueError(
+                "this LAP variant's workspace depends on the problem's size in a way "
+                "symbolic shapes cannot express; export it with concrete sizes"
+            )
+        fits.append(c)
+    return fits[0], fits[1]
 
 
 def matching_workspace_len(n_rows: int, n_cols: int) -> int:

@@ -143,26 +143,45 @@ def check_index(name: str, size: int, what: str) -> None:
       size: the measured size.
       what: the caller's name of the measured thing, for the message.
 
+    A symbolic size (``jax.export`` with symbolic shapes) is not checked:
+    the exported program is called with concrete sizes, which the library's
+    own bound check (``COMMON_INDEX_BOUND``) refuses at run time.
+
     Raises:
       ValueError: ``size >= INDEX_BOUND``.
     """
+    if not is_concrete(size):
+        return
     limit = LIMITS[name]
     assert limit.bound is not None
     if size >= limit.bound:
         raise limit.error(limit.message.format(what=what, size=size, bound=limit.bound - 1))
 
 
+def is_concrete(size: Any) -> bool:
+    """Whether ``size`` is a number, not a symbolic dimension."""
+    return isinstance(size, (int, np.integer))
+
+
+def size_text(size: Any) -> str:
+    """``size`` for a message: with thousands separators, or the symbolic
+    dimension's name."""
+    return f"{size:,}" if is_concrete(size) else str(size)
+
+
 def check_dense_side(shape: Sequence[int], what: str = "the cost matrix") -> None:
     """The int32 limit of a dense ``[..., n, m]`` problem (shapes of rank
     below 2 are left to the caller's own checks)."""
     if len(shape) >= 2:
-        check_index("side", max(shape[-2], shape[-1]), f"{what} of shape {tuple(shape)}")
+        for side in shape[-2:]:
+            check_index("side", side, f"{what} of shape {tuple(shape)}")
 
 
 def check_csr(shape: tuple[int, int], capacity: int, what: str) -> None:
     """The int32 limits of a CSR ``[n_rows, n_cols]`` with ``capacity``
     entry slots (``what`` names it in the message)."""
-    check_index("vertices", max(shape) + 1, what)
+    for side in shape:
+        check_index("vertices", side + 1, what)
     check_index("entries", capacity, what)
 
 

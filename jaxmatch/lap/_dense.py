@@ -13,6 +13,7 @@ import jax
 import jax.numpy as jnp
 from jax import lax
 
+from .. import _limits
 from .._batch import whole_problems
 from . import _ffi as lap_ffi
 from . import _plan
@@ -167,10 +168,45 @@ def solve_dense(
     row_for_col, u, v) of a warm start."""
     C = whole_problems(C, 2)
     *batch, n, m = C.shape
-    transposed = n > m
+    solve = functools.partial(
+        _solve_oriented,
+        init=init,
+        maximize=maximize,
+        method=method,
+        execution=execution,
+        max_iterations=max_iterations,
+        tuning=tuning,
+    )
+    if _limits.is_concrete(n) and _limits.is_concrete(m):
+        if min(n, m) == 0:  # an empty side: the empty assignment is optimal
+            return empty_result(tuple(batch), n, m, C.dtype)
+        return solve(C, transposed=n > m)
+    # Symbolic sizes (jax.export): the orientation is chosen when the
+    # program runs, from the sizes it is called with.
+    tall = jnp.asarray(n) > jnp.asarray(m)
+    return lax.cond(
+        tall,
+        functools.partial(solve, transposed=True),
+        functools.partial(solve, transposed=False),
+        C,
+    )
+
+
+def _solve_oriented(
+    C: jax.Array,
+    *,
+    init,
+    maximize: bool | jax.Array,
+    method: str,
+    execution: str,
+    max_iterations: int,
+    tuning: _plan.LAPTuning,
+    transposed: bool,
+) -> LAPResult:
+    """:func:`solve_dense` of ``C`` (whole problems, no empty side), with
+    the kernels given ``C`` transposed where ``transposed`` (the kernels
+    take rows <= columns)."""
     Ck = jnp.swapaxes(C, -1, -2) if transposed else C
-    if Ck.shape[-2] == 0:  # an empty side: the empty assignment is optimal
-        return empty_result(tuple(batch), n, m, C.dtype)
     Ck = flip(Ck, maximize, 2)
     plan = plan_of(Ck, method, execution, max_iterations, init is not None, tuning)
     # JV's kernels check the entries and finish the assignment themselves; a

@@ -246,6 +246,8 @@ def plan_dense(
       limits: the library's limits (default: :func:`library_limits`).
     """
     lim = library_limits() if limits is None else limits
+    if not (_limits.is_concrete(rows) and _limits.is_concrete(cols)):
+        return plan_for_any_size(method, execution)
     if method == "jv":
         return DensePlan("jv", "jv", "jv", self_checked=True)
     variant = "tree" if method == "auto" else method
@@ -271,6 +273,23 @@ def plan_dense(
         and (wide or integer_auto)
     )
     return DensePlan(variant, cpu, gpu, integer_auto, forest)
+
+
+def plan_for_any_size(method: str, execution: str) -> DensePlan:
+    """The plan of a problem whose sizes are symbolic (``jax.export`` with
+    symbolic shapes): one that solves every size, since no size may be
+    compared while such a program is traced. ``auto``: JV on the CPU (any
+    size), the tree variant stepped on the GPU (JV's GPU kernels stop at
+    ``Limits.jv_max_columns``); an explicit method or execution as asked
+    (``method="jv"`` on a GPU then fails at run time on a problem wider
+    than its kernels take).
+    """
+    if method == "jv":
+        return DensePlan("jv", "jv", "jv", self_checked=True)
+    variant = "tree" if method == "auto" else method
+    if execution != "auto":
+        return DensePlan(variant, execution, execution)  # type: ignore[arg-type]
+    return DensePlan(variant, "jv" if method == "auto" else "fused", "stepped")
 
 
 def autotune_off(block_bytes: int, devices: Sequence[Any], tuning: LAPTuning) -> bool:

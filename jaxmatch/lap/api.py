@@ -127,7 +127,7 @@ def _solve_sparse(S: SparseCosts, maximize, method, execution, max_iterations, i
             "a SparseCosts solve takes no execution, max_iterations or init; "
             "pass them for dense costs only"
         )
-    capacity = int(np.shape(S.indices)[-1]) if np.ndim(S.indices) else 0
+    capacity = np.shape(S.indices)[-1] if np.ndim(S.indices) else 0
     _limits.check_csr(S.shape, capacity, f"SparseCosts of shape {S.shape}")
     _check_sparse_memory(S)
     return solve_sparse_costs(S, maximize=maximize, method=method)
@@ -153,7 +153,8 @@ def _check_sparse_memory(S: SparseCosts) -> None:
         _limits.Held(S.indices, 4),
         _limits.Held(S.data, cost),
     ]
-    what = f"SparseCosts of shape {S.shape} and capacity {np.shape(S.indices)[-1]:,}"
+    capacity = _limits.size_text(np.shape(S.indices)[-1])
+    what = f"SparseCosts of shape {S.shape} and capacity {capacity}"
     _limits.check_memory(what, held, np.ndim(S.indptr) - 1, per_member)
 
 

@@ -102,12 +102,13 @@ def _check_limits(G: BipartiteGraph) -> None:
     """The int32 limits of ``G``'s buffers and, eagerly, its devices' memory
     (:mod:`jaxmatch._limits`): the graph, the state (``col_for_row``,
     ``row_for_col``, ``info``, the workspace) and the warm start's arrays."""
-    capacity = max(G.capacity, int(jnp.shape(G.col_indices)[-1]))
     what = f"a bipartite graph of shape {G.shape}"
-    _limits.check_csr(G.shape, capacity, what)
+    capacities = (G.capacity, jnp.shape(G.col_indices)[-1])
+    for capacity in capacities:
+        _limits.check_csr(G.shape, capacity, what)
     work = _ffi.matching_workspace_len(G.n_rows, G.n_cols)
     _limits.check_index("workspace", work, what)
-    what += f" and capacity {capacity:,}"
+    what += " and capacity " + " / ".join(map(_limits.size_text, capacities))
     state = 2 * (G.n_rows + G.n_cols) + _ffi.constant("MATCHING_INFO_LEN") + work
     arrays = (G.col_indptr, G.col_indices, G.indptr, G.indices)
     held = [_limits.Held(a, 4) for a in arrays]

@@ -80,7 +80,7 @@ def _check_limits(G: Graph) -> None:
     _limits.check_csr(G.shape, G.capacity, what)
     work = _ffi.weighted_workspace_len(G.n)
     _limits.check_index("workspace", work, what)
-    what += f" and capacity {G.capacity:,}"
+    what += f" and capacity {_limits.size_text(G.capacity)}"
     state = 2 * G.n + _ffi.constant("WEIGHTED_INFO_LEN") + work
     weight = _limits.device_itemsize(jnp.result_type(G.data))
     held = [_limits.Held(G.indptr, 4), _limits.Held(G.indices, 4), _limits.Held(G.data, weight)]

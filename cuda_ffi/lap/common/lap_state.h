@@ -217,9 +217,12 @@ struct LapWorkLayout {
   std::size_t pred, col_flag, row_flag, root, claim, list, tree_list, zcnt,
       zidx, cand, touched, forest, capped, ilen;    // into work
   std::size_t slack, delta, rdist, ulo, vlo, tlen;  // into twork
-  // JV (kLapJv) in a block: pred, y [m], x, rows, list [n] and two counts
+  // JV (kLapJv): a block's pred, y [m], x, rows, list [n] and two counts
   // into work, and the prices and distances v, d (LapJvWide [m] each) and
-  // the auction's bids (uint64 [m]) at the start of twork.
+  // the auction's bids (uint64 [m]) at the start of twork.  Every size gets
+  // them, also those a warp or the CPU solves (which keep their own arrays):
+  // so the lengths are affine in n and m, and a program exported with
+  // symbolic sizes can state them.
   std::size_t jv_pred, jv_y, jv_x, jv_rows, jv_list, jv_count, jv_bids;
 
   JM_HD LapWorkLayout(int n, int m, int variant) {
@@ -271,18 +274,16 @@ struct LapWorkLayout {
       pred = col_flag = row_flag = root = claim = list = 0;
       tree_list = zcnt = zidx = cand = touched = forest = capped = ilen = 0;
       slack = delta = rdist = ulo = vlo = tlen = 0;
-      if (LapJvInBlock(n, m)) {
-        jv_y = m;
-        jv_x = 2 * static_cast<std::size_t>(m);
-        jv_rows = jv_x + n;
-        jv_list = jv_rows + n;
-        jv_count = jv_list + n;
-        ilen = jv_count + 2;
-        // 3m 8-byte values, in units of a 4-byte T (an 8-byte T has twice
-        // the room it needs).
-        jv_bids = 4 * static_cast<std::size_t>(m);
-        tlen = 6 * static_cast<std::size_t>(m);
-      }
+      jv_y = m;
+      jv_x = 2 * static_cast<std::size_t>(m);
+      jv_rows = jv_x + n;
+      jv_list = jv_rows + n;
+      jv_count = jv_list + n;
+      ilen = jv_count + 2;
+      // 3m 8-byte values, in units of a 4-byte T (an 8-byte T has twice the
+      // room it needs).
+      jv_bids = 4 * static_cast<std::size_t>(m);
+      tlen = 6 * static_cast<std::size_t>(m);
     }
   }
 };
