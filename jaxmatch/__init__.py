@@ -1,6 +1,7 @@
 """jaxmatch: GPU matching and assignment algorithms as JAX primitives."""
 
 from . import _ffi
+from ._csr_device import GraphStatus
 from ._export import export_disabled_checks, ffi_targets, register_serialization
 from ._ffi import backends
 from ._float64 import Float64RoundingWarning
@@ -54,6 +55,7 @@ __all__ = [
     "BipartiteGraph",
     "Float64RoundingWarning",
     "Graph",
+    "GraphStatus",
     "GraphValidationError",
     "LAPCertificate",
     "LAPResult",
