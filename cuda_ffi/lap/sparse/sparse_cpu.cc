@@ -4,7 +4,6 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
-#include <memory>
 #include <vector>
 
 #include "common/cancel.h"
@@ -70,12 +69,13 @@ namespace {
 
 // The CSR of the transpose of an n x m CSR matrix, without its infinite
 // (absent) entries: a counting sort by column, each column's rows in
-// increasing order.  The arrays are left uninitialised until filled (a
-// first pass over them would cost as much as the sort's scatter).
+// increasing order.  The arrays are zeroed before the scatter fills them:
+// their pages, touched first in order, fault in several times faster than
+// in the scatter's order.
 struct TransposedCsr {
   std::vector<int64_t> indptr;
-  std::unique_ptr<int[]> indices;
-  std::unique_ptr<double[]> cost;
+  std::vector<int> indices;
+  std::vector<double> cost;
 
   TransposedCsr(int n, int m, const int64_t* ptr, const int* idx,
                 const double* c)
@@ -84,8 +84,8 @@ struct TransposedCsr {
     for (int64_t e = 0; e < nnz; ++e)
       if (c[e] != INFINITY) ++indptr[idx[e] + 1];
     for (int j = 0; j < m; ++j) indptr[j + 1] += indptr[j];
-    indices.reset(new int[indptr[m]]);
-    cost.reset(new double[indptr[m]]);
+    indices.resize(indptr[m]);
+    cost.resize(indptr[m]);
     std::vector<int64_t> next(indptr.begin(), indptr.end() - 1);
     for (int i = 0; i < n; ++i) {
       for (int64_t e = ptr[i]; e < ptr[i + 1]; ++e) {
@@ -168,8 +168,8 @@ jaxmatch_sparse_lap_solve_host(int n, int m, const int64_t* indptr,
     info[jaxmatch::kStatus] = jaxmatch::kLapOptimal;
   } else if (n > m) {  // the transpose's rows are the columns
     const jaxmatch::TransposedCsr t(n, m, indptr, indices, cost);
-    jaxmatch::SparseLapJv jv(m, n, t.indptr.data(), t.indices.get(),
-                             t.cost.get(), row_reduction_bound);
+    jaxmatch::SparseLapJv jv(m, n, t.indptr.data(), t.indices.data(),
+                             t.cost.data(), row_reduction_bound);
     info[jaxmatch::kStatus] = jv.Solve(&searches);
     jv.Write(row_for_col, col_for_row, v, u);
   } else {
