@@ -64,3 +64,15 @@ def test_batched_under_vmap():
     total, fits = jax.vmap(exact_integer_sum)(vals)
     assert np.asarray(fits).tolist() == [False, True, False]
     assert int(total[1]) == -1
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64])
+def test_both_ways_agree(dtype):
+    """The byte columns (the usual way) and the two-word reduction (long or
+    symbolic counts) give the same totals and verdicts."""
+    from jaxmatch._exact_sum import _byte_column_sum, _two_word_sum
+
+    vals = _rows(1000, dtype, np.random.default_rng(9))
+    a, b = jax.jit(_byte_column_sum)(vals), jax.jit(_two_word_sum)(vals)
+    np.testing.assert_array_equal(a[1], b[1])
+    np.testing.assert_array_equal(np.asarray(a[0])[a[1]], np.asarray(b[0])[b[1]])
