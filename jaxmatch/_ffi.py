@@ -28,7 +28,10 @@ ABI_VERSION = 15
 
 _PKG_DIR = Path(__file__).resolve().parent
 
-_REINSTALL = "Reinstall jaxmatch: `pip install --no-build-isolation --force-reinstall .`"
+_REINSTALL = (
+    "Reinstall jaxmatch: the wheel, or from a checkout "
+    "`pip install --force-reinstall --no-deps .` (JAXMATCH_CUDA=ON for the CUDA library)"
+)
 
 
 class JaxmatchLibraryError(RuntimeError):

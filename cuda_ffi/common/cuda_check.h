@@ -11,9 +11,16 @@
 namespace jaxmatch {
 
 inline ffi::Error CudaError(cudaError_t err, const char* what) {
-  return ffi::Error(ffi::ErrorCode::kInternal,
-                    std::string("jaxmatch: ") + what + " failed: " +
-                        cudaGetErrorName(err) + ": " + cudaGetErrorString(err));
+  std::string message = std::string("jaxmatch: ") + what +
+                        " failed: " + cudaGetErrorName(err) + ": " +
+                        cudaGetErrorString(err);
+  // The CUDA library holds no code this GPU can run: say where to look.
+  if (err == cudaErrorNoKernelImageForDevice)
+    message +=
+        " (jaxmatch's CUDA library was not compiled for this GPU's "
+        "architecture: `jaxmatch info` lists those it holds and how to build "
+        "it for this GPU)";
+  return ffi::Error(ffi::ErrorCode::kInternal, message);
 }
 
 inline ffi::Error CudaCheck(cudaError_t err, const char* what) {
