@@ -33,8 +33,10 @@ def solve_sparse_host(
     warm: tuple[np.ndarray, np.ndarray] | None = None,
     row_reduction_bound: int = 0,
 ) -> HostSolution:
-    """Solves one sparse problem of ``n <= m`` rows and columns (CSR, float64
-    costs, ``+inf`` = no edge) on the calling thread; the duals are float64.
+    """Solves one sparse ``n x m`` problem (CSR, float64 costs, ``+inf`` = no
+    edge) on the calling thread; the duals are float64. With more rows than
+    columns the library solves it by the column minima where each column's
+    least-cost row differs, else through the transpose it builds.
 
     ``warm``: an earlier assignment ``col_for_row [n]`` (``-1``: none) and
     column duals ``v [m]`` to start from (square problems only): rows keep
