@@ -237,9 +237,15 @@ def rows_canonical(indptr: np.ndarray, indices: np.ndarray) -> bool:
     idx = indices[:nnz]
     rising = idx[1:] > idx[:-1]
     # A row's first entry need not exceed the last of the row before it.
-    starts = indptr[1:-1]
-    rising[starts[(starts > 0) & (starts < nnz)] - 1] = True
+    rising[_row_crossings(indptr, nnz)] = True
     return bool(rising.all())
+
+
+def _row_crossings(indptr: np.ndarray, nnz: int) -> np.ndarray:
+    """The positions ``i`` of a CSR's entries whose successor ``i + 1``
+    starts another row (for pairwise tests of neighbouring entries)."""
+    starts = indptr[1:-1]
+    return starts[(starts > 0) & (starts < nnz)] - 1
 
 
 def nondecreasing(x: np.ndarray) -> bool:
@@ -315,8 +321,7 @@ def _merge_duplicates(
     if nnz < 2:
         return indptr, indices, data
     repeat = indices[1:nnz] == indices[: nnz - 1]
-    starts = indptr[1:-1]
-    repeat[starts[(starts > 0) & (starts < nnz)] - 1] = False
+    repeat[_row_crossings(indptr, nnz)] = False
     if not repeat.any():
         return indptr, indices, data
     start = np.empty(nnz, bool)
