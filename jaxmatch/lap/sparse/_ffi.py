@@ -24,6 +24,12 @@ def _sparse_host_entry() -> Any:
     return fn
 
 
+@functools.cache
+def _info_layout() -> tuple[int, int]:
+    """The length of a solve's ``info`` and the slot of its status."""
+    return _ffi.constant("LAP_INFO_LEN"), _ffi.constant("LAP_INFO_STATUS")
+
+
 def solve_sparse_host(
     indptr: np.ndarray,
     indices: np.ndarray,
@@ -49,7 +55,7 @@ def solve_sparse_host(
     """
     fn = _sparse_host_entry()
     _limits.check_csr((n, m), len(indices), "the sparse costs")  # ctypes would wrap
-    info_len, status_slot = _ffi.constant("LAP_INFO_LEN"), _ffi.constant("LAP_INFO_STATUS")
+    info_len, status_slot = _info_layout()
     indptr = np.ascontiguousarray(indptr, np.int64)
     indices = np.ascontiguousarray(indices, np.int32)
     cost = np.ascontiguousarray(cost, np.float64)

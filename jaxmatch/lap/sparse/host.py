@@ -9,17 +9,17 @@ entry point: eager, no XLA compilation, float64 throughout.
 
 from __future__ import annotations
 
-import functools
 import warnings
 from typing import Any, NamedTuple
 
 import numpy as np
 
-from ... import _ffi, _limits
+from ... import _limits
 from ..._csr import validate_csr
 from ..._interrupt import run_host
+from .._ffi import HostSolution
 from ..types import LAPResult, LAPStatus
-from ._ffi import _sparse_host_entry
+from ._ffi import solve_sparse_host
 
 
 class _Csr(NamedTuple):
@@ -91,54 +91,32 @@ def _csr_of(biadjacency: Any, maximize: bool) -> _Csr:
     return _Csr(indptr, indices, data, cost, shape, transposed)
 
 
-@functools.cache
-def _host() -> tuple[Any, int, int]:
-    """The host entry point, the length of its ``info`` and the slot of the
-    status in it."""
-    fn = _sparse_host_entry()
-    return fn, _ffi.constant("LAP_INFO_LEN"), _ffi.constant("LAP_INFO_STATUS")
-
-
-def _solve_host(B: _Csr) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _solve_host(B: _Csr) -> HostSolution:
     """Solves the costs of ``B`` (any shape: the library solves a matrix of
-    more rows than columns through its transpose) on the calling thread:
-    ``(col_for_row, row_for_col, duals)``, int32 and float64 ``[n + m]``
-    (``u`` then ``v``), in B's orientation.
+    more rows than columns through its transpose) on the calling thread, in
+    B's orientation.
 
     Raises:
       ValueError: ``"no full matching exists"``.
     """
-    fn, info_len, status_slot = _host()
     n, m = B.shape
-    indptr = np.ascontiguousarray(B.indptr, np.int64)
-    indices = np.ascontiguousarray(B.indices, np.int32)
-    cost = np.ascontiguousarray(B.cost)
-    ints = np.empty(n + m + info_len, np.int32)  # col_for_row, row_for_col, info
-    duals = np.empty(n + m, np.float64)  # u, v
-    i0, d0 = ints.ctypes.data, duals.ctypes.data
-    rc = fn(
-        n, m, indptr.ctypes.data, indices.ctypes.data, cost.ctypes.data, None, None, 0,
-        i0, i0 + 4 * n, d0, d0 + 8 * n, i0 + 4 * (n + m),
-    )  # fmt: skip
-    if rc != 0:  # pragma: no cover - validated before
-        raise ValueError(f"jaxmatch_sparse_lap_solve_host rejected its arguments ({rc})")
-    status = int(ints[n + m + status_slot])
-    if status == LAPStatus.INFEASIBLE:
+    sol = solve_sparse_host(B.indptr, B.indices, B.cost, n, m)
+    if sol.status == LAPStatus.INFEASIBLE:
         raise ValueError("no full matching exists")
-    if status != LAPStatus.OPTIMAL:  # pragma: no cover - a bug if reached
-        raise RuntimeError(f"jaxmatch sparse LAP stopped with status {LAPStatus(status).name}")
-    return ints[:n], ints[n : n + m], duals
+    if sol.status != LAPStatus.OPTIMAL:  # pragma: no cover - a bug if reached
+        raise RuntimeError(f"jaxmatch sparse LAP stopped with status {LAPStatus(sol.status).name}")
+    return sol
 
 
-def _matching(biadjacency: Any, maximize: bool) -> tuple[_Csr, np.ndarray, np.ndarray, np.ndarray]:
-    """``(B, col_for_row, row_for_col, duals)`` of the matrix, in the
-    orientation of ``B`` (see :func:`_solve_host`)."""
+def _matching(biadjacency: Any, maximize: bool) -> tuple[_Csr, HostSolution]:
+    """The matrix's canonical CSR ``B`` and its solution, in the orientation
+    of ``B`` (see :func:`_solve_host`)."""
     B = _csr_of(biadjacency, maximize)
     n, m = B.shape
     if n == 0 or m == 0:
-        return B, np.full(n, -1, np.int32), np.full(m, -1, np.int32), np.zeros(n + m)
-    cfr, rfc, duals = run_host(_solve_host, B, work=B.cost.size)
-    return B, cfr, rfc, duals
+        free = (np.full(n, -1, np.int32), np.full(m, -1, np.int32))
+        return B, HostSolution(*free, np.zeros(n), np.zeros(m), int(LAPStatus.OPTIMAL))
+    return B, run_host(_solve_host, B, work=B.cost.size)
 
 
 def solve_scipy(biadjacency: Any, maximize: bool = False) -> LAPResult:
@@ -164,12 +142,12 @@ def solve_scipy(biadjacency: Any, maximize: bool = False) -> LAPResult:
         maximizing), which leave no optimum.
       GraphValidationError: a corrupted CSR/CSC structure.
     """
-    B, cfr, rfc, duals = _matching(biadjacency, maximize)
-    n = B.shape[0]
+    B, sol = _matching(biadjacency, maximize)
+    cfr, rfc = sol.col_for_row, sol.row_for_col
     sign = -1.0 if maximize else 1.0
-    u, v = sign * duals[:n], sign * duals[n:]
+    u, v = sign * sol.u, sign * sol.v
     rows = np.flatnonzero(cfr >= 0)
-    matched = np.zeros(n)  # by B's rows
+    matched = np.zeros(B.shape[0])  # by B's rows
     matched[rows] = _matched_weights(B, rows, cfr[rows])
     if B.transposed:
         cfr, rfc, u, v = rfc, cfr, v, u
@@ -231,7 +209,8 @@ def min_weight_full_bipartite_matching(biadjacency: Any, maximize: bool = False)
         entries")``, as scipy's ``linear_sum_assignment`` does for a dense
         matrix; ``+inf`` weights (``-inf`` when maximizing) are absent edges.
     """
-    B, cfr, rfc, _ = _matching(biadjacency, maximize)
+    B, sol = _matching(biadjacency, maximize)
+    cfr, rfc = sol.col_for_row, sol.row_for_col
     if B.transposed:
         cfr, rfc = rfc, cfr
     if cfr.size <= rfc.size:  # every row matched
