@@ -27,6 +27,22 @@
 // conditions of the rectangular LP's dual.  The same holds when C holds +inf
 // (forbidden pairs), where the initialisation's differences of infinities
 // are avoided the same way.
+//
+// Unassigned costs.  Given row prices r [n] and column prices c [m], the
+// solve minimises the matched costs plus r_i for every row left unassigned
+// plus c_j for every column left unassigned, for any n and m.  That is the
+// rectangular problem of n rows over the m columns and n exit columns, row
+// i's private exit costing r_i, with every real column's cost lowered by
+// c_j: so the prices start at v = c (the lowered costs' prices 0), and the
+// columns left free keep v_j = c_j while Dijkstra lowers the others.  An
+// exit is adjacent to its row alone, so it can only end a path, and a row
+// at its exit is never reached again: its price stays 0 and needs no
+// array.  Each scanned row offers its exit as a sink at its distance plus
+// r_i - u_i (one running minimum), and a search ends at whichever of that
+// and the nearest free column is nearer; a row at its exit has u_i = r_i,
+// and u_i <= r_i (the exit's reduced cost) holds for every row.  The
+// greedy start (RowMinimaGreedy) sends a row to its exit when r_i is below
+// its least C[i, j] - c_j.
 #pragma once
 
 #include <algorithm>
@@ -49,32 +65,45 @@ class LapJv {
  public:
   using W = LapJvWide<T>;
 
-  // `cancel`: taken when the solve (its batch) started.
-  LapJv(int n, int m, const T* C, CancelToken cancel = {})
+  // `cancel`: taken when the solve (its batch) started.  With `row_cost`
+  // [n] and `col_cost` [m] (both or neither), the prices of leaving a row
+  // or a column unassigned: Solve then solves the problem with unassigned
+  // costs (SolveFrom does not take them).
+  LapJv(int n, int m, const T* C, CancelToken cancel = {},
+        const T* row_cost = nullptr, const T* col_cost = nullptr)
       : n_(n),
         m_(m),
         C_(C),
+        r_(row_cost),
+        c_(col_cost),
         x_(n, -1),
         y_(m, -1),
         v_(m, W(0)),
-        cancel_(cancel) {}
+        cancel_(cancel) {
+    for (int j = 0; c_ != nullptr && j < m_; ++j) v_[j] = static_cast<W>(c_[j]);
+  }
 
   // Solves; returns kLapOptimal, kLapInfeasible when no assignment of finite
-  // cost exists, kLapIterationLimit after `max_searches` (> 0) searches
-  // with rows still free, or when the solve is cancelled (common/cancel.h),
-  // or kLapInvalidEntries, nothing assigned, when a cost is NaN or -inf.
-  // *augmentations counts the shortest-path searches.
+  // cost exists (never with unassigned costs), kLapIterationLimit after
+  // `max_searches` (> 0) searches with rows still free, or when the solve
+  // is cancelled (common/cancel.h), or kLapInvalidEntries, nothing
+  // assigned, when a cost is NaN or -inf or an unassigned cost is not
+  // finite.  *augmentations counts the shortest-path searches.
   int Solve(int max_searches, int* augmentations) {
     if (!AllValid()) return kLapInvalidEntries;
     std::vector<int> free_rows;
+    if (Exits()) {
+      RowMinimaGreedy<true>(&free_rows);
+      return AugmentFreeRows<true>(free_rows, max_searches, augmentations);
+    }
     const bool square_finite = n_ == m_ && AllFinite();
     if (square_finite) {
       ColumnReduction(&free_rows);
       if (!free_rows.empty()) AugmentingRowReduction(&free_rows);
     } else {
-      RowMinimaGreedy(&free_rows);
+      RowMinimaGreedy<false>(&free_rows);
     }
-    return AugmentFreeRows(free_rows, max_searches, augmentations);
+    return AugmentFreeRows<false>(free_rows, max_searches, augmentations);
   }
 
   // Solves from an earlier solve's column prices `v0` [m] and assignment
@@ -102,40 +131,54 @@ class LapJv {
       if (x_[i] < 0) free_rows.push_back(i);
     if (n_ == m_ && !free_rows.empty() && AllFinite())
       AugmentingRowReduction(&free_rows);
-    return AugmentFreeRows(free_rows, max_searches, augmentations);
+    return AugmentFreeRows<false>(free_rows, max_searches, augmentations);
   }
 
   // The assignment and the duals of a solve that ended with `status`,
   // written to the state's arrays; returns the problem's status:
   // kLapOverflow instead of kLapOptimal when a dual, or the total cost of
   // integer costs, does not fit T.  The assignment is -1 throughout unless
-  // the status is kLapOptimal.  A square problem's duals may be shifted
-  // (u - s, v + s) without changing any reduced cost: for integer costs s
-  // is chosen, when one exists, so that every dual fits T.
+  // the status is kLapOptimal (-1 also marks a row or column left
+  // unassigned).  A square problem's duals may be shifted (u - s, v + s)
+  // without changing any reduced cost: for integer costs s is chosen, when
+  // one exists, so that every dual fits T.  With unassigned costs there is
+  // no shift (u <= r and v <= c fix the duals' level), a row at its exit
+  // has u_i = r_i, and the total counts the unassigned rows' and columns'
+  // prices.
   int Write(int status, int* col_for_row, int* row_for_col, T* u, T* v) const {
     std::vector<W> row_dual(n_);
     W total = W(0);
     for (int i = 0; i < n_; ++i) {
       row_dual[i] = x_[i] >= 0 ? Cost(i, x_[i]) - v_[x_[i]] : W(0);
       if (x_[i] >= 0) total += Cost(i, x_[i]);
+      if (x_[i] == kExit) {
+        row_dual[i] = static_cast<W>(r_[i]);
+        total += row_dual[i];
+      }
     }
-    const W shift = n_ == m_ ? FittingShift(row_dual) : W(0);
+    for (int j = 0; Exits() && j < m_; ++j)
+      if (y_[j] < 0) total += static_cast<W>(c_[j]);
+    const W shift = n_ == m_ && !Exits() ? FittingShift(row_dual) : W(0);
     bool fits = true;
     for (int i = 0; i < n_; ++i) fits &= Store(row_dual[i] - shift, u + i);
     for (int j = 0; j < m_; ++j) fits &= Store(v_[j] + shift, v + j);
     if (!std::is_floating_point<T>::value) {
-      // |total| < n 2^31: no int64 overflow.
+      // |total| < (n + m) 2^31: no int64 overflow.
       fits &= static_cast<W>(std::numeric_limits<T>::min()) <= total &&
               total <= static_cast<W>(std::numeric_limits<T>::max());
     }
     if (!fits && status == kLapOptimal) status = kLapOverflow;
     const bool optimal = status == kLapOptimal;
-    for (int i = 0; i < n_; ++i) col_for_row[i] = optimal ? x_[i] : -1;
+    for (int i = 0; i < n_; ++i)
+      col_for_row[i] = optimal && x_[i] >= 0 ? x_[i] : -1;
     for (int j = 0; j < m_; ++j) row_for_col[j] = optimal ? y_[j] : -1;
     return status;
   }
 
  private:
+  // x_[i] of a row at its exit (unassigned costs).
+  static constexpr int kExit = -2;
+  bool Exits() const { return r_ != nullptr; }
   const T* Row(int i) const { return C_ + static_cast<int64_t>(i) * m_; }
   W Cost(int i, int j) const {
     return static_cast<W>(C_[static_cast<int64_t>(i) * m_ + j]);
@@ -208,7 +251,8 @@ class LapJv {
 
   // Dijkstra from each free row in turn (Solve's second half): kLapOptimal,
   // kLapInfeasible, or kLapIterationLimit after `max_searches` (> 0)
-  // searches or on a cancellation.
+  // searches or on a cancellation.  kExits: with unassigned costs.
+  template <bool kExits>
   int AugmentFreeRows(const std::vector<int>& free_rows, int max_searches,
                       int* augmentations) {
     key_.resize(m_);
@@ -221,17 +265,21 @@ class LapJv {
           cancel_.requested())
         return kLapIterationLimit;
       ++*augmentations;
-      if (!Augment(f)) return kLapInfeasible;
+      if (!Augment<kExits>(f)) return kLapInfeasible;
     }
     return kLapOptimal;
   }
 
-  // No NaN and no -inf (+inf marks a forbidden pair).
+  // No NaN and no -inf (+inf marks a forbidden pair); unassigned costs
+  // finite.
   bool AllValid() const {
     if (!std::is_floating_point<T>::value) return true;
     const int64_t size = static_cast<int64_t>(n_) * m_;
     bool valid = true;
     for (int64_t k = 0; k < size; ++k) valid &= C_[k] > -Inf();  // NaN: false
+    auto finite = [](T x) { return std::isfinite(static_cast<double>(x)); };
+    for (int i = 0; Exits() && i < n_; ++i) valid &= finite(r_[i]);
+    for (int j = 0; Exits() && j < m_; ++j) valid &= finite(c_[j]);
     return valid;
   }
 
@@ -280,25 +328,33 @@ class LapJv {
   // With prices 0 (rectangular problems, +inf entries): each row, in turn,
   // takes its least-cost column when that column is still free.  The row is
   // then at its minimum, which is all Dijkstra's invariant asks of an
-  // assigned row; the prices stay 0.
+  // assigned row; the prices stay 0.  kExits (unassigned costs, prices c):
+  // the least reduced cost C[i, j] - c_j is compared with r_i: the row
+  // takes its column when that is free and no dearer than r_i, else leaves
+  // to its exit when r_i is no dearer than the column (u_i = r_i, below
+  // every reduced cost), else stays free.
+  template <bool kExits>
   void RowMinimaGreedy(std::vector<int>* free_rows) {
     for (int i = 0; i < n_; ++i) {
       // Among tied columns, the first in the cyclic order that starts at
       // column i, so that equal costs spread over the columns.
-      const int start = i % m_;
+      const int start = m_ > 0 ? i % m_ : 0;
       int best = -1;
       W least = Inf();
       for (int k = 0; k < m_; ++k) {
         const int j = start + k < m_ ? start + k : start + k - m_;
-        const W c = Cost(i, j);
+        const W c = kExits ? Cost(i, j) - v_[j] : Cost(i, j);
         if (c < least) {
           least = c;
           best = j;
         }
       }
-      if (best >= 0 && y_[best] < 0) {
+      const W exit_cost = kExits ? static_cast<W>(r_[i]) : Inf();
+      if (best >= 0 && y_[best] < 0 && (!kExits || least <= exit_cost)) {
         x_[i] = best;
         y_[best] = i;
+      } else if (kExits && exit_cost <= least) {
+        x_[i] = kExit;
       } else {
         free_rows->push_back(i);
       }
@@ -407,7 +463,11 @@ class LapJv {
 
   // Dijkstra from free row f over the columns; augments along the shortest
   // path to a free column and updates the prices of the columns scanned.
-  // false when every column is at infinite distance.
+  // false when every column is at infinite distance.  kExits (unassigned
+  // costs): row i scanned at `least` through its column (h = u_i - least)
+  // also reaches its exit, at r_i - h; the nearest such exit (the root's at
+  // r_f) ends the search instead when it is no farther than the next
+  // distance, and the path's last row leaves to its exit (never false).
   //
   // The unscanned columns at the least distance are kept in a list, so that
   // columns tied at one distance are found by one pass (JV's "todo" list).
@@ -418,6 +478,7 @@ class LapJv {
   // pass that found ties the search is skipped until a pass finds a single
   // least column again: on costs with many ties (integers in [0, n]) it
   // rarely pays.
+  template <bool kExits>
   bool Augment(int f) {
     list_.clear();
     // Every column a path can reach has its key lowered from +inf by this
@@ -429,10 +490,14 @@ class LapJv {
     int end = -1;
     W least = W(0);
     bool track = true;
+    // The nearest exit and its row (kExits).
+    W nearest_exit = kExits ? static_cast<W>(r_[f]) : Inf();
+    int exit_row = f;
     while (end < 0) {
       if (scanned == list_.size()) {
         if (next.value != next.second) {
           // The last pass found the least distance held by one column.
+          if (kExits && nearest_exit <= next.value) break;
           if (!(next.value < Inf())) return false;
           least = next.value;
           Join(next.at, least);
@@ -442,7 +507,9 @@ class LapJv {
           }
         } else {
           // A pass over the keys for the least distance and its columns.
-          least = LeastKey().value;
+          const W key = LeastKey().value;
+          if (kExits && nearest_exit <= key) break;
+          least = key;
           if (!(least < Inf())) return false;
           const size_t before = list_.size();
           end = JoinLeast(least);
@@ -454,6 +521,10 @@ class LapJv {
       const int i = y_[j1];
       const T* row = Row(i);
       const W h = static_cast<W>(row[j1]) - v_[j1] - least;
+      if (kExits && static_cast<W>(r_[i]) - h < nearest_exit) {
+        nearest_exit = static_cast<W>(r_[i]) - h;
+        exit_row = i;
+      }
       // Only the pass that empties the list needs the least outside it;
       // after any other `next` reads as tied, which asks for a full pass.
       const bool last = track && scanned == list_.size();
@@ -465,15 +536,25 @@ class LapJv {
       // The least outside the list, now that columns left it.
       if (end < 0 && last) next = LeastKey();
     }
-    // The columns scanned; those joined after are at `least`.
+    // The columns scanned; those joined after are at the path's length.
+    const W length = end >= 0 ? least : nearest_exit;
     for (size_t k = 0; k < scanned; ++k)
-      v_[list_[k]] += dist_[list_[k]] - least;
+      v_[list_[k]] += dist_[list_[k]] - length;
+    if (end < 0) {
+      // Row exit_row leaves its column (if any) to its exit.
+      end = x_[exit_row];
+      x_[exit_row] = kExit;
+      if (exit_row == f) return true;
+    }
     FlipAugmentingPath(end, f, pred_.data(), x_.data(), y_.data(), [](int) {});
     return true;
   }
 
   int n_, m_;
   const T* C_;
+  // Unassigned costs (both null without them).
+  const T* r_;
+  const T* c_;
   std::vector<int> x_, y_;
   std::vector<W> v_;
   // The search's state by column: key (Relax), the distance at which a
@@ -484,6 +565,16 @@ class LapJv {
   CancelToken cancel_;
 };
 
+// A JV solve's info: its status, its searches (`augmentations`) and the
+// rows it assigned, the other slots 0.
+inline void LapJvInfo(int status, int augmentations, int assigned, int* info) {
+  for (int k = 0; k < kLapInfoLen; ++k) info[k] = 0;
+  info[kStatus] = status;
+  info[kIters] = augmentations;
+  info[kNAugPhases] = augmentations;
+  info[kNAssigned] = assigned;
+}
+
 // Solves one problem (n <= m) into its state arrays: the assignment, the
 // duals and info's status and iteration count (augmenting searches, at most
 // `max_searches` when > 0).  With `x0` and `v0` it starts from them
@@ -493,17 +584,32 @@ void lap_jv_solve(const T* C, int n, int m, int max_searches, int* info,
                   int* col_for_row, int* row_for_col, T* u, T* v,
                   CancelToken cancel = {}, const int* x0 = nullptr,
                   const T* v0 = nullptr) {
-  for (int k = 0; k < kLapInfoLen; ++k) info[k] = 0;
   LapJv<T> jv(n, m, C, cancel);
   int augmentations = 0;
   int status = x0 != nullptr
                    ? jv.SolveFrom(v0, x0, max_searches, &augmentations)
                    : jv.Solve(max_searches, &augmentations);
   status = jv.Write(status, col_for_row, row_for_col, u, v);
-  info[kStatus] = status;
-  info[kIters] = augmentations;
-  info[kNAugPhases] = augmentations;
-  info[kNAssigned] = status == kLapOptimal ? n : 0;
+  LapJvInfo(status, augmentations, status == kLapOptimal ? n : 0, info);
+}
+
+// Solves one problem with unassigned costs (any n, m): row_cost [n] and
+// col_cost [m] are the prices of leaving a row or a column unassigned
+// (LapJv); the results as lap_jv_solve's, with -1 for a row or a column
+// left unassigned, u_i = row_cost[i] on such a row and v_j = col_cost[j]
+// on such a column.  info's kNAssigned counts the rows assigned to columns.
+template <class T>
+void lap_jv_solve_unassigned(const T* C, const T* row_cost, const T* col_cost,
+                             int n, int m, int max_searches, int* info,
+                             int* col_for_row, int* row_for_col, T* u, T* v,
+                             CancelToken cancel = {}) {
+  LapJv<T> jv(n, m, C, cancel, row_cost, col_cost);
+  int augmentations = 0;
+  int status = jv.Solve(max_searches, &augmentations);
+  status = jv.Write(status, col_for_row, row_for_col, u, v);
+  int assigned = 0;
+  for (int i = 0; i < n; ++i) assigned += col_for_row[i] >= 0;
+  LapJvInfo(status, augmentations, assigned, info);
 }
 
 }  // namespace jaxmatch
