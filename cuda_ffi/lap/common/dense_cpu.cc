@@ -9,6 +9,8 @@
 //   jaxmatch_lap_solve_warm_cpu  the whole solve from an earlier assignment
 //                                and prices
 //   jaxmatch_lap_init_warm_cpu   initialisation from them
+//   jaxmatch_lap_solve_unassigned_cpu  JV's whole solve with a price for
+//                                each row and column left unassigned
 //
 // and the host entry of the eager NumPy drop-in (jaxmatch_lap_solve_host).
 // The sparse target is in lap/sparse/sparse_cpu.cc.
@@ -131,6 +133,37 @@ ffi::Error LapStepCpu(ffi::AnyBuffer C, ffi::RemainingArgs args,
   return RunSerial(C, s, out, /*init=*/false, iterations);
 }
 
+// Unassigned costs (operands in dense_ffi.h): JV's whole solve, any n and
+// m (lap/jv/jv_cpu.cc).
+ffi::Error LapSolveUnassignedCpu(ffi::AnyBuffer C, ffi::AnyBuffer row_cost,
+                                 ffi::AnyBuffer col_cost,
+                                 ffi::Result<ffi::AnyBuffer> col_for_row,
+                                 ffi::Result<ffi::AnyBuffer> row_for_col,
+                                 ffi::Result<ffi::AnyBuffer> u,
+                                 ffi::Result<ffi::AnyBuffer> v,
+                                 ffi::Result<ffi::AnyBuffer> info,
+                                 int32_t max_iterations) {
+  LapUnassignedShape s;
+  JM_RETURN_IF_ERROR(CheckLapUnassigned(C, row_cost, col_cost, *col_for_row,
+                                        *row_for_col, *u, *v, *info,
+                                        max_iterations, &s));
+  LapUnassignedBatch b;
+  b.dtype = C.element_type();
+  b.batch = s.batch;
+  b.n = s.n;
+  b.m = s.m;
+  b.max_searches = max_iterations;
+  b.C = C.untyped_data();
+  b.row_cost = row_cost.untyped_data();
+  b.col_cost = col_cost.untyped_data();
+  b.col_for_row = static_cast<int*>(col_for_row->untyped_data());
+  b.row_for_col = static_cast<int*>(row_for_col->untyped_data());
+  b.u = u->untyped_data();
+  b.v = v->untyped_data();
+  b.info = static_cast<int*>(info->untyped_data());
+  return RunJvUnassignedCpu(b);
+}
+
 }  // namespace
 }  // namespace jaxmatch
 
@@ -146,6 +179,9 @@ JM_EXPORT_HANDLER(jaxmatch_lap_solve_warm_cpu, jaxmatch::LapSolveWarmCpu,
                   jaxmatch::BindLapWarm(ffi::Ffi::Bind()));
 JM_EXPORT_HANDLER(jaxmatch_lap_init_warm_cpu, jaxmatch::LapInitWarmCpu,
                   jaxmatch::BindLapWarm(ffi::Ffi::Bind()));
+JM_EXPORT_HANDLER(jaxmatch_lap_solve_unassigned_cpu,
+                  jaxmatch::LapSolveUnassignedCpu,
+                  jaxmatch::BindLapUnassigned(ffi::Ffi::Bind()));
 
 // ---------------------------------------------------------------- host entry
 // One problem solved on the calling thread, without XLA: the eager NumPy

@@ -4,8 +4,12 @@
 //
 //   init, solve:  C -> state                      attr variant
 //   step:         (C, state) -> state             attrs variant, iterations
+//   unassigned:   (C, row_cost, col_cost) -> (col_for_row, row_for_col, u,
+//                 v, info)                        attr max_iterations
+//                 (CheckLapUnassigned)
 //
-// C is [..., n, m] (float32, float64 or int32) with n <= m; `state` is the
+// C is [..., n, m] (float32, float64 or int32) with n <= m (any n and m
+// for unassigned costs); `state` is the
 // seven buffers of lap/common/lap_state.h, in the order col_for_row,
 // row_for_col, u, v, info, work, twork, each [..., len] with C's leading
 // dimensions.  A step aliases its state operands to its results.
@@ -220,6 +224,79 @@ inline ffi::Error CheckSolveStart(const ffi::AnyBuffer& C, int32_t variant,
   JM_RETURN_IF_ERROR(GetLapShape(C, variant, s));
   JM_RETURN_IF_ERROR(SetMaxIterations(max_iterations, s));
   return CheckLapResults(*s, C.element_type(), rets, out);
+}
+
+// Unassigned costs (jaxmatch_lap_solve_unassigned):
+//   (C [..., n, m], row_cost [..., n], col_cost [..., m]) ->
+//   (col_for_row int32 [..., n], row_for_col int32 [..., m], u [..., n],
+//    v [..., m], info int32 [..., kLapInfoLen])   attr max_iterations
+// C float32, float64 or int32 of any n and m; the prices and the duals in
+// C's dtype.  max_iterations: JV's searches (0: no limit).
+struct LapUnassignedShape {
+  int64_t batch = 0;
+  int n = 0, m = 0;
+};
+
+// Handler signature: (C, row_cost, col_cost, col_for_row, row_for_col, u,
+// v, info, max_iterations), the results as ffi::Result<ffi::AnyBuffer>.
+template <class Binding>
+auto BindLapUnassigned(Binding b) {
+  return std::move(b)
+      .template Arg<ffi::AnyBuffer>()
+      .template Arg<ffi::AnyBuffer>()
+      .template Arg<ffi::AnyBuffer>()
+      .template Ret<ffi::AnyBuffer>()
+      .template Ret<ffi::AnyBuffer>()
+      .template Ret<ffi::AnyBuffer>()
+      .template Ret<ffi::AnyBuffer>()
+      .template Ret<ffi::AnyBuffer>()
+      .template Attr<int32_t>("max_iterations");
+}
+
+// An unassigned-cost operand of the cost dtype `cost`, [..., len].
+inline ffi::Error CheckLapPrices(const ffi::AnyBuffer& buf, const char* name,
+                                 ffi::DataType cost, int64_t batch,
+                                 int64_t len) {
+  if (buf.element_type() != cost)
+    return InvalidArgument(std::string(name) +
+                           " must have the cost matrix's dtype");
+  return CheckTrailingBuffer(buf, name, cost, batch,
+                             static_cast<std::size_t>(len));
+}
+
+// Checks the operands, results and attribute of an unassigned-cost call.
+inline ffi::Error CheckLapUnassigned(
+    const ffi::AnyBuffer& C, const ffi::AnyBuffer& row_cost,
+    const ffi::AnyBuffer& col_cost, const ffi::AnyBuffer& col_for_row,
+    const ffi::AnyBuffer& row_for_col, const ffi::AnyBuffer& u,
+    const ffi::AnyBuffer& v, const ffi::AnyBuffer& info, int32_t max_iterations,
+    LapUnassignedShape* out) {
+  const ffi::DataType cost = C.element_type();
+  JM_RETURN_IF_ERROR(CheckCostDtype(cost));
+  auto dims = C.dimensions();
+  if (dims.size() < 2)
+    return InvalidArgument("cost matrix must have rank >= 2 (got rank " +
+                           std::to_string(dims.size()) + ")");
+  const int64_t n = dims[dims.size() - 2], m = dims[dims.size() - 1];
+  JM_RETURN_IF_ERROR(CheckIndexBound(n > m ? n : m, "matrix"));
+  if (max_iterations < 0)
+    return InvalidArgument("max_iterations must be >= 0 (0: no limit)");
+  const int64_t batch = BatchSize(dims, 2);
+  const ffi::DataType S32 = ffi::DataType::S32;
+  JM_RETURN_IF_ERROR(CheckLapPrices(row_cost, "row_cost", cost, batch, n));
+  JM_RETURN_IF_ERROR(CheckLapPrices(col_cost, "col_cost", cost, batch, m));
+  JM_RETURN_IF_ERROR(
+      CheckTrailingBuffer(col_for_row, "col_for_row", S32, batch, n));
+  JM_RETURN_IF_ERROR(
+      CheckTrailingBuffer(row_for_col, "row_for_col", S32, batch, m));
+  JM_RETURN_IF_ERROR(CheckTrailingBuffer(u, "u", cost, batch, n));
+  JM_RETURN_IF_ERROR(CheckTrailingBuffer(v, "v", cost, batch, m));
+  JM_RETURN_IF_ERROR(
+      CheckTrailingBuffer(info, "info", S32, batch, kLapInfoLen));
+  out->batch = batch;
+  out->n = static_cast<int>(n);
+  out->m = static_cast<int>(m);
+  return ffi::Error::Success();
 }
 
 template <class Binding>
