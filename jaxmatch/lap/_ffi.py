@@ -277,3 +277,57 @@ def solve_fused(
         )
         return solution(state)
     return solution(lap_solve(Ck, variant=variant, max_iterations=max_iterations))
+
+
+def lap_solve_unassigned(
+    C: jax.Array, row_cost: jax.Array, col_cost: jax.Array, *, max_iterations: int = 0
+) -> Solution:
+    """The CPU's JV with a price for leaving each row and column unassigned.
+
+    Minimises the matched costs plus ``row_cost[i]`` for every row left
+    unassigned plus ``col_cost[j]`` for every column left unassigned, in one
+    call (the CPU only; any ``n`` and ``m``, tall ones too).
+
+    Args:
+      C: ``[..., n, m]`` costs (float32, float64 or int32); ``+inf`` forbids
+        a pair.
+      row_cost: ``[..., n]``, C's dtype: the price of leaving each row
+        unassigned (finite). Fewer leading dimensions than C's are
+        broadcast to C's.
+      col_cost: ``[..., m]``, C's dtype: the price of leaving each column
+        unassigned (finite); broadcast as ``row_cost``.
+      max_iterations: the limit on JV's shortest-path searches (0: none).
+
+    Returns:
+      A :class:`Solution`: ``col_for_row`` int32 ``[..., n]`` and
+      ``row_for_col`` int32 ``[..., m]`` (-1: unassigned; all -1 unless the
+      status is optimal), ``u`` ``[..., n]`` and ``v`` ``[..., m]`` in C's
+      dtype (``u_i + v_j <= C_ij``, ``u <= row_cost``, ``v <= col_cost``,
+      tight on the matched pairs, ``u_i = row_cost[i]`` on an unassigned
+      row, ``v_j = col_cost[j]`` on an unassigned column), and ``info``
+      int32 ``[..., LAP_INFO_LEN]`` (:func:`info_field`: ``STATUS`` is
+      OPTIMAL, INVALID_ENTRIES for NaN or -inf in C or a non-finite price,
+      ITERATION_LIMIT, or OVERFLOW for int32 costs whose total or duals do
+      not fit int32; ``ITERS`` counts the searches).
+    """
+    checked()
+    n, m = C.shape[-2:]
+    info_len = _ffi.constant("LAP_INFO_LEN")
+
+    def shapes(lead: tuple[int, ...]) -> Solution:
+        return Solution(
+            col_for_row=batched_shape(lead, n),
+            row_for_col=batched_shape(lead, m),
+            u=batched_shape(lead, n, C.dtype),
+            v=batched_shape(lead, m, C.dtype),
+            info=batched_shape(lead, info_len),
+        )
+
+    out = batched_ffi_call(
+        "jaxmatch_lap_solve_unassigned",
+        shapes,
+        [C, row_cost, col_cost],
+        [2, 1, 1],
+        dict(max_iterations=np.int32(max_iterations)),
+    )
+    return Solution(*out)
