@@ -162,12 +162,16 @@ def finished_result(
     )
 
 
-def cost_tangent(C, dC, res: LAPResult) -> LAPResult:
+def cost_tangent(C, dC, res: LAPResult, dextra: jax.Array | None = None) -> LAPResult:
     """The tangent of a solve: ``cost`` moves with ``dC`` on the assignment
-    (the envelope theorem); nothing else moves."""
+    (the envelope theorem), plus ``dextra`` (``[...]``: the tangent of the
+    objective's other terms, such as the prices of unassigned rows and
+    columns); nothing else moves."""
     m = C.shape[-1]
     assign = (res.col_for_row[..., None] == jnp.arange(m)) & (res.col_for_row[..., None] >= 0)
     dcost = jnp.sum(jnp.where(assign, dC, jnp.zeros((), dC.dtype)), axis=(-2, -1))
+    if dextra is not None:
+        dcost = dcost + dextra
     dcost = jnp.where(res.feasible, dcost, jnp.zeros((), dcost.dtype))
 
     def no_tangent(x):

@@ -21,7 +21,7 @@ import numpy as np
 from .. import _ffi, _limits
 from .._interrupt import wait_ready
 from .._static import static_int, static_str
-from . import _dense, _plan
+from . import _dense, _plan, unassigned
 from . import _ffi as lap_ffi
 from ._costs import canonical_costs, maximize_flag
 from ._plan import LAPTuning
@@ -29,6 +29,7 @@ from .jv import tied_rows
 from .sparse import SparseCosts, solve_sparse_costs
 from .split import row_split_axis, solve_lap_split
 from .types import LAPResult
+from .unassigned import unassigned_prices
 
 Method = Literal["auto", "tree", "classical", "jv"]
 _METHODS = ("auto", "tree", "classical", "jv")
@@ -167,6 +168,7 @@ def solve_lap(
     max_iterations: int | None = None,
     init: LAPResult | None = None,
     tuning: LAPTuning | None = None,
+    unassigned_cost: Any = None,
 ) -> LAPResult:
     """Solves the linear assignment problem min (or max) sum_i C[i, x(i)].
 
@@ -203,6 +205,20 @@ def solve_lap(
         no solve reaches. A way to bound the time of a solve under ``jit``.
       tuning: static. The planner's tuning values (:class:`LAPTuning`;
         default: its defaults).
+      unassigned_cost: None, or the price of leaving a row or a column
+        unassigned: a scalar (every row and column alike; MATLAB's
+        ``matchpairs(C, costUnmatched)``), or a pair ``(row_costs, col_costs)``
+        broadcastable to ``[..., n]`` and ``[..., m]`` (traced under ``jit``,
+        batched under ``vmap``). The solve then minimizes the assigned costs
+        plus the prices of the rows and columns left unassigned, over every
+        partial assignment (maximizing: the same total, maximized, so the
+        prices are rewards for staying unassigned); ``col_for_row`` and
+        ``row_for_col`` hold -1 for those, ``cost`` is the whole objective,
+        and the duals certify it (:func:`jaxmatch.verify_lap` with the same
+        ``unassigned_cost``). Integer costs take integer prices. Prices must
+        be finite (NaN or an infinite price: ``INVALID_ENTRIES``). Solved by
+        JV's kernels (``method`` ``"auto"`` or ``"jv"``, no ``init``); dense
+        costs only (``docs/lap.md``, "Leaving rows and columns unassigned").
       init: a warm start: the :class:`LAPResult` of an earlier solve of a
         problem of the same shape and ``maximize`` (its arrays may be
         traced, and batched like ``C``). JV (``"jv"``, and ``"auto"`` where
@@ -244,20 +260,31 @@ def solve_lap(
         costs without x64 (concrete NumPy int64, uint32 and uint64 costs are
         solved in int32 when every value fits, else ``OverflowError``);
         ``method`` or ``execution`` not a Python string (e.g. traced by
-        ``jax.jit`` without ``static_argnames``); a non-boolean ``maximize``.
+        ``jax.jit`` without ``static_argnames``); a non-boolean ``maximize``;
+        ``unassigned_cost`` not real, or floating point for integer costs.
       ValueError: rank below 2, an unknown ``method``/``execution``, a
         ``maximize`` array that does not broadcast to the batch shape,
         ``max_iterations`` below 1, an ``init`` whose shapes do not match
         ``C``; a :class:`SparseCosts` with ``execution``, ``max_iterations``
         or ``init``; at trace time, a side of ``2**30`` or more (a
         :class:`SparseCosts`: ``max(shape) + 1`` or its capacity), beyond
-        the kernels' int32 indices (``jaxmatch/_limits.py``).
+        the kernels' int32 indices (``jaxmatch/_limits.py``); an
+        ``unassigned_cost`` that is neither a scalar nor a pair, or whose
+        prices do not broadcast to ``[..., n]`` and ``[..., m]``, with a
+        ``method`` other than ``"auto"``/``"jv"``, ``execution="stepped"``
+        or an ``init``.
+      NotImplementedError: ``unassigned_cost`` with a :class:`SparseCosts`.
       OverflowError: concrete NumPy int64, uint32 or uint64 costs outside
-        the int32 range without x64 (never wrapped).
+        the int32 range without x64 (never wrapped); concrete integer
+        ``unassigned_cost`` outside int32 for integer costs.
       MemoryError: called eagerly, the costs, the kernels' outputs and
         their workspaces do not fit the memory of a device the solve runs
         on (checked before any kernel runs; skipped under ``jax.jit``).
     """
+    if unassigned_cost is not None:
+        return _solve_unassigned(
+            C, unassigned_cost, maximize, method, execution, max_iterations, init, tuning
+        )
     if isinstance(C, SparseCosts):
         return _solve_sparse(C, maximize, method, execution, max_iterations, init, tuning)
     _check_execution(execution)
@@ -267,11 +294,7 @@ def solve_lap(
         _check_dense_memory(C, method)  # before canonical_costs casts or copies C
     C = canonical_costs(C)
     tuning = _check_tuning(tuning)
-    limit = 0
-    if max_iterations is not None:
-        limit = static_int(max_iterations, "max_iterations")
-        if not 1 <= limit < 2**31:
-            raise ValueError(f"max_iterations must be in [1, 2**31), got {limit}")
+    limit = _iteration_limit(max_iterations)
     flag = maximize_flag(maximize, tuple(C.shape[:-2]))
     warm = _warm_start_arrays(init, C)
     eager = not any(isinstance(x, jax.core.Tracer) for x in jax.tree.leaves((C, flag, warm)))
@@ -295,6 +318,49 @@ def solve_lap(
         solve = _dense.solve_static if isinstance(flag, bool) else _dense.solve_traced
     res = solve(C, warm, flag, method, execution, limit, tuning)
     return wait_ready(res) if eager else res
+
+
+def _iteration_limit(max_iterations: int | None) -> int:
+    """``max_iterations`` as the kernels' limit (0: none)."""
+    if max_iterations is None:
+        return 0
+    limit = static_int(max_iterations, "max_iterations")
+    if not 1 <= limit < 2**31:
+        raise ValueError(f"max_iterations must be in [1, 2**31), got {limit}")
+    return limit
+
+
+def _solve_unassigned(
+    C, unassigned_cost, maximize, method, execution, max_iterations, init, tuning
+):
+    """:func:`solve_lap` with ``unassigned_cost`` (:mod:`.unassigned`)."""
+    if isinstance(C, SparseCosts):
+        raise NotImplementedError(
+            "unassigned_cost takes dense costs; for a SparseCosts, solve the dense matrix "
+            "(+inf for the absent pairs)"
+        )
+    _check_execution(execution)
+    _check_method(method, execution)
+    if method not in ("auto", "jv") or execution == "stepped":
+        raise ValueError(
+            f"unassigned_cost is solved by JV's kernels: method 'auto' or 'jv' and execution "
+            f"'auto' or 'fused'; got method {method!r}, execution {execution!r}"
+        )
+    if init is not None:
+        raise ValueError("unassigned_cost takes no init (warm start)")
+    _check_tuning(tuning)
+    _limits.check_dense_side(np.shape(C))
+    if hasattr(C, "dtype") and np.ndim(C) >= 2 and not isinstance(C, jax.core.Tracer):
+        _check_dense_memory(C, "jv")
+    C = canonical_costs(C)
+    limit = _iteration_limit(max_iterations)
+    r, c = unassigned_prices(unassigned_cost, C)
+    flag = maximize_flag(maximize, tuple(C.shape[:-2]))
+    traced = not isinstance(flag, bool)
+    if any(isinstance(x, jax.core.Tracer) for x in jax.tree.leaves((C, r, c, flag))):
+        solve = unassigned.solve_traced if traced else unassigned.solve_static
+        return solve(C, r, c, flag, limit)
+    return wait_ready(unassigned.EAGER[traced](C, r, c, flag, limit))
 
 
 def _warm_start_arrays(init, C: jax.Array):
@@ -322,7 +388,11 @@ def _warm_start_arrays(init, C: jax.Array):
 
 
 def hungarian(
-    C: jax.Array, *, maximize: bool | jax.Array = False, method: Method = "auto"
+    C: jax.Array,
+    *,
+    maximize: bool | jax.Array = False,
+    method: Method = "auto",
+    unassigned_cost: Any = None,
 ) -> jax.Array:
     """The optimal assignment of a (batch of) cost matrix(es).
 
@@ -335,10 +405,14 @@ def hungarian(
       maximize: maximize the total instead; a bool, traced or not (see
         :func:`solve_lap`).
       method: static. ``"auto"``, ``"tree"``, ``"classical"`` or ``"jv"``.
+      unassigned_cost: None, or the price of leaving a row or a column
+        unassigned (see :func:`solve_lap`).
 
     Returns:
       int32 ``[..., n]``: the column assigned to each row, ``-1`` for rows
-      left unassigned when ``n > m`` (and for every row of an infeasible
-      problem; use :func:`solve_lap` to tell).
+      left unassigned (when ``n > m``, or at their price with
+      ``unassigned_cost``; and for every row of an infeasible problem: use
+      :func:`solve_lap` to tell).
     """
-    return solve_lap(C, maximize=maximize, method=method).col_for_row
+    res = solve_lap(C, maximize=maximize, method=method, unassigned_cost=unassigned_cost)
+    return res.col_for_row

@@ -33,11 +33,14 @@ class LAPResult(NamedTuple):
 
     Attributes:
       col_for_row: int32 ``[..., n]``. The column assigned to each row; ``-1``
-        for rows left unassigned (when ``n > m``), and everywhere when the
-        problem is not feasible.
+        for rows left unassigned (when ``n > m``, or at their price with
+        ``unassigned_cost``), and everywhere when the problem is not
+        feasible.
       row_for_col: int32 ``[..., m]``. The row assigned to each column; ``-1``
         for unassigned columns.
-      cost: ``[...]``, the cost dtype. Total cost of the assignment (exact for
+      cost: ``[...]``, the cost dtype. Total cost of the assignment, with
+        ``unassigned_cost`` the prices of the unassigned rows and columns
+        included (exact for
         int32, where an overflowing sum makes the result infeasible). ``nan``
         (floats) or ``0`` (int32) when not feasible. Differentiable: its
         gradient with respect to ``C`` is the assignment matrix.

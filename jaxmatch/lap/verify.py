@@ -118,7 +118,77 @@ def _verify_one(C, cfr, rfc, u, v, maximize, tol, dtype, why="") -> LAPCertifica
     return cert
 
 
-def verify_lap(C, result: LAPResult, *, maximize: bool = False, tol: float | None = None):
+def _partial_assignment_problem(cfr: np.ndarray, rfc: np.ndarray, Cs: np.ndarray) -> str:
+    """Empty string when ``cfr``/``rfc`` are a valid partial assignment of
+    ``Cs`` (any number of pairs, as ``unassigned_cost`` allows), else the
+    first problem."""
+    n, m = Cs.shape
+    if np.any((cfr < -1) | (cfr >= m)) or np.any((rfc < -1) | (rfc >= n)):
+        return "an assignment index is out of range"
+    cfr, rfc = cfr.astype(np.int64), rfc.astype(np.int64)
+    rows = np.flatnonzero(cfr >= 0)
+    cols = cfr[rows]
+    if np.unique(cols).size != cols.size:
+        return "a column is assigned to two rows"
+    if np.any(rfc[cols] != rows) or np.count_nonzero(rfc >= 0) != rows.size:
+        return "col_for_row and row_for_col disagree"
+    if not np.all(np.isfinite(Cs[rows, cols])):
+        return "the assignment uses a forbidden (or NaN) entry"
+    return ""
+
+
+def _verify_one_unassigned(C, r, c, cfr, rfc, u, v, maximize, tol, dtype, why=""):
+    """One problem with prices ``r`` ``[n]``, ``c`` ``[m]`` for unassigned
+    rows and columns: the LP dual of :mod:`jaxmatch.lap.unassigned`."""
+    sign = -1.0 if maximize else 1.0
+    Cs = sign * C.astype(np.float64)
+    rs, cs = sign * r.astype(np.float64), sign * c.astype(np.float64)
+    if cfr is None or rfc is None:
+        return invalid(why)
+    reason = _partial_assignment_problem(cfr, rfc, Cs)
+    if reason:
+        return invalid(reason)
+    cfr, rfc = cfr.astype(np.int64), rfc.astype(np.int64)
+    rows = np.flatnonzero(cfr >= 0)
+    cols = cfr[rows]
+    free_rows, free_cols = cfr < 0, rfc < 0
+    primal = float(Cs[rows, cols].sum() + rs[free_rows].sum() + cs[free_cols].sum())
+    if u is None or v is None:
+        return LAPCertificate(True, False, False, sign * primal, _NAN, _NAN, _NAN, False, why)
+    us, vs = sign * u.astype(np.float64), sign * v.astype(np.float64)
+    if not (np.all(np.isfinite(us)) and np.all(np.isfinite(vs))):
+        reason = "a dual is NaN or infinite"
+        return LAPCertificate(True, False, False, sign * primal, _NAN, _NAN, _NAN, False, reason)
+    if tol is None:
+        tol = _default_tol(np.concatenate([C.ravel(), r, c]).astype(np.float64), dtype, u, v)
+    with np.errstate(invalid="ignore"):
+        reduced = Cs - us[:, None] - vs[None, :]
+    reduced = np.where(np.isposinf(Cs), np.inf, reduced)
+    reduced = np.where(np.isnan(reduced), -np.inf, reduced)
+    slack = [reduced.ravel(), rs - us, cs - vs]  # every dual constraint, >= 0
+    viol_dual = max(0.0, -min((float(x.min()) for x in slack if x.size), default=0.0))
+    tight = [reduced[rows, cols], (rs - us)[free_rows], (cs - vs)[free_cols]]
+    viol_cs = max((float(np.abs(x).max()) for x in tight if x.size), default=0.0)
+    cert = certificate(
+        primal, float(us.sum() + vs.sum()), viol_dual, viol_cs, tol, sign, C.shape[0] + C.shape[1]
+    )
+    if np.any(np.isnan(Cs) | np.isneginf(Cs)):
+        return cert._replace(
+            optimal=False, reason=f"C has NaN or {'+' if maximize else '-'}inf entries"
+        )
+    if not (np.all(np.isfinite(rs)) and np.all(np.isfinite(cs))):
+        return cert._replace(optimal=False, reason="unassigned_cost is NaN or infinite")
+    return cert
+
+
+def verify_lap(
+    C,
+    result: LAPResult,
+    *,
+    maximize: bool = False,
+    tol: float | None = None,
+    unassigned_cost: Any = None,
+):
     """Certifies a LAP solution by LP duality, independently of the solver.
 
     Checks that the assignment is valid (each row of the smaller side assigned
@@ -155,6 +225,14 @@ def verify_lap(C, result: LAPResult, *, maximize: bool = False, tol: float | Non
       tol: absolute tolerance; default 0 for integer costs, else
         ``64 * eps * max(1, |C|, |u|, |v|)`` with the ``eps`` of the dtype
         the solve ran in (float32 for float16 and bfloat16 costs).
+      unassigned_cost: the prices of unassigned rows and columns the
+        result was solved with (:func:`jaxmatch.solve_lap`: a scalar or a
+        pair ``(row_costs, col_costs)`` broadcastable to ``[..., n]`` and
+        ``[..., m]``; dense ``C`` only). The assignment may then be partial,
+        and the checks are those of that problem's LP dual: ``u[i] + v[j]
+        <= C[i, j]``, ``u[i] <= row_costs[i]``, ``v[j] <= col_costs[j]``,
+        with equality on assigned pairs, unassigned rows and unassigned
+        columns; ``primal_cost`` counts the prices of the unassigned.
 
     Returns:
       A :class:`LAPCertificate` for a single matrix, or a list of them (in
@@ -169,6 +247,8 @@ def verify_lap(C, result: LAPResult, *, maximize: bool = False, tol: float | Non
     if missing:
         raise TypeError(f"verify_lap: result has no {', '.join(missing)}")
     if _is_sparse(C):
+        if unassigned_cost is not None:
+            raise ValueError("verify_lap: unassigned_cost takes dense costs")
         return verify_sparse(C, result, maximize=maximize, tol=tol)
     C = np.asarray(C)
     if C.ndim < 2:
@@ -177,6 +257,7 @@ def verify_lap(C, result: LAPResult, *, maximize: bool = False, tol: float | Non
         raise ValueError(f"verify_lap: C must be real, got dtype {C.dtype}")
     dtype = C.dtype
     batch, (n, m) = C.shape[:-2], C.shape[-2:]
+    prices = None if unassigned_cost is None else _prices_of(unassigned_cost, batch, n, m)
     cfr, why_cfr = _field(result, "col_for_row", (*batch, n), "iu")
     rfc, why_rfc = _field(result, "row_for_col", (*batch, m), "iu")
     u, why_u = _field(result, "u", (*batch, n), "biuf")
@@ -190,20 +271,51 @@ def verify_lap(C, result: LAPResult, *, maximize: bool = False, tol: float | Non
     # checks see the resulting inf/nan, so NumPy need not warn.
     with np.errstate(over="ignore", invalid="ignore"):
         if C.ndim == 2:
-            return _verify_one(C, cfr, rfc, u, v, maximize, tol, dtype, why)
-        return _verify_batch(C, cfr, rfc, u, v, maximize, tol, dtype, why)
+            return _verify_member(C, prices, cfr, rfc, u, v, maximize, tol, dtype, why)
+        return _verify_batch(C, prices, cfr, rfc, u, v, maximize, tol, dtype, why)
 
 
-def _verify_batch(C, cfr, rfc, u, v, maximize, tol, dtype, why) -> list[LAPCertificate]:
+def _prices_of(unassigned_cost: Any, batch, n: int, m: int) -> tuple[np.ndarray, np.ndarray]:
+    """``unassigned_cost`` as the row prices ``[..., n]`` and the column
+    prices ``[..., m]`` (NumPy)."""
+    if isinstance(unassigned_cost, (tuple, list)):
+        if len(unassigned_cost) != 2:
+            raise ValueError("verify_lap: unassigned_cost must be a scalar or a pair")
+        rows, cols = (np.asarray(x) for x in unassigned_cost)
+    else:
+        rows = cols = np.asarray(unassigned_cost)
+        if rows.ndim:
+            raise ValueError("verify_lap: unassigned_cost must be a scalar or a pair")
+    for x in (rows, cols):
+        if x.size and x.dtype.kind not in "biuf":
+            raise ValueError(f"verify_lap: unassigned_cost must be real, got dtype {x.dtype}")
+    try:
+        return np.broadcast_to(rows, (*batch, n)), np.broadcast_to(cols, (*batch, m))
+    except ValueError as err:
+        raise ValueError(f"verify_lap: unassigned_cost does not fit C: {err}") from None
+
+
+def _verify_member(C, prices, cfr, rfc, u, v, maximize, tol, dtype, why) -> LAPCertificate:
+    if prices is None:
+        return _verify_one(C, cfr, rfc, u, v, maximize, tol, dtype, why)
+    r, c = prices
+    return _verify_one_unassigned(C, r, c, cfr, rfc, u, v, maximize, tol, dtype, why)
+
+
+def _verify_batch(C, prices, cfr, rfc, u, v, maximize, tol, dtype, why) -> list[LAPCertificate]:
     n, m = C.shape[-2:]
     B = int(np.prod(C.shape[:-2]))
 
     def member(a, size, b):
         return None if a is None else a.reshape(B, size)[b]
 
+    def prices_of(b):
+        return None if prices is None else (member(prices[0], n, b), member(prices[1], m, b))
+
     return [
-        _verify_one(
+        _verify_member(
             C.reshape(B, n, m)[b],
+            prices_of(b),
             member(cfr, n, b),
             member(rfc, m, b),
             member(u, n, b),
