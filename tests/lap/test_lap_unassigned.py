@@ -276,3 +276,27 @@ def test_certificate_rejects_what_the_oracle_rejects():
     assert not jaxmatch.verify_lap(C, res, unassigned_cost=5.0).optimal
     assert not jaxmatch.verify_lap(C, res, unassigned_cost=np.nan).optimal
     assert not jaxmatch.verify_lap(C, res).optimal  # a partial assignment: not a plain LAP
+
+
+def test_jax_export_round_trip(device):
+    """A serialized program with ``unassigned_cost`` runs as the original
+    (the prices are operands: traced)."""
+    rng = np.random.default_rng(5)
+    C = rng.random((3, 5, 4)).astype(np.float32)
+    r, c = rng.random((3, 5)).astype(np.float32), rng.random(4).astype(np.float32)
+
+    def solve(C, r, c):
+        return jaxmatch.solve_lap(C, unassigned_cost=(r, c))
+
+    exported = jax.export.export(
+        jax.jit(solve),
+        platforms=[device.platform],
+        disabled_checks=jaxmatch.export_disabled_checks(),
+    )(C, r, c)
+    again = jax.export.deserialize(exported.serialize())
+    res, want = again.call(C, r, c), solve(C, r, c)
+    for got, expected in zip(res, want, strict=True):
+        np.testing.assert_array_equal(got, expected)
+    for b in range(3):
+        one = jax.tree.map(lambda x, b=b: x[b], res)
+        assert jaxmatch.verify_lap(C[b], one, unassigned_cost=(r[b], c)).optimal
