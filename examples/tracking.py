@@ -7,39 +7,44 @@ probability ``--p-detect`` (position plus Gaussian noise) and reports
 
 Each frame the tracker predicts every track one step ahead (an alpha-beta
 filter on position and velocity) and assigns detections to tracks by solving
-one rectangular LAP. Gating is a ``+inf`` cost: a detection farther than
-``--gate`` from a track's prediction can never be assigned to it. A plain
-``tracks x detections`` problem does not express "no detection for this
-track": ``solve_lap`` assigns every row of the smaller side, so one track
-with nothing inside its gate makes the whole frame infeasible (status
-INFEASIBLE, nothing assigned), and a feasible frame would still force every
-track onto some detection. So each track also gets its own "missed" column,
-cost ``--gate`` (``+inf`` in the other tracks' missed columns): the
-``T x (D + T)`` problem is always feasible, an optimal assignment never uses
-a ``+inf`` pair, and a track takes a detection only where that lowers the
-total below the cost of missing. Detections left without a track start new
-tracks (birth); a track missed ``--max-misses`` frames in a row is dropped
-(death); a track is reported once it has two hits. The matrices are padded
-to multiples of 16 (padded rows take their own missed column at cost 0,
-padded columns are all ``+inf``) so that ``jax.jit`` compiles a handful of
-shapes, not one per frame.
+one ``tracks x detections`` problem with ``unassigned_cost``: a track may
+stay unassigned (a miss) at the price ``--gate``, a detection at price 0.
+Gating is a ``+inf`` cost: a detection farther than ``--gate`` from a track's
+prediction can never be assigned to it. The solve minimizes the assigned
+distances plus ``--gate`` per missed track, so a track takes a detection only
+where that is no dearer than missing, and a frame in which some track has
+nothing inside its gate is solved like any other (without the prices,
+``solve_lap`` must assign every row of the smaller side, and such a frame is
+infeasible: the output counts those frames). Detections left unassigned
+start new tracks (birth); a track missed ``--max-misses`` frames in a row is
+dropped (death); a track is reported once it has two hits. The matrices are
+padded to multiples of 16 (padded rows and columns: every pair forbidden,
+price 0, so they stay unassigned at no cost) so that ``jax.jit`` compiles a
+handful of shapes, not one per frame. Every solve is certified by
+``jaxmatch.verify_lap`` with the same ``unassigned_cost``.
 
 A second variant maximizes a similarity ``exp(-d^2 / (2 sigma^2))``
-(``sigma = gate / 2``) with ``-inf`` outside the gate and ``maximize=True``.
+(``sigma = gate / 2``, ``-inf`` outside the gate) with ``maximize=True``; a
+missed track then earns the similarity at the gate's distance, a detection 0.
 Both are scored against the ground truth with CLEAR-MOT style counts (misses,
 false positives, identity switches, MOTA) and per-object continuity (the
 share of an object's detected frames covered by its main track).
 
 Finally ``--sequences`` scenes are linked detection-to-detection (frame t-1
-to frame t, with "unlinked" columns as above) for all frames of all scenes at
-once: the padded costs are stacked into ``[sequences, frames - 1, D, 2D]`` and
-solved by one ``jax.jit(jax.vmap(solve_lap))`` call, checked against scipy's
-``linear_sum_assignment`` on the unpadded matrices.
+to frame t; a detection of frame t-1 stays unlinked at price ``--gate``, one
+of frame t at 0) for all frames of all scenes at once: the padded costs
+``[sequences, frames - 1, D, D]`` and their row prices ``[sequences,
+frames - 1, D]`` go to one ``jax.jit(jax.vmap(...))`` call, the column price
+0 broadcast. Each result is certified by ``verify_lap`` and its cost checked
+against scipy's ``linear_sum_assignment`` on the unpadded problem in its
+square form (scipy has no prices for unassigned rows or columns: each row
+and each column of ``C`` gets a private partner at its price, and those
+partners pair off at 0).
 
-Each frame starts from scratch: ``solve_lap``'s warm start (``init=`` an
-earlier result) needs the same columns from one solve to the next, and here
-the detections are new, unordered points every frame. It pays where the
-same rows and columns recur with costs that drift (see ``docs/lap.md``).
+Each frame starts from scratch: the detections are new, unordered points
+every frame, so there is no earlier solution to warm-start from (and
+``unassigned_cost`` takes no ``init=``). Warm starts pay where the same rows
+and columns recur with costs that drift (see ``docs/lap.md``).
 
 Run: ``python examples/tracking.py [--objects 12 --frames 60 --sequences 8]``.
 Exits non-zero if a check fails.
@@ -99,15 +104,26 @@ def padded(k: int) -> int:
     return max(PAD, -(-k // PAD) * PAD)
 
 
-def gated_costs(pred, dets, gate, n_rows, n_dets, similarity):
-    """The padded ``[n_rows, n_dets + n_rows]`` problem of one frame.
+def frame_problem(pred, dets, gate, n_rows, n_cols, similarity):
+    """The padded problem of one frame: costs and unassigned prices.
 
-    Columns ``[0, len(dets))`` are detections, ``n_dets + i`` is row i's
-    "missed" column. Distance costs (minimize) or Gaussian similarities
-    (maximize); forbidden pairs are +inf (-inf when maximizing).
+    Args:
+      pred: float ``[T, 2]``, the tracks' predicted positions (the rows).
+      dets: float ``[D, 2]``, the detections (the columns).
+      gate: the gating distance.
+      n_rows, n_cols: the padded shape (``>= T``, ``>= D``).
+      similarity: Gaussian similarities to maximize, else distances to
+        minimize.
+
+    Returns:
+      ``(C, row_price, col_price)``: float32 ``[n_rows, n_cols]`` costs
+      (forbidden pairs ``+inf``, ``-inf`` when maximizing; padded rows and
+      columns all forbidden), float32 ``[n_rows]`` the price of a missed
+      track (0 on padded rows) and float32 ``[n_cols]`` zeros (a detection
+      left unassigned costs nothing).
     """
     forbid = -np.inf if similarity else np.inf
-    C = np.full((n_rows, n_dets + n_rows), forbid, np.float32)
+    C = np.full((n_rows, n_cols), forbid, np.float32)
     d = np.linalg.norm(pred[:, None, :] - dets[None, :, :], axis=-1)
     if similarity:
         sigma = gate / 2
@@ -115,9 +131,22 @@ def gated_costs(pred, dets, gate, n_rows, n_dets, similarity):
     else:
         score, miss = d, gate
     C[: len(pred), : len(dets)] = np.where(d <= gate, score, forbid)
-    diag = np.arange(n_rows)
-    C[diag, n_dets + diag] = np.where(diag < len(pred), miss, 0.0)
-    return C
+    row_price = np.where(np.arange(n_rows) < len(pred), miss, 0.0).astype(np.float32)
+    return C, row_price, np.zeros(n_cols, np.float32)
+
+
+def square_oracle(C: np.ndarray, row_price: np.ndarray, col_price: np.ndarray) -> np.ndarray:
+    """The ``(n + m) x (m + n)`` square matrix whose plain assignment problem
+    is ``C`` ``[n, m]`` with unassigned prices: row i may take its private
+    column ``m + i`` at ``row_price[i]``, column j its private row ``n + j``
+    at ``col_price[j]``, and the private rows and columns pair off at 0."""
+    n, m = C.shape
+    S = np.full((n + m, m + n), np.inf)
+    S[:n, :m] = C
+    S[np.arange(n), m + np.arange(n)] = row_price
+    S[n + np.arange(m), np.arange(m)] = col_price
+    S[n:, m:] = 0.0
+    return S
 
 
 @dataclass
@@ -130,8 +159,9 @@ class Tracks:
 
 
 def plain_is_infeasible(C: np.ndarray) -> bool:
-    """Whether the gated ``tracks x detections`` block alone has no complete
-    assignment (of every track, or of every detection if they are fewer)."""
+    """Whether the gated ``tracks x detections`` costs alone, without
+    unassigned prices, have no complete assignment (of every track, or of
+    every detection if they are fewer)."""
     try:
         jaxmatch.linear_sum_assignment(C)  # eager; raises on an infeasible pattern
     except ValueError:
@@ -142,20 +172,23 @@ def plain_is_infeasible(C: np.ndarray) -> bool:
 def track(scene: Scene, args, solve, similarity: bool) -> tuple[list, int, int]:
     """Runs the tracker; returns per frame the reported ``(track id,
     detection index)`` pairs, the number of tracks started (clutter
-    included) and of frames whose plain gated problem is infeasible."""
+    included) and of frames whose gated problem without unassigned prices
+    is infeasible."""
     tr, next_id, reports, n_infeasible = Tracks(), 0, [], 0
     for dets in scene.detections:
         pred = tr.pos + tr.vel
         n_rows, n_dets = padded(len(pred)), padded(len(dets))
-        C = gated_costs(pred, dets, args.gate, n_rows, n_dets, similarity)
+        C, row_price, col_price = frame_problem(pred, dets, args.gate, n_rows, n_dets, similarity)
         n_infeasible += plain_is_infeasible(np.abs(C[: len(pred), : len(dets)]))
-        res = solve(C, maximize=similarity)
-        if not bool(res.feasible) or not jaxmatch.verify_lap(C, res, maximize=similarity).optimal:
+        prices = (row_price, col_price)
+        res = solve(C, maximize=similarity, unassigned_cost=prices)
+        cert = jaxmatch.verify_lap(C, res, maximize=similarity, unassigned_cost=prices)
+        if not bool(res.feasible) or not cert.optimal:
             raise SystemExit(f"FAIL: frame solve not certified optimal ({res.status_name})")
         col = np.asarray(res.col_for_row)[: len(pred)]
-        if not np.isfinite(C[np.arange(len(pred)), col]).all():
+        hit = col >= 0
+        if not np.isfinite(C[np.flatnonzero(hit), col[hit]]).all():
             raise SystemExit("FAIL: a gated (infinite-cost) pair was assigned")
-        hit = col < len(dets)
         z = dets[col[hit]]
         fresh = tr.hits[hit] == 1  # second hit: velocity from two positions
         r = z - pred[hit]
@@ -169,7 +202,7 @@ def track(scene: Scene, args, solve, similarity: bool) -> tuple[list, int, int]:
         shown = hit & (tr.hits >= MIN_HITS)
         reports.append(list(zip(tr.ids[shown], col[shown])))
         keep = tr.misses < args.max_misses
-        born = np.setdiff1d(np.arange(len(dets)), col[hit])
+        born = np.flatnonzero(np.asarray(res.row_for_col)[: len(dets)] < 0)
         tr = Tracks(
             pos=np.concatenate([tr.pos[keep], dets[born]]),
             vel=np.concatenate([tr.vel[keep], np.zeros((born.size, 2))]),
@@ -219,50 +252,54 @@ def score(scene: Scene, reports) -> dict:
 
 def batched_linking(scenes: list[Scene], gate: float) -> None:
     """Links detections of consecutive frames, all frames of all scenes in
-    one vmapped solve; checks against scipy on the unpadded problems."""
+    one vmapped solve; certifies every result and checks its cost against
+    scipy on the unpadded problem's square form."""
     frames = len(scenes[0].detections)
     n_dets = padded(max(len(d) for s in scenes for d in s.detections))
-    C = np.stack(
+    problems = [
         [
-            np.stack(
-                [
-                    gated_costs(s.detections[t - 1], s.detections[t], gate, n_dets, n_dets, False)
-                    for t in range(1, frames)
-                ]
-            )
-            for s in scenes
+            frame_problem(s.detections[t - 1], s.detections[t], gate, n_dets, n_dets, False)
+            for t in range(1, frames)
         ]
-    )
-    solve = jax.jit(jax.vmap(jaxmatch.solve_lap))  # vmap over scenes; frames are a batch dim
-    jax.block_until_ready(solve(C))
+        for s in scenes
+    ]
+    C = np.stack([np.stack([p[0] for p in row]) for row in problems])  # [S, F - 1, D, D]
+    row_price = np.stack([np.stack([p[1] for p in row]) for row in problems])  # [S, F - 1, D]
+
+    def link(C, row_price):  # one scene: the frames are a batch dimension
+        return jaxmatch.solve_lap(C, unassigned_cost=(row_price, 0.0))
+
+    solve = jax.jit(jax.vmap(link))  # vmap over scenes
+    jax.block_until_ready(solve(C, row_price))
     t0 = time.perf_counter()
-    res = jax.block_until_ready(solve(C))
+    res = jax.block_until_ready(solve(C, row_price))
     dt = time.perf_counter() - t0
+    certs = jaxmatch.verify_lap(C, res, unassigned_cost=(row_price, 0.0))
+    if not np.asarray(res.feasible).all() or not all(c.optimal for c in certs):
+        raise SystemExit("FAIL: a batched linking solve is not certified optimal")
     cost, col_for_row = np.asarray(res.cost), np.asarray(res.col_for_row)
-    if not np.asarray(res.feasible).all():
-        raise SystemExit("FAIL: a batched linking problem is not feasible")
     true_links = found = correct = 0
     for b, s in enumerate(scenes):
         for t in range(1, frames):
             prev, cur = s.detections[t - 1], s.detections[t]
-            # The unpadded problem: D_prev x (D_cur + D_prev).
-            small = gated_costs(prev, cur, gate, len(prev), len(cur), False)
-            rows, cols = scipy.optimize.linear_sum_assignment(small)
-            ref = small[rows, cols].sum()
+            small, r, c = frame_problem(prev, cur, gate, len(prev), len(cur), False)
+            oracle = square_oracle(small, r, c)
+            rows, cols = scipy.optimize.linear_sum_assignment(oracle)
+            ref = oracle[rows, cols].sum()
             if abs(cost[b, t - 1] - ref) > 1e-4 * max(1.0, abs(ref)):
                 raise SystemExit(f"FAIL: scene {b} frame {t}: cost {cost[b, t - 1]} != {ref}")
             la, lb = s.labels[t - 1], s.labels[t]
             true_links += np.intersect1d(la[la >= 0], lb[lb >= 0]).size
             col = col_for_row[b, t - 1, : len(prev)]
-            linked = col < len(cur)
+            linked = col >= 0
             found += linked.sum()
             correct += ((la[linked] >= 0) & (la[linked] == lb[col[linked]])).sum()
     precision, recall = correct / found, correct / true_links
     print(
         f"batched linking: {C.shape[0]} scenes x {C.shape[1]} frame pairs = "
         f"{C.shape[0] * C.shape[1]} problems of {C.shape[2]}x{C.shape[3]} in one call, "
-        f"{dt * 1e3:.2f} ms; costs equal scipy's on the unpadded matrices; "
-        f"link precision {precision:.3f}, recall {recall:.3f}"
+        f"{dt * 1e3:.2f} ms; all certified, costs equal scipy's on the unpadded problems' "
+        f"square form; link precision {precision:.3f}, recall {recall:.3f}"
     )
     if recall < 0.85 or precision < 0.85:
         raise SystemExit("FAIL: batched linking precision or recall below 0.85")
@@ -302,7 +339,7 @@ def main() -> None:
             f"GT {m['gt']} (detected {m['detected']}), "
             f"FN {m['fn']}, FP {m['fp']}, IDSW {m['idsw']}, MOTA {m['mota']:.3f} "
             f"(detector bound {m['detected'] / m['gt']:.3f}), continuity {m['continuity']:.3f}; "
-            f"without the missed columns {n_infeasible} frames would be infeasible"
+            f"without unassigned prices {n_infeasible} frames would be infeasible"
         )
         if m["mota"] < args.min_mota or m["continuity"] < args.min_continuity:
             print(f"FAIL: {name}: MOTA or continuity below the thresholds")
