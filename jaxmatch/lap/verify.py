@@ -45,89 +45,20 @@ def _field(result, name: str, shape: tuple[int, ...], kinds: str):
     return a, ""
 
 
-def _assignment_problem(cfr: np.ndarray, rfc: np.ndarray, Cs: np.ndarray) -> str:
+def _assignment_problem(cfr: np.ndarray, rfc: np.ndarray, Cs: np.ndarray, full: bool) -> str:
     """Empty string when ``cfr``/``rfc`` (right shapes, integer dtypes) are a
-    valid assignment of ``Cs`` (minimization form), else the first problem."""
+    valid assignment of ``Cs`` (minimization form): of ``min(n, m)`` pairs
+    when ``full``, else of any number (``unassigned_cost``); else the first
+    problem."""
     n, m = Cs.shape
     # Compare in the arrays' own dtypes: a cast of uint64 to int64 could wrap.
     if np.any((cfr < -1) | (cfr >= m)) or np.any((rfc < -1) | (rfc >= n)):
         return "an assignment index is out of range"
     cfr, rfc = cfr.astype(np.int64), rfc.astype(np.int64)
-    k = min(n, m)
-    assigned_rows = np.flatnonzero(cfr >= 0)
-    cols = cfr[assigned_rows]
-    if assigned_rows.size != k:
-        return f"{assigned_rows.size} rows are assigned, expected {k}"
-    if np.unique(cols).size != k:
-        return "a column is assigned to two rows"
-    if np.any(rfc[cols] != assigned_rows) or np.count_nonzero(rfc >= 0) != k:
-        return "col_for_row and row_for_col disagree"
-    if not np.all(np.isfinite(Cs[assigned_rows, cols])):
-        return "the assignment uses a forbidden (or NaN) entry"
-    return ""
-
-
-def _verify_one(C, cfr, rfc, u, v, maximize, tol, dtype, why="") -> LAPCertificate:
-    """One problem. ``cfr``/``rfc`` (or ``u``/``v``) are None, with ``why``
-    saying so, when they do not fit ``C``."""
-    n, m = C.shape
-    sign = -1.0 if maximize else 1.0
-    Cs = sign * C.astype(np.float64)  # minimisation form; forbidden = +inf
-    if cfr is None or rfc is None:
-        return invalid(why)
-    reason = _assignment_problem(cfr, rfc, Cs)
-    if reason:
-        return invalid(reason)
-    cfr, rfc = cfr.astype(np.int64), rfc.astype(np.int64)
-    assigned_rows = np.flatnonzero(cfr >= 0)
-    cols = cfr[assigned_rows]
-    k = assigned_rows.size
-    primal = float(Cs[assigned_rows, cols].sum())
-    if u is None or v is None:
-        return LAPCertificate(True, False, False, sign * primal, _NAN, _NAN, _NAN, False, why)
-
-    us, vs = sign * u.astype(np.float64), sign * v.astype(np.float64)
-    if not (np.all(np.isfinite(us)) and np.all(np.isfinite(vs))):
-        reason = "a dual is NaN or infinite"
-        return LAPCertificate(True, False, False, sign * primal, _NAN, _NAN, _NAN, False, reason)
-    if tol is None:
-        tol = _default_tol(C.astype(np.float64), dtype, u, v)
-
-    with np.errstate(invalid="ignore"):
-        reduced = Cs - us[:, None] - vs[None, :]
-    reduced = np.where(np.isposinf(Cs), np.inf, reduced)
-    # NaN or -inf costs (+inf when maximizing) make every dual infeasible:
-    # the solver reports such a matrix as INVALID_ENTRIES.
-    invalid_entries = bool(np.any(np.isnan(Cs) | np.isneginf(Cs)))
-    reduced = np.where(np.isnan(reduced), -np.inf, reduced)
-    viol_dual = max(0.0, -float(reduced.min())) if reduced.size else 0.0
-    viol_cs = float(np.abs(reduced[assigned_rows, cols]).max()) if k else 0.0
-    # Rectangular LP: the duals of the larger side are <= 0, and 0 where
-    # that vertex is unassigned.
-    if n < m:
-        free = rfc < 0
-        viol_cs = max(viol_cs, float(np.abs(vs[free]).max()) if free.any() else 0.0)
-        viol_dual = max(viol_dual, float(vs.max()) if m else 0.0)
-    elif n > m:
-        free = cfr < 0
-        viol_cs = max(viol_cs, float(np.abs(us[free]).max()) if free.any() else 0.0)
-        viol_dual = max(viol_dual, float(us.max()) if n else 0.0)
-    cert = certificate(primal, float(us.sum() + vs.sum()), viol_dual, viol_cs, tol, sign, n + m)
-    if invalid_entries:
-        return cert._replace(reason=f"C has NaN or {'+' if maximize else '-'}inf entries")
-    return cert
-
-
-def _partial_assignment_problem(cfr: np.ndarray, rfc: np.ndarray, Cs: np.ndarray) -> str:
-    """Empty string when ``cfr``/``rfc`` are a valid partial assignment of
-    ``Cs`` (any number of pairs, as ``unassigned_cost`` allows), else the
-    first problem."""
-    n, m = Cs.shape
-    if np.any((cfr < -1) | (cfr >= m)) or np.any((rfc < -1) | (rfc >= n)):
-        return "an assignment index is out of range"
-    cfr, rfc = cfr.astype(np.int64), rfc.astype(np.int64)
     rows = np.flatnonzero(cfr >= 0)
     cols = cfr[rows]
+    if full and rows.size != min(n, m):
+        return f"{rows.size} rows are assigned, expected {min(n, m)}"
     if np.unique(cols).size != cols.size:
         return "a column is assigned to two rows"
     if np.any(rfc[cols] != rows) or np.count_nonzero(rfc >= 0) != rows.size:
@@ -137,15 +68,23 @@ def _partial_assignment_problem(cfr: np.ndarray, rfc: np.ndarray, Cs: np.ndarray
     return ""
 
 
-def _verify_one_unassigned(C, r, c, cfr, rfc, u, v, maximize, tol, dtype, why=""):
-    """One problem with prices ``r`` ``[n]``, ``c`` ``[m]`` for unassigned
-    rows and columns: the LP dual of :mod:`jaxmatch.lap.unassigned`."""
+def _verify_one(C, cfr, rfc, u, v, maximize, tol, dtype, why="", prices=None) -> LAPCertificate:
+    """One problem. ``cfr``/``rfc`` (or ``u``/``v``) are None, with ``why``
+    saying so, when they do not fit ``C``. ``prices``: the prices ``[n]``,
+    ``[m]`` of unassigned rows and columns (``unassigned_cost``), or None
+    for the plain LAP, whose LP dual is that problem's with the larger side
+    priced 0 and the smaller side not allowed to stay unassigned (+inf)."""
+    n, m = C.shape
     sign = -1.0 if maximize else 1.0
-    Cs = sign * C.astype(np.float64)
-    rs, cs = sign * r.astype(np.float64), sign * c.astype(np.float64)
+    Cs = sign * C.astype(np.float64)  # minimisation form; forbidden = +inf
+    if prices is None:
+        rs = np.full(n, np.inf if n <= m else 0.0)
+        cs = np.full(m, np.inf if m <= n else 0.0)
+    else:
+        rs, cs = (sign * x.astype(np.float64) for x in prices)
     if cfr is None or rfc is None:
         return invalid(why)
-    reason = _partial_assignment_problem(cfr, rfc, Cs)
+    reason = _assignment_problem(cfr, rfc, Cs, full=prices is None)
     if reason:
         return invalid(reason)
     cfr, rfc = cfr.astype(np.int64), rfc.astype(np.int64)
@@ -155,28 +94,34 @@ def _verify_one_unassigned(C, r, c, cfr, rfc, u, v, maximize, tol, dtype, why=""
     primal = float(Cs[rows, cols].sum() + rs[free_rows].sum() + cs[free_cols].sum())
     if u is None or v is None:
         return LAPCertificate(True, False, False, sign * primal, _NAN, _NAN, _NAN, False, why)
+
     us, vs = sign * u.astype(np.float64), sign * v.astype(np.float64)
     if not (np.all(np.isfinite(us)) and np.all(np.isfinite(vs))):
         reason = "a dual is NaN or infinite"
         return LAPCertificate(True, False, False, sign * primal, _NAN, _NAN, _NAN, False, reason)
     if tol is None:
-        tol = _default_tol(np.concatenate([C.ravel(), r, c]).astype(np.float64), dtype, u, v)
+        values = C if prices is None else np.concatenate([C.ravel(), *prices])
+        tol = _default_tol(values.astype(np.float64), dtype, u, v)
+
     with np.errstate(invalid="ignore"):
         reduced = Cs - us[:, None] - vs[None, :]
     reduced = np.where(np.isposinf(Cs), np.inf, reduced)
+    # NaN or -inf costs (+inf when maximizing) make every dual infeasible:
+    # the solver reports such a matrix as INVALID_ENTRIES.
+    invalid_entries = bool(np.any(np.isnan(Cs) | np.isneginf(Cs)))
     reduced = np.where(np.isnan(reduced), -np.inf, reduced)
-    slack = [reduced.ravel(), rs - us, cs - vs]  # every dual constraint, >= 0
+    # Every dual constraint's slack (>= 0): the pairs, and each row's and
+    # column's price of staying unassigned; tight on the assigned pairs and
+    # the unassigned vertices.
+    slack = (reduced.ravel(), rs - us, cs - vs)
     viol_dual = max(0.0, -min((float(x.min()) for x in slack if x.size), default=0.0))
-    tight = [reduced[rows, cols], (rs - us)[free_rows], (cs - vs)[free_cols]]
+    tight = (reduced[rows, cols], (rs - us)[free_rows], (cs - vs)[free_cols])
     viol_cs = max((float(np.abs(x).max()) for x in tight if x.size), default=0.0)
-    cert = certificate(
-        primal, float(us.sum() + vs.sum()), viol_dual, viol_cs, tol, sign, C.shape[0] + C.shape[1]
-    )
-    if np.any(np.isnan(Cs) | np.isneginf(Cs)):
-        return cert._replace(
-            optimal=False, reason=f"C has NaN or {'+' if maximize else '-'}inf entries"
-        )
-    if not (np.all(np.isfinite(rs)) and np.all(np.isfinite(cs))):
+    cert = certificate(primal, float(us.sum() + vs.sum()), viol_dual, viol_cs, tol, sign, n + m)
+    if invalid_entries:
+        reason = f"C has NaN or {'+' if maximize else '-'}inf entries"
+        return cert._replace(optimal=False, reason=reason)
+    if prices is not None and not (np.all(np.isfinite(rs)) and np.all(np.isfinite(cs))):
         return cert._replace(optimal=False, reason="unassigned_cost is NaN or infinite")
     return cert
 
@@ -271,7 +216,7 @@ def verify_lap(
     # checks see the resulting inf/nan, so NumPy need not warn.
     with np.errstate(over="ignore", invalid="ignore"):
         if C.ndim == 2:
-            return _verify_member(C, prices, cfr, rfc, u, v, maximize, tol, dtype, why)
+            return _verify_one(C, cfr, rfc, u, v, maximize, tol, dtype, why, prices)
         return _verify_batch(C, prices, cfr, rfc, u, v, maximize, tol, dtype, why)
 
 
@@ -295,13 +240,6 @@ def _prices_of(unassigned_cost: Any, batch, n: int, m: int) -> tuple[np.ndarray,
         raise ValueError(f"verify_lap: unassigned_cost does not fit C: {err}") from None
 
 
-def _verify_member(C, prices, cfr, rfc, u, v, maximize, tol, dtype, why) -> LAPCertificate:
-    if prices is None:
-        return _verify_one(C, cfr, rfc, u, v, maximize, tol, dtype, why)
-    r, c = prices
-    return _verify_one_unassigned(C, r, c, cfr, rfc, u, v, maximize, tol, dtype, why)
-
-
 def _verify_batch(C, prices, cfr, rfc, u, v, maximize, tol, dtype, why) -> list[LAPCertificate]:
     n, m = C.shape[-2:]
     B = int(np.prod(C.shape[:-2]))
@@ -313,9 +251,8 @@ def _verify_batch(C, prices, cfr, rfc, u, v, maximize, tol, dtype, why) -> list[
         return None if prices is None else (member(prices[0], n, b), member(prices[1], m, b))
 
     return [
-        _verify_member(
+        _verify_one(
             C.reshape(B, n, m)[b],
-            prices_of(b),
             member(cfr, n, b),
             member(rfc, m, b),
             member(u, n, b),
@@ -324,6 +261,7 @@ def _verify_batch(C, prices, cfr, rfc, u, v, maximize, tol, dtype, why) -> list[
             tol,
             dtype,
             why,
+            prices_of(b),
         )
         for b in range(B)
     ]
