@@ -95,3 +95,20 @@ def device_cases(*methods: str) -> list:
     cases: list = [("cpu", m) for m in methods]
     cases += [pytest.param("gpu", m, marks=pytest.mark.gpu) for m in methods]
     return cases
+
+
+def unassigned_optimum(C, r, c, maximize: bool = False) -> float:
+    """The optimum of the LAP with prices ``r`` ``[n]``, ``c`` ``[m]`` for
+    unassigned rows and columns (``solve_lap(unassigned_cost=(r, c))``), by
+    scipy on the padded square matrix ``[[C, diag(r)], [diag(c), 0]]`` with
+    ``+inf`` off the diagonals (row i's and column j's private exits)."""
+    sign = -1.0 if maximize else 1.0
+    Cs, rs, cs = (sign * np.asarray(x, np.float64) for x in (C, r, c))
+    n, m = Cs.shape
+    P = np.full((n + m, m + n), np.inf)
+    P[:n, :m] = Cs
+    P[np.arange(n), m + np.arange(n)] = rs
+    P[n + np.arange(m), np.arange(m)] = cs
+    P[n:, m:] = 0.0
+    rows, cols = scipy_lsa(P)
+    return sign * float(P[rows, cols].sum())
