@@ -25,11 +25,17 @@
 // thread-block clusters (sm_90), a cluster of blocks (JvCluster) shares a
 // problem: each step's row spreads over 16 SMs, and the reductions go
 // through the blocks' shared memory.
+//
+// kExits: lap/jv/jv_cpu.h's problem with unassigned costs (n <= m, warps and
+// blocks), row i's private exit of cost r_i priced 0 and the prices from c;
+// each scanned row offers its exit at its distance plus r_i - u_i, a scalar
+// the team holds.  Without kExits the code is the solver above, unchanged.
 #pragma once
 
 #include <climits>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "common/reduction_teams.cuh"
 #include "lap/common/lap_state.h"
@@ -45,18 +51,29 @@ struct JvState {
   int *pred, *y, *x, *rows;
 };
 
+// The prices of leaving a row or a column unassigned: r [n] and c [m]
+// (global memory), for TeamJv's kExits; without it TeamJv keeps JvNoExit.
+template <class T>
+struct JvExitCosts {
+  const T* row = nullptr;
+  const T* col = nullptr;
+};
+struct JvNoExit {};
+
 // One problem (n <= m, m <= 64 * Team::kSize) solved by the calling team
 // (JvWarp or JvBlock); every thread of the team calls every member
 // function.  `C` is the [n, m] cost matrix (global or shared memory).
 // kHeld > 0: a search holds each thread's columns in registers
 // (AugmentHeld; needs m <= kHeld * kSize and a team with LeastAfter), else in
-// memory (Augment).
-template <class T, class Team, int kHeld = 0>
+// memory (Augment).  kExits: the problem with unassigned costs
+// (SetExitCosts; Solve only, n <= m).
+template <class T, class Team, int kHeld = 0, bool kExits = false>
 class TeamJv {
  public:
   using W = LapJvWide<T>;
   using Key = jv_warp::Key<W>;
   static constexpr int kSize = Team::kSize;
+  static constexpr bool kExitCosts = kExits;
 
   __device__ TeamJv(int n, int m, const T* C, const JvState<W>& state)
       : n_(n),
@@ -70,14 +87,22 @@ class TeamJv {
         x_(state.x),
         rows_(state.rows) {}
 
+  // kExits: the prices of leaving a row or a column unassigned, before Solve.
+  __device__ void SetExitCosts(JvExitCosts<T> exits) {
+    static_assert(kExits, "a solve with unassigned costs");
+    exits_ = exits;
+  }
+
   // lap/jv/jv_cpu.h's LapJv::Solve; kLapInvalidEntries (the state cleared) when
-  // a cost is NaN or -inf.
+  // a cost is NaN or -inf, or (kExits) an unassigned cost is not finite.
   __device__ int Solve(int max_searches, int* augmentations) {
     Clear();
     const Entries entries = ScanEntries();
     if (!entries.valid) return kLapInvalidEntries;
     int free_count;
-    if (n_ == m_ && entries.finite) {
+    if constexpr (kExits) {
+      free_count = RowMinimaGreedy();
+    } else if (n_ == m_ && entries.finite) {
       free_count = ColumnReduction();
       if (free_count > 0) free_count = AugmentingRowReduction(free_count);
     } else {
@@ -90,6 +115,7 @@ class TeamJv {
   // assignment x0 [n] of an earlier solve (global memory).
   __device__ int SolveFrom(const T* v0, const int* x0, int max_searches,
                            int* augmentations) {
+    static_assert(!kExits, "warm starts take no unassigned costs");
     const Entries entries = ScanEntries();
     if (!entries.valid) {
       Clear();
@@ -113,6 +139,7 @@ class TeamJv {
   // n < m, the free columns' prices 0), the free rows augmented;
   // kLapInvalidEntries (the state cleared) when a cost is NaN or -inf.
   __device__ int SolveFromKept(int max_searches, int* augmentations) {
+    static_assert(!kExits, "warm starts take no unassigned costs");
     const Entries entries = ScanEntries();
     if (!entries.valid) {
       Clear();
@@ -125,7 +152,9 @@ class TeamJv {
   // memory) of a solve that ended with `status`; returns the problem's status:
   // kLapOverflow instead of kLapOptimal when a dual, or the total cost of
   // integer costs, does not fit T.  The assignment is -1 throughout unless
-  // the status is kLapOptimal.
+  // the status is kLapOptimal.  kExits: -1 also marks the unassigned, a row
+  // at its exit has u_i = r_i, no shift (u <= r, v <= c fix the duals), and
+  // the total counts the prices of the unassigned.
   __device__ int Write(int status, int* col_for_row, int* row_for_col, T* u,
                        T* v) const {
     W u_min = jv_warp::WideInf<W>(), u_max = -jv_warp::WideInf<W>();
@@ -140,7 +169,7 @@ class TeamJv {
       v_max = v_[j] > v_max ? v_[j] : v_max;
     }
     W shift = W(0);
-    if constexpr (!std::is_floating_point<T>::value) {
+    if constexpr (!std::is_floating_point<T>::value && !kExits) {
       if (n_ == m_) {
         u_min = team_.Min(u_min);
         v_min = team_.Min(v_min);
@@ -158,10 +187,15 @@ class TeamJv {
     for (int i = me_; i < n_; i += kSize) {
       fits &= Store(RowDual(i) - shift, u + i);
       if (x_[i] >= 0) total += Cost(i, x_[i]);
+      if constexpr (kExits) total += x_[i] == kExit ? ExitCost(i) : W(0);
     }
-    for (int j = me_; j < m_; j += kSize) fits &= Store(v_[j] + shift, v + j);
+    for (int j = me_; j < m_; j += kSize) {
+      fits &= Store(v_[j] + shift, v + j);
+      if constexpr (kExits)
+        total += y_[j] < 0 ? static_cast<W>(exits_.col[j]) : W(0);
+    }
     if constexpr (!std::is_floating_point<T>::value) {
-      // |total| < n 2^31: no int64 overflow.
+      // |total| < (n + m) 2^31: no int64 overflow.
       total = team_.Sum(total);
       fits &=
           static_cast<W>(INT_MIN) <= total && total <= static_cast<W>(INT_MAX);
@@ -173,11 +207,33 @@ class TeamJv {
     return status;
   }
 
+  // The rows assigned to columns, for info's kNAssigned.
+  __device__ int AssignedRows() const {
+    int count = 0;
+    for (int i = me_; i < n_; i += kSize) count += x_[i] >= 0;
+    return team_.Sum(count);
+  }
+
  private:
+  // x_[i] of a row at its exit (kExits) and of a row still free.
+  static constexpr int kExit = -1;
+  static constexpr int kFree = kExits ? -2 : -1;
+
+  // r_i, widened (kExits): from d_, where Clear copies r for the held
+  // search (its distances live in registers; d_ is in shared memory).
+  __device__ W ExitCost(int i) const {
+    if constexpr (kHeld > 0)
+      return d_[i];
+    else
+      return static_cast<W>(exits_.row[i]);
+  }
   __device__ W Cost(int i, int j) const {
     return static_cast<W>(C_[static_cast<size_t>(i) * m_ + j]);
   }
   __device__ W RowDual(int i) const {
+    if constexpr (kExits) {
+      if (x_[i] == kExit) return ExitCost(i);
+    }
     return x_[i] >= 0 ? Cost(i, x_[i]) - v_[x_[i]] : W(0);
   }
   __device__ static bool Store(W w, T* out) {
@@ -189,16 +245,25 @@ class TeamJv {
     return true;
   }
 
-  // The prices 0 and nothing assigned.
+  // The prices 0 (kExits: c; r in d_, ExitCost) and nothing assigned.
   __device__ void Clear() {
     for (int j = me_; j < m_; j += kSize) v_[j] = W(0), y_[j] = -1;
-    for (int i = me_; i < n_; i += kSize) x_[i] = -1;
+    for (int i = me_; i < n_; i += kSize) x_[i] = kFree;
+    if constexpr (kExits) {
+      for (int j = me_; j < m_; j += kSize)
+        v_[j] = static_cast<W>(exits_.col[j]);
+      if constexpr (kHeld > 0) {
+        for (int i = me_; i < n_; i += kSize)
+          d_[i] = static_cast<W>(exits_.row[i]);
+      }
+    }
     team_.sync();
   }
 
   // Whether the costs are valid (no NaN or -inf; +inf marks a forbidden
-  // pair) and finite, in one pass: four entries a thread per iteration,
-  // without an exit per entry, so that the loads overlap.
+  // pair; kExits: the unassigned costs finite) and finite, in one pass: four
+  // entries a thread per iteration, without an exit per entry, so that the
+  // loads overlap.
   struct Entries {
     bool valid, finite;
   };
@@ -219,18 +284,24 @@ class TeamJv {
         scan(a), scan(b), scan(c), scan(d);
       }
       for (; k < size; k += kSize) scan(C_[k]);
+      if constexpr (kExits) {
+        for (int i = me_; i < n_; i += kSize)
+          valid &= fabs(exits_.row[i]) < T(INFINITY);  // false for NaN
+        for (int j = me_; j < m_; j += kSize)
+          valid &= fabs(exits_.col[j]) < T(INFINITY);
+      }
       valid = team_.All(valid);
       return Entries{valid, valid && team_.All(finite)};
     }
   }
 
-  // Lists the free rows (x_ < 0) in rows_ in increasing order; returns
-  // their number.
+  // Lists the free rows (x_ == kFree) in rows_ in increasing order;
+  // returns their number.
   __device__ int ListFreeRows() {
     int free_count = 0;
     for (int base = 0; base < n_; base += kSize) {
       const int i = base + me_;
-      const bool is_free = i < n_ && x_[i] < 0;
+      const bool is_free = i < n_ && x_[i] <= kFree;
       int total;
       const int before = team_.Enumerate(is_free, &total);
       if (is_free) rows_[free_count + before] = i;
@@ -330,7 +401,9 @@ class TeamJv {
   // each warp finds its rows' least columns (x_), the least row per column
   // wins it (atomicMin on y_, INT_MAX for none), and the others are listed.
   // Rows in turn would cost a team-wide reduction and two syncs each, most
-  // of a block's solve of a 100 x 300 problem.
+  // of a block's solve of a 100 x 300 problem.  kExits, as on the CPU: a
+  // row whose least C[i, j] - c_j is above r_i leaves to its exit, and so
+  // does one that loses its column when r_i is no dearer.
   __device__ int RowMinimaGreedy() {
     static_assert(kSize % 32 == 0, "whole warps");
     const int lane = me_ & 31, warps = kSize / 32;
@@ -340,22 +413,33 @@ class TeamJv {
       Key best{jv_warp::WideInf<W>(), INT_MAX};
       for (int j = lane; j < m_; j += 32) {
         const int rank = j >= start ? j - start : j - start + m_;
-        const Key k{Cost(i, j), rank};
+        W c = Cost(i, j);
+        if constexpr (kExits) c -= v_[j];
+        const Key k{c, rank};
         if (k < best) best = k;
       }
       best = jv_warp::WarpArgMin(best);
       if (lane == 0) {
         const int j = best.index + start < m_ ? best.index + start
                                               : best.index + start - m_;
-        x_[i] = best.value < jv_warp::WideInf<W>() ? j : -1;
+        if constexpr (kExits)
+          x_[i] = best.value <= ExitCost(i) ? j : kExit;
+        else
+          x_[i] = best.value < jv_warp::WideInf<W>() ? j : -1;
       }
     }
     team_.sync();
     for (int i = me_; i < n_; i += kSize)
       if (x_[i] >= 0) atomicMin(&y_[x_[i]], i);
     team_.sync();
-    for (int i = me_; i < n_; i += kSize)
-      if (x_[i] >= 0 && y_[x_[i]] != i) x_[i] = -1;
+    for (int i = me_; i < n_; i += kSize) {
+      if (x_[i] >= 0 && y_[x_[i]] != i) {
+        if constexpr (kExits)
+          x_[i] = ExitCost(i) <= Cost(i, x_[i]) - v_[x_[i]] ? kExit : kFree;
+        else
+          x_[i] = -1;
+      }
+    }
     team_.sync();
     for (int j = me_; j < m_; j += kSize)
       if (y_[j] == INT_MAX) y_[j] = -1;
@@ -499,7 +583,8 @@ class TeamJv {
   // step starts on the next row's costs at once; only the predecessors (for
   // the path) go to memory.  The same arithmetic as Augment, so the same
   // distances; among columns at the last step's least distance the team
-  // may scan another first (Dijkstra's order holds either way).
+  // may scan another first (Dijkstra's order holds either way).  kExits: as
+  // Augment's.
   __device__ bool AugmentHeld(int f) {
     using Lead = jv_warp::Lead<W>;
     static_assert(kHeld <= 32, "the scanned columns are a 32-bit mask");
@@ -524,9 +609,18 @@ class TeamJv {
     }
     W least = -inf;
     int end;
+    ExitTrack exit{};
+    if constexpr (kExits) exit = {ExitCost(f), f};
     for (;;) {
       best = team_.LeastAfter(best, least);
       least = best.key.value;
+      if constexpr (kExits) {
+        if (!(least < exit.value)) {
+          least = exit.value;
+          end = -1;
+          break;
+        }
+      }
       if (!(least < inf)) return false;
       if (best.key.index < m_) {
         end = best.key.index;
@@ -535,6 +629,7 @@ class TeamJv {
       const unsigned j1 = static_cast<unsigned>(best.key.index - m_);
       const int i = best.row;
       const W h = best.tight - least;
+      if constexpr (kExits) OfferExit(i, h, &exit);
       if (j1 % kSize == static_cast<unsigned>(me_))
         scanned |= uint32_t{1} << (j1 / kSize);
       const T* row = C_ + static_cast<size_t>(i) * m_;
@@ -577,10 +672,33 @@ class TeamJv {
     }
     team_.sync();
     if (me_ == 0) {
-      FlipAugmentingPath(end, f, pred_, x_, y_, [](int) {});
+      if constexpr (kExits)
+        FlipPathOrExit(end, exit.index, f);
+      else
+        FlipAugmentingPath(end, f, pred_, x_, y_, [](int) {});
     }
     team_.sync();
     return true;
+  }
+
+  // A search's nearest exit (kExits): its distance (value) and row (index).
+  using ExitTrack = typename std::conditional<kExits, Key, JvNoExit>::type;
+
+  // Row i, scanned with h = u_i - (its distance), offers its exit at r_i - h.
+  __device__ void OfferExit(int i, W h, Key* exit) const {
+    const Key e{ExitCost(i) - h, i};
+    *exit = e.value < exit->value ? e : *exit;
+  }
+
+  // Thread 0 flips the path from the free row f (kExits): to the free column
+  // `end`, or, end < 0, to row exit_row's exit, its column passed down.
+  __device__ void FlipPathOrExit(int end, int exit_row, int f) {
+    if (end < 0) {
+      end = x_[exit_row];
+      x_[exit_row] = kExit;
+      if (exit_row == f) return;
+    }
+    FlipAugmentingPath(end, f, pred_, x_, y_, [](int) {});
   }
 
   // lap/jv/jv_cpu.h's Augment: Dijkstra from free row f, one column scanned per
@@ -588,7 +706,8 @@ class TeamJv {
   // path ends there), then the lowest index.  Each lane updates only its own
   // columns (the k-th at bit k of its masks; m <= 2048, so k < 64) and finds
   // its next candidate in the same pass, so a step is one pass over the
-  // lane's columns and one reduction.
+  // lane's columns and one reduction.  kExits: each scanned row offers its
+  // exit (OfferExit); the nearest ends the search unless a column is nearer.
   __device__ bool Augment(int f) {
     uint64_t scanned = 0, free_cols = 0;
     Key best{jv_warp::WideInf<W>(), INT_MAX};
@@ -603,9 +722,18 @@ class TeamJv {
     }
     W least;
     int end;
+    ExitTrack exit{};
+    if constexpr (kExits) exit = {ExitCost(f), f};
     for (;;) {
       best = team_.ArgMinFast(best);
       least = best.value;
+      if constexpr (kExits) {
+        if (!(least < exit.value)) {
+          least = exit.value;
+          end = -1;
+          break;
+        }
+      }
       if (!(least < jv_warp::WideInf<W>())) return false;
       if (best.index < m_) {
         end = best.index;
@@ -614,6 +742,7 @@ class TeamJv {
       const int j1 = best.index - m_;
       const int i = y_[j1];
       const W h = Cost(i, j1) - v_[j1] - least;
+      if constexpr (kExits) OfferExit(i, h, &exit);
       if (j1 % kSize == me_) scanned |= uint64_t{1} << (j1 / kSize);
       best = Key{jv_warp::WideInf<W>(), INT_MAX};
       // Without branches: a lane's few columns are independent, so their
@@ -641,7 +770,10 @@ class TeamJv {
       if ((scanned >> k) & 1) v_[j] += d_[j] - least;
     team_.sync();
     if (me_ == 0) {
-      FlipAugmentingPath(end, f, pred_, x_, y_, [](int) {});
+      if constexpr (kExits)
+        FlipPathOrExit(end, exit.index, f);
+      else
+        FlipAugmentingPath(end, f, pred_, x_, y_, [](int) {});
     }
     team_.sync();
     return true;
@@ -649,6 +781,7 @@ class TeamJv {
 
   int n_, m_;
   const T* C_;
+  typename std::conditional<kExits, JvExitCosts<T>, JvNoExit>::type exits_;
   int me_;  // this thread's rank in the team: it owns columns me_ + k kSize
   W *v_, *d_;
   int *pred_, *y_, *x_, *rows_;
