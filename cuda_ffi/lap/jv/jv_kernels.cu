@@ -2,7 +2,8 @@
 // its block, per problem of a batch of small problems (LapJvInBlock false);
 // else one block per problem, of up to kLapJvBlockThreads threads, or, from
 // kLapJvClusterMinRows rows on GPUs with thread-block clusters, a cluster of
-// blocks per problem.
+// blocks per problem.  The problem with unassigned costs (LapExitProblem)
+// runs on the same warp and block kernels, instantiated for it.
 #include <cuda_pipeline_primitives.h>
 
 #include <cstdint>
@@ -17,6 +18,27 @@
 
 namespace jaxmatch {
 namespace {
+
+// A batch type of the warp and block kernels: its cost dtype, and whether
+// it has unassigned costs (TeamJv's kExits).
+template <class P>
+struct JvBatch;
+template <class T>
+struct JvBatch<LapProblem<T>> {
+  using Cost = T;
+  static constexpr bool kExits = false;
+};
+template <class T>
+struct JvBatch<LapExitProblem<T>> {
+  using Cost = T;
+  static constexpr bool kExits = true;
+};
+
+// Problem b's unassigned costs.
+template <class T>
+__device__ JvExitCosts<T> ExitCostsOf(const LapExitProblem<T>& s, int64_t b) {
+  return {s.row_cost + b * s.n, s.col_cost + b * s.m};
+}
 
 // The warp copies `count` entries from C to `staged` (shared memory, 16-byte
 // aligned): asynchronous 16-byte copies (cp.async), all in flight at once,
@@ -35,16 +57,17 @@ __device__ void StageCosts(T* staged, const T* C, size_t count) {
   __syncwarp();
 }
 
-// Problem b's info: the status and the number of searches, as lap/jv/jv_cpu.h's
-// lap_jv_solve writes them, and the rounds of an auction start (kNDual).
-__device__ void WriteJvInfo(int* info, int status, int searches, int n,
+// Problem b's info: the status, the number of searches and the rows
+// assigned (`assigned` when the status is kLapOptimal), as lap/jv/jv_cpu.h's
+// LapJvInfo writes them, and the rounds of an auction start (kNDual).
+__device__ void WriteJvInfo(int* info, int status, int searches, int assigned,
                             int rounds) {
   for (int k = threadIdx.x; k < kLapInfoLen; k += 32) {
     int value = 0;
     if (k == kStatus) value = status;
     if (k == kIters || k == kNAugPhases) value = searches;
     if (k == kNDual) value = rounds;
-    if (k == kNAssigned) value = status == kLapOptimal ? n : 0;
+    if (k == kNAssigned) value = status == kLapOptimal ? assigned : 0;
     info[k] = value;
   }
 }
@@ -56,15 +79,19 @@ __device__ void WriteMember(const LapProblem<T>& s, int64_t b, const Jv& jv,
                             int status, int searches, int rounds = 0) {
   const LapBuffers<T> out = s.buffers(b);
   status = jv.Write(status, out.col_for_row, out.row_for_col, out.u, out.v);
-  WriteJvInfo(out.info, status, searches, s.n, rounds);
+  int assigned = s.n;
+  if constexpr (Jv::kExitCosts) assigned = jv.AssignedRows();
+  WriteJvInfo(out.info, status, searches, assigned, rounds);
 }
 
-// Problem b solved by the calling team from its cost matrix C and state;
-// kWarm: from s.x0, s.v0; kHeld: TeamJv's.
-template <class T, class Team, bool kWarm, int kHeld = 0>
-__device__ void SolveMember(const LapProblem<T>& s, int64_t b, const T* C,
+// Problem b of the batch s (JvBatch) solved by the calling team from its
+// cost matrix C and state; kWarm: from s.x0, s.v0; kHeld: TeamJv's.
+template <class P, class Team, bool kWarm, int kHeld = 0,
+          class T = typename JvBatch<P>::Cost>
+__device__ void SolveMember(const P& s, int64_t b, const T* C,
                             const JvState<LapJvWide<T>>& state) {
-  TeamJv<T, Team, kHeld> jv(s.n, s.m, C, state);
+  TeamJv<T, Team, kHeld, JvBatch<P>::kExits> jv(s.n, s.m, C, state);
+  if constexpr (JvBatch<P>::kExits) jv.SetExitCosts(ExitCostsOf(s, b));
   int searches = 0;
   int status;
   if constexpr (kWarm)
@@ -75,11 +102,12 @@ __device__ void SolveMember(const LapProblem<T>& s, int64_t b, const T* C,
   WriteMember(s, b, jv, status, searches);
 }
 
-// kStaged: the cost matrix is copied into shared memory first.  kHeld: each
-// lane holds up to kHeld columns in registers during a search (m <= 32
-// kHeld).
-template <class T, bool kStaged, bool kWarm, int kHeld>
-__global__ void __launch_bounds__(32) lap_jv_warp_kernel(LapProblem<T> s) {
+// The batch s (JvBatch), a warp per problem.  kStaged: the cost matrix is
+// copied into shared memory first.  kHeld: each lane holds up to kHeld
+// columns in registers during a search (m <= 32 kHeld).
+template <class P, bool kStaged, bool kWarm, int kHeld>
+__global__ void __launch_bounds__(32) lap_jv_warp_kernel(P s) {
+  using T = typename JvBatch<P>::Cost;
   using W = LapJvWide<T>;
   extern __shared__ __align__(16) unsigned char smem[];
   const LapJvWarpLayout L = LapJvWarpLayout::Of<T>(s.n, s.m);
@@ -97,7 +125,7 @@ __global__ void __launch_bounds__(32) lap_jv_warp_kernel(LapProblem<T> s) {
       StageCosts(staged, C, size);
       C = staged;
     }
-    SolveMember<T, JvWarp, kWarm, kHeld>(s, b, C, state);
+    SolveMember<P, JvWarp, kWarm, kHeld>(s, b, C, state);
     __syncwarp();
   }
 }
@@ -120,12 +148,13 @@ size_t JvBlockSharedBytes(int shared, int m) {
   return shared == kJvSharedPrices ? prices : prices + sizeof(int) * m;
 }
 
-// kUnlessStarted: not the problems that lap_jv_start_kernel started (its
-// count[0] 1), which a cluster finishes.
-template <class T, bool kWarm, int kThreads, int kShared, int kHeld,
+// The batch s (JvBatch), a block per problem.  kUnlessStarted: not the
+// problems that lap_jv_start_kernel started (its count[0] 1), which a
+// cluster finishes.
+template <class P, bool kWarm, int kThreads, int kShared, int kHeld,
           bool kUnlessStarted>
-__global__ void __launch_bounds__(kThreads)
-    lap_jv_block_kernel(LapProblem<T> s) {
+__global__ void __launch_bounds__(kThreads) lap_jv_block_kernel(P s) {
+  using T = typename JvBatch<P>::Cost;
   using W = LapJvWide<T>;
   extern __shared__ __align__(16) unsigned char smem[];
   const LapWorkLayout L = s.work_layout();
@@ -140,7 +169,7 @@ __global__ void __launch_bounds__(kThreads)
                       : out.work + L.jv_y;
     const JvState<W> state{wide,   wide + s.m,        out.work + L.jv_pred,
                            owners, out.work + L.jv_x, out.work + L.jv_rows};
-    SolveMember<T, JvBlock<kThreads>, kWarm, kHeld>(
+    SolveMember<P, JvBlock<kThreads>, kWarm, kHeld>(
         s, b, s.C + static_cast<size_t>(b) * size, state);
     __syncthreads();
   }
@@ -343,9 +372,8 @@ void PickJvStart(cudaStream_t stream, const LapProblem<T>& s,
   }
 }
 
-template <bool kWarm, bool kUnlessStarted, class T>
-cudaError_t LaunchJvBlock(cudaStream_t stream, const LapProblem<T>& s,
-                          int blocks);
+template <bool kWarm, bool kUnlessStarted, class P>
+cudaError_t LaunchJvBlock(cudaStream_t stream, const P& s, int blocks);
 
 // Launches lap_jv_cluster_kernel, a cluster per problem, after
 // lap_jv_start_kernel when the problem has a start (kWarm, or the auction:
@@ -401,10 +429,9 @@ cudaError_t TryLaunchJvCluster(cudaStream_t stream, const LapProblem<T>& s,
 // Launches `kernel` (a block's JV) with `bytes` of dynamic shared memory
 // and sets *launched, unless they do not fit this device's blocks beside
 // the kernel's static shared memory.
-template <class T>
-cudaError_t TryLaunchJvBlock(void (*kernel)(LapProblem<T>), int threads,
-                             size_t bytes, cudaStream_t stream,
-                             const LapProblem<T>& s, int blocks,
+template <class P>
+cudaError_t TryLaunchJvBlock(void (*kernel)(P), int threads, size_t bytes,
+                             cudaStream_t stream, const P& s, int blocks,
                              bool* launched) {
   *launched = false;
   int device = 0, optin = 0;
@@ -437,33 +464,33 @@ cudaError_t TryLaunchJvBlock(void (*kernel)(LapProblem<T>), int threads,
 // registers for it (16 x 1024^2 29 -> 32 ms, 2048^2 rank one 3.97 -> 4.15
 // s).  kUnlessStarted: the problems that lap_jv_start_kernel did not start
 // (below 1024 columns).
-template <bool kWarm, bool kUnlessStarted, class T>
-cudaError_t LaunchJvBlock(cudaStream_t stream, const LapProblem<T>& s,
-                          int blocks) {
+template <bool kWarm, bool kUnlessStarted, class P>
+cudaError_t LaunchJvBlock(cudaStream_t stream, const P& s, int blocks) {
+  using T = typename JvBatch<P>::Cost;
   bool launched = false;
   cudaError_t e = cudaSuccess;
   constexpr int kT = kLapJvBlockThreads;
   const size_t owners = JvBlockSharedBytes<T>(kJvSharedOwners, s.m);
   if (s.m < 512) {
-    e = TryLaunchJvBlock<T>(
-        lap_jv_block_kernel<T, kWarm, 256, kJvSharedOwners, 2, kUnlessStarted>,
+    e = TryLaunchJvBlock(
+        lap_jv_block_kernel<P, kWarm, 256, kJvSharedOwners, 2, kUnlessStarted>,
         256, owners, stream, s, blocks, &launched);
   } else if (s.m < 1024) {
-    e = TryLaunchJvBlock<T>(
-        lap_jv_block_kernel<T, kWarm, 512, kJvSharedOwners, 2, kUnlessStarted>,
+    e = TryLaunchJvBlock(
+        lap_jv_block_kernel<P, kWarm, 512, kJvSharedOwners, 2, kUnlessStarted>,
         512, owners, stream, s, blocks, &launched);
   } else if constexpr (!kUnlessStarted) {
-    e = TryLaunchJvBlock<T>(
-        lap_jv_block_kernel<T, kWarm, kT, kJvSharedOwners, 0, false>, kT,
+    e = TryLaunchJvBlock(
+        lap_jv_block_kernel<P, kWarm, kT, kJvSharedOwners, 0, false>, kT,
         owners, stream, s, blocks, &launched);
     if (e == cudaSuccess && !launched)
-      e = TryLaunchJvBlock<T>(
-          lap_jv_block_kernel<T, kWarm, kT, kJvSharedPrices, 0, false>, kT,
+      e = TryLaunchJvBlock(
+          lap_jv_block_kernel<P, kWarm, kT, kJvSharedPrices, 0, false>, kT,
           JvBlockSharedBytes<T>(kJvSharedPrices, s.m), stream, s, blocks,
           &launched);
     if (e == cudaSuccess && !launched)
-      e = TryLaunchJvBlock<T>(
-          lap_jv_block_kernel<T, kWarm, kT, kJvSharedNone, 0, false>, kT, 0,
+      e = TryLaunchJvBlock(
+          lap_jv_block_kernel<P, kWarm, kT, kJvSharedNone, 0, false>, kT, 0,
           stream, s, blocks, &launched);
   }
   if (e == cudaSuccess && !launched) return cudaErrorInvalidConfiguration;
@@ -472,13 +499,13 @@ cudaError_t LaunchJvBlock(cudaStream_t stream, const LapProblem<T>& s,
 
 // A warp per problem (m < kLapJvBlockMinColumns = 8 * 32), each lane
 // holding kHeld columns in registers during a search.
-template <bool kWarm, int kHeld, class T>
-cudaError_t LaunchJvWarp(cudaStream_t stream, const LapProblem<T>& s,
-                         int blocks) {
+template <bool kWarm, int kHeld, class P>
+cudaError_t LaunchJvWarp(cudaStream_t stream, const P& s, int blocks) {
+  using T = typename JvBatch<P>::Cost;
   static_assert(kLapJvBlockMinColumns <= 8 * 32, "a warp holds its columns");
   const LapJvWarpLayout L = LapJvWarpLayout::Of<T>(s.n, s.m);
   if (L.staged_bytes <= kLapJvWarpStagedBytes) {
-    auto* kernel = lap_jv_warp_kernel<T, true, kWarm, kHeld>;
+    auto* kernel = lap_jv_warp_kernel<P, true, kWarm, kHeld>;
     if (L.staged_bytes > kLapJvWarpSharedBytes) {
       const cudaError_t e = cudaFuncSetAttribute(
           kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -487,7 +514,7 @@ cudaError_t LaunchJvWarp(cudaStream_t stream, const LapProblem<T>& s,
     }
     kernel<<<blocks, 32, L.staged_bytes, stream>>>(s);
   } else {
-    lap_jv_warp_kernel<T, false, kWarm, kHeld>
+    lap_jv_warp_kernel<P, false, kWarm, kHeld>
         <<<blocks, 32, L.state_bytes, stream>>>(s);
   }
   return cudaGetLastError();
@@ -549,6 +576,19 @@ cudaError_t TryJvCluster(cudaStream_t stream, const LapProblem<T>& s,
   return TryJvClusterShape<T, kWarm, 256, 8, 8>(stream, s, launched);
 }
 
+// A block per problem of the batch s (JvBatch) from kLapJvBlockMinColumns
+// columns (or when a warp's shared memory cannot hold the state), else a
+// warp, each lane holding the fewest columns that cover m.
+template <bool kWarm, class P>
+cudaError_t LaunchJvTeams(cudaStream_t stream, const P& s, int blocks) {
+  if (LapJvInBlock(s.n, s.m))
+    return LaunchJvBlock<kWarm, false>(stream, s, blocks);
+  if (s.m <= 32) return LaunchJvWarp<kWarm, 1>(stream, s, blocks);
+  if (s.m <= 64) return LaunchJvWarp<kWarm, 2>(stream, s, blocks);
+  if (s.m <= 128) return LaunchJvWarp<kWarm, 4>(stream, s, blocks);
+  return LaunchJvWarp<kWarm, 8>(stream, s, blocks);
+}
+
 template <bool kWarm, class T>
 cudaError_t LaunchJv(cudaStream_t stream, const LapProblem<T>& s) {
   const BlockPerProblem g(s.n, s.m, s.batch, 32);
@@ -557,15 +597,48 @@ cudaError_t LaunchJv(cudaStream_t stream, const LapProblem<T>& s) {
     const cudaError_t e = TryJvCluster<kWarm>(stream, s, g.blocks, &launched);
     if (e != cudaSuccess || launched) return e;
   }
-  if (LapJvInBlock(s.n, s.m))
-    return LaunchJvBlock<kWarm, false>(stream, s, g.blocks);
-  if (s.m <= 32) return LaunchJvWarp<kWarm, 1>(stream, s, g.blocks);
-  if (s.m <= 64) return LaunchJvWarp<kWarm, 2>(stream, s, g.blocks);
-  if (s.m <= 128) return LaunchJvWarp<kWarm, 4>(stream, s, g.blocks);
-  return LaunchJvWarp<kWarm, 8>(stream, s, g.blocks);
+  return LaunchJvTeams<kWarm>(stream, s, g.blocks);
 }
 
+// A block's state of the problem with unassigned costs: LapWorkLayout's JV
+// arrays per problem, the int arrays (work) first, then the wide ones
+// (twork) from a 256-byte boundary; nothing when a warp solves it.
+template <class T>
+struct ExitScratch {
+  std::size_t work_bytes, bytes;
+  ExitScratch(int64_t batch, int n, int m) {
+    const LapWorkLayout L(n, m, kLapJv);
+    const bool block = LapJvInBlock(n, m);
+    work_bytes = block ? (batch * L.ilen * sizeof(int) + 255) / 256 * 256 : 0;
+    bytes = block ? work_bytes + batch * L.tlen * sizeof(T) : 0;
+  }
+};
+
 }  // namespace
+
+template <class T>
+std::size_t LapJvUnassignedScratchBytes(int64_t batch, int n, int m) {
+  return ExitScratch<T>(batch, n, m).bytes;
+}
+
+template <class T>
+cudaError_t LaunchLapJvUnassigned(cudaStream_t stream, LapExitProblem<T> s,
+                                  void* scratch) {
+  if (s.batch == 0) return cudaSuccess;
+  if (!LapJvFits(s.n, s.m)) return cudaErrorInvalidValue;
+  const ExitScratch<T> w(s.batch, s.n, s.m);
+  if (w.bytes > 0 && scratch == nullptr) return cudaErrorInvalidValue;
+  s.variant = kLapJv;
+  s.x0 = nullptr;
+  s.v0 = nullptr;
+  s.base.work = static_cast<int*>(scratch);
+  s.base.twork =
+      w.bytes > 0
+          ? reinterpret_cast<T*>(static_cast<char*>(scratch) + w.work_bytes)
+          : nullptr;
+  return LaunchJvTeams<false>(stream, s,
+                              BlockPerProblem(s.n, s.m, s.batch, 32).blocks);
+}
 
 template <class T>
 cudaError_t LaunchLapJvSolve(cudaStream_t stream, const LapProblem<T>& s) {
@@ -581,5 +654,16 @@ template cudaError_t LaunchLapJvSolve<double>(cudaStream_t,
                                               const LapProblem<double>&);
 template cudaError_t LaunchLapJvSolve<int32_t>(cudaStream_t,
                                                const LapProblem<int32_t>&);
+template std::size_t LapJvUnassignedScratchBytes<float>(int64_t, int, int);
+template std::size_t LapJvUnassignedScratchBytes<double>(int64_t, int, int);
+template std::size_t LapJvUnassignedScratchBytes<int32_t>(int64_t, int, int);
+template cudaError_t LaunchLapJvUnassigned<float>(cudaStream_t,
+                                                  LapExitProblem<float>, void*);
+template cudaError_t LaunchLapJvUnassigned<double>(cudaStream_t,
+                                                   LapExitProblem<double>,
+                                                   void*);
+template cudaError_t LaunchLapJvUnassigned<int32_t>(cudaStream_t,
+                                                    LapExitProblem<int32_t>,
+                                                    void*);
 
 }  // namespace jaxmatch
