@@ -1,8 +1,13 @@
 // CUDA handlers of the dense LAP targets (operands in dense_ffi.h, the same
 // as the CPU's): the attribute `variant` picks the Hungarian kernels
-// (lap/hungarian/hungarian_kernels.cu) or JV's (lap/jv/jv_kernels.cu).  The
-// sparse target is in lap/sparse/sparse_cuda.cc.
+// (lap/hungarian/hungarian_kernels.cu) or JV's (lap/jv/jv_kernels.cu); the
+// unassigned-cost target runs JV's.  The sparse target is in
+// lap/sparse/sparse_cuda.cc.
 #include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <optional>
+#include <string>
 
 #include "common/cuda_check.h"
 #include "lap/common/dense_ffi.h"
@@ -102,12 +107,73 @@ ffi::Error LapInitWarmCuda(cudaStream_t stream, ffi::AnyBuffer C,
                       false);
 }
 
+// Unassigned costs (operands in dense_ffi.h): JV with a price for leaving each
+// row and column unassigned, a warp or a block per problem
+// (lap/jv/jv_kernels.cu), rows <= columns (the wrapper transposes a tall
+// problem and swaps the prices).  A block's state lives in XLA's scratch
+// memory.
+ffi::Error LapSolveUnassignedCuda(
+    cudaStream_t stream, ffi::ScratchAllocator scratch, ffi::AnyBuffer C,
+    ffi::AnyBuffer row_cost, ffi::AnyBuffer col_cost,
+    ffi::Result<ffi::AnyBuffer> col_for_row,
+    ffi::Result<ffi::AnyBuffer> row_for_col, ffi::Result<ffi::AnyBuffer> u,
+    ffi::Result<ffi::AnyBuffer> v, ffi::Result<ffi::AnyBuffer> info,
+    int32_t max_iterations) {
+  LapUnassignedShape s;
+  JM_RETURN_IF_ERROR(CheckLapUnassigned(C, row_cost, col_cost, *col_for_row,
+                                        *row_for_col, *u, *v, *info,
+                                        max_iterations, &s));
+  if (s.n > s.m)
+    return InvalidArgument(
+        "kernels expect rows <= columns; the wrapper transposes tall "
+        "matrices");
+  if (!LapJvFits(s.n, s.m))
+    return InvalidArgument(
+        "unassigned costs on a GPU: JV solves each problem in one block of " +
+        std::to_string(kLapJvBlockThreads) + " threads, each owning at most " +
+        "64 columns: up to " + std::to_string(kLapJvMaxColumns) +
+        " columns (the larger side); got " + std::to_string(s.n) + " x " +
+        std::to_string(s.m) + ".");
+  return DispatchCost(C.element_type(), [&](auto zero) -> ffi::Error {
+    using T = decltype(zero);
+    LapExitProblem<T> p;
+    p.batch = s.batch;
+    p.n = s.n;
+    p.m = s.m;
+    p.variant = kLapJv;
+    p.C = static_cast<const T*>(C.untyped_data());
+    p.base = LapBuffers<T>{static_cast<int*>(info->untyped_data()),
+                           static_cast<int*>(col_for_row->untyped_data()),
+                           static_cast<int*>(row_for_col->untyped_data()),
+                           static_cast<T*>(u->untyped_data()),
+                           static_cast<T*>(v->untyped_data()),
+                           nullptr,
+                           nullptr};
+    p.max_iters = max_iterations;
+    p.row_cost = static_cast<const T*>(row_cost.untyped_data());
+    p.col_cost = static_cast<const T*>(col_cost.untyped_data());
+    void* work = nullptr;
+    const std::size_t bytes = LapJvUnassignedScratchBytes<T>(s.batch, s.n, s.m);
+    if (bytes > 0) {
+      const std::optional<void*> got = scratch.Allocate(bytes, 256);
+      if (!got.has_value())
+        return ffi::Error(ffi::ErrorCode::kResourceExhausted,
+                          "jaxmatch: unassigned costs: no " +
+                              std::to_string(bytes) +
+                              " bytes of scratch memory for JV's state");
+      work = *got;
+    }
+    return CudaCheck(LaunchLapJvUnassigned<T>(stream, p, work),
+                     "LAP JV (unassigned costs) launch");
+  });
+}
+
 }  // namespace
 }  // namespace jaxmatch
 
 namespace ffi = xla::ffi;
 
-// Every handler enqueues the same work for the same shapes, with no host
+// These handlers enqueue the same work for the same shapes, with no host
 // synchronisation: safe to record in a command buffer (CUDA graph).
 JM_EXPORT_HANDLER(
     jaxmatch_lap_init_cuda, jaxmatch::LapInitCuda,
@@ -134,3 +200,10 @@ JM_EXPORT_HANDLER(
     jaxmatch::BindLapFromScratch(
         ffi::Ffi::Bind().Ctx<ffi::PlatformStream<cudaStream_t>>()),
     {ffi::Traits::kCmdBufferCompatible});
+// Not this one: its scratch memory is XLA's for the call only, which a
+// recorded command buffer would outlive.
+JM_EXPORT_HANDLER(
+    jaxmatch_lap_solve_unassigned_cuda, jaxmatch::LapSolveUnassignedCuda,
+    jaxmatch::BindLapUnassigned(ffi::Ffi::Bind()
+                                    .Ctx<ffi::PlatformStream<cudaStream_t>>()
+                                    .Ctx<ffi::ScratchAllocator>()));
