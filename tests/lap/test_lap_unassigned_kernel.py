@@ -265,10 +265,11 @@ def test_invalid_entries(dtype):
 
 
 def test_iteration_limit():
-    """Every row's least column is column 0: the greedy start places one
-    row and leaves two searches."""
-    C = np.array([[0, 5, 5], [0, 5, 5], [0, 5, 5]], np.int32)
-    r = c = np.full(3, 100, np.int32)
+    """A problem the start leaves two searches (its +inf entries keep it
+    off the square route)."""
+    inf = np.inf
+    C = np.array([[5, inf, 2, 0], [2, inf, 5, inf], [0, 4, inf, 1], [4, 5, 4, 4]], np.float32)
+    r = c = np.full(4, 100, np.float32)
     res = solve_jit(C, r, c, max_iterations=1)
     assert status_of(res) == LAPStatus.ITERATION_LIMIT
     assert np.all(np.asarray(res.col_for_row) == -1)
