@@ -28,8 +28,9 @@
 //
 // kExits: lap/jv/jv_cpu.h's problem with unassigned costs (n <= m, warps and
 // blocks), row i's private exit of cost r_i priced 0 and the prices from c;
-// each scanned row offers its exit at its distance plus r_i - u_i, a scalar
-// the team holds.  Without kExits the code is the solver above, unchanged.
+// the CPU's start (SolveWithExits), and each scanned row offers its exit at
+// its distance plus r_i - u_i, a scalar the team holds.  Without kExits the
+// code is the solver above, unchanged.
 #pragma once
 
 #include <climits>
@@ -99,16 +100,18 @@ class TeamJv {
     Clear();
     const Entries entries = ScanEntries();
     if (!entries.valid) return kLapInvalidEntries;
-    int free_count;
     if constexpr (kExits) {
-      free_count = RowMinimaGreedy();
-    } else if (n_ == m_ && entries.finite) {
-      free_count = ColumnReduction();
-      if (free_count > 0) free_count = AugmentingRowReduction(free_count);
+      return SolveWithExits(max_searches, augmentations);
     } else {
-      free_count = RowMinimaGreedy();
+      int free_count;
+      if (n_ == m_ && entries.finite) {
+        free_count = ColumnReduction();
+        if (free_count > 0) free_count = AugmentingRowReduction(free_count);
+      } else {
+        free_count = RowMinimaGreedy();
+      }
+      return AugmentFreeRows(free_count, max_searches, augmentations);
     }
-    return AugmentFreeRows(free_count, max_searches, augmentations);
   }
 
   // lap/jv/jv_cpu.h's LapJv::SolveFrom: from the prices v0 [m] and the
@@ -320,6 +323,68 @@ class TeamJv {
     return AugmentFreeRows(free_count, max_searches, augmentations);
   }
 
+  // lap/jv/jv_cpu.h's LapJv::Solve with exits (kExits), after Clear and the
+  // entries' check: a square problem with no pair dearer than leaving its
+  // row and its column is solved as the plain one, its duals shifted under
+  // the prices (ShiftBelowPrices); else, or when rounding broke a bound, the
+  // greedy start and the row reduction with the exits, then the searches,
+  // the plain solve's searches counted against the limit.
+  __device__ int SolveWithExits(int max_searches, int* augmentations) {
+    int spent = 0, free_count;
+    if (n_ == m_ && PairsBelowExits()) {
+      free_count = ColumnReduction();
+      if (free_count > 0)
+        free_count = AugmentingRowReduction<false>(free_count);
+      const int status =
+          AugmentFreeRows<false>(free_count, max_searches, augmentations);
+      if (status != kLapOptimal || ShiftBelowPrices()) return status;
+      Clear();
+      spent = *augmentations;
+    }
+    free_count = RowMinimaGreedy();
+    if (free_count > 0) free_count = AugmentingRowReduction(free_count);
+    if (max_searches > 0 && spent >= max_searches && free_count > 0)
+      return kLapIterationLimit;
+    const int left = max_searches > 0
+                         ? (max_searches > spent ? max_searches - spent : 0)
+                         : max_searches;
+    const int status = AugmentFreeRows(free_count, left, augmentations);
+    *augmentations += spent;
+    return status;
+  }
+
+  // lap/jv/jv_cpu.h's PairsBelowExits: C_ij <= r_i + c_j for every pair (the
+  // prices v_ = c, as Clear leaves them).
+  __device__ bool PairsBelowExits() const {
+    bool below = true;
+    for (int i = 0; i < n_; ++i) {
+      const W r = ExitCost(i);
+      ForColumns([&](int j) { below &= Cost(i, j) <= r + v_[j]; });
+    }
+    return team_.All(below);
+  }
+
+  // lap/jv/jv_cpu.h's ShiftBelowPrices: the plain square solve's prices
+  // raised by s = min_j (c_j - v_j); whether v <= c and u <= r then hold as
+  // Write computes them.
+  __device__ bool ShiftBelowPrices() {
+    W s = jv_warp::WideInf<W>();
+    for (int j = me_; j < m_; j += kSize) {
+      const W gap = static_cast<W>(exits_.col[j]) - v_[j];
+      s = gap < s ? gap : s;
+    }
+    s = team_.Min(s);
+    bool below = true;
+    for (int j = me_; j < m_; j += kSize) {
+      v_[j] += s;
+      below &= v_[j] <= static_cast<W>(exits_.col[j]);
+    }
+    team_.sync();
+    for (int i = me_; i < n_; i += kSize)
+      below &= Cost(i, x_[i]) - v_[x_[i]] <= ExitCost(i);
+    return team_.All(below);
+  }
+
   // The least reduced cost c_ij - v_j of row i over the columns, excluding
   // `skip` (-1: none), with its column (the lowest among ties).
   __device__ Key RowLeast(int i, int skip) const {
@@ -447,12 +512,26 @@ class TeamJv {
   }
 
   // lap/jv/jv_cpu.h's AugmentingRowReduction over rows_[0, count); returns the
-  // number of rows left free, listed in rows_.
+  // number of rows left free, listed in rows_.  kE, as on the CPU: a row
+  // whose exit is least leaves for good, else its column's price drops to
+  // its second least over the columns and the exit; the pass stops at its
+  // bound on visits, the rows not visited left free.
+  template <bool kE = kExits>
   __device__ int AugmentingRowReduction(int count) {
     int current = 0, kept = 0;
     int64_t visits = 0;
     while (current < count) {
       ++visits;
+      if constexpr (kE) {
+        if (!(visits < kLapJvReductionVisits * static_cast<int64_t>(count))) {
+          if (me_ == 0)
+            for (int k = current; k < count; ++k)
+              rows_[kept + k - current] = rows_[k];
+          kept += count - current;
+          team_.sync();
+          break;
+        }
+      }
       const int i = rows_[current++];
       Key first{jv_warp::WideInf<W>(), INT_MAX}, second = first;
       ForColumns([&](int j) {
@@ -462,6 +541,13 @@ class TeamJv {
         first = below_first ? k : first;
       });
       team_.TwoLeast(&first, &second);
+      if constexpr (kE) {
+        if (!(first.value < ExitCost(i))) {
+          if (me_ == 0) x_[i] = kExit;
+          continue;
+        }
+        if (!(second.value < ExitCost(i))) second.value = ExitCost(i);
+      }
       int j1 = first.index;
       const int j2 = second.index < m_ ? second.index : -1;
       // Every read of the shared state comes before the barrier: after it
@@ -469,7 +555,8 @@ class TeamJv {
       int i0 = y_[j1];
       const int i2 = j2 >= 0 ? y_[j2] : -1;
       const W price = v_[j1];
-      const W lowered = j2 >= 0 ? price - (second.value - first.value) : price;
+      const W lowered =
+          kE || j2 >= 0 ? price - (second.value - first.value) : price;
       const bool lowers = lowered < price;
       team_.sync();
       if (visits < kLapJvReductionVisits * static_cast<int64_t>(count)) {
@@ -493,7 +580,7 @@ class TeamJv {
         ++kept;
       }
       if (me_ == 0) {
-        if (i0 >= 0) x_[i0] = -1;
+        if (i0 >= 0) x_[i0] = kFree;
         x_[i] = j1;
         y_[j1] = i;
       }
