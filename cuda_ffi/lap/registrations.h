@@ -20,12 +20,8 @@
   X(lap_csr_solve, platform)         \
   X(lap_split_scan, platform)        \
   X(lap_split_update, platform)      \
-  X(lap_points_sweep, platform)
-
-// The targets of the CPU alone (the CPU's table lists them after the
-// shared ones): unassigned costs (lap/common/dense_cpu.cc, the JV of
-// lap/jv/jv_cpu.h).
-#define JM_LAP_CPU_ONLY_HANDLERS(X, platform) X(lap_solve_unassigned, platform)
+  X(lap_points_sweep, platform)      \
+  X(lap_solve_unassigned, platform)
 
 #define JM_LAP_DECLARE(target, platform) \
   JM_DECLARE_HANDLER(jaxmatch_##target##_##platform);
@@ -33,14 +29,12 @@
   {"jaxmatch_" #target, jaxmatch_##target##_##platform},
 
 JM_LAP_HANDLERS(JM_LAP_DECLARE, cpu)
-JM_LAP_CPU_ONLY_HANDLERS(JM_LAP_DECLARE, cpu)
 JM_LAP_HANDLERS(JM_LAP_DECLARE, cuda)
 
 namespace jaxmatch {
 
 inline constexpr FfiTarget kLapCpuTargets[] = {
-    JM_LAP_HANDLERS(JM_LAP_ENTRY, cpu)  //
-    JM_LAP_CPU_ONLY_HANDLERS(JM_LAP_ENTRY, cpu)};
+    JM_LAP_HANDLERS(JM_LAP_ENTRY, cpu)};
 inline constexpr FfiTarget kLapCudaTargets[] = {
     JM_LAP_HANDLERS(JM_LAP_ENTRY, cuda)};
 
@@ -90,4 +84,3 @@ inline constexpr NamedConstant kLapConstants[] = {
 #undef JM_LAP_DECLARE
 #undef JM_LAP_ENTRY
 #undef JM_LAP_HANDLERS
-#undef JM_LAP_CPU_ONLY_HANDLERS
