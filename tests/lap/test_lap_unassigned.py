@@ -274,7 +274,7 @@ def test_jax_export_round_trip(device):
 
     exported = jax.export.export(
         jax.jit(solve),
-        platforms=[device.platform],
+        platforms=["cuda" if device.platform == "gpu" else device.platform],
         disabled_checks=jaxmatch.export_disabled_checks(),
     )(C, r, c)
     again = jax.export.deserialize(exported.serialize())

@@ -155,7 +155,9 @@ ffi::Error LapSolveUnassignedCuda(
     void* work = nullptr;
     const std::size_t bytes = LapJvUnassignedScratchBytes<T>(s.batch, s.n, s.m);
     if (bytes > 0) {
-      const std::optional<void*> got = scratch.Allocate(bytes, 256);
+      // 16 bytes: the largest alignment XLA's FFI scratch allocator takes
+      // (a larger one is refused); the state's arrays need 8.
+      const std::optional<void*> got = scratch.Allocate(bytes, 16);
       if (!got.has_value())
         return ffi::Error(ffi::ErrorCode::kResourceExhausted,
                           "jaxmatch: unassigned costs: no " +
