@@ -544,12 +544,16 @@ class TeamJv {
       if constexpr (kE) {
         if (!(first.value < ExitCost(i))) {
           if (me_ == 0) x_[i] = kExit;
+          team_.sync();
           continue;
         }
         if (!(second.value < ExitCost(i))) second.value = ExitCost(i);
       }
       int j1 = first.index;
-      const int j2 = second.index < m_ ? second.index : -1;
+      int j2 = second.index < m_ ? second.index : -1;
+      // kE: the other column only when its reduced cost ties exactly (as
+      // lap/jv/jv_cpu.h's TiedColumn; a price may not drop by a rounding).
+      if constexpr (kE) j2 = second.value == first.value ? j2 : -1;
       // Every read of the shared state comes before the barrier: after it
       // thread 0 may already be writing y_[j2] (a block's warps run apart).
       int i0 = y_[j1];
