@@ -519,3 +519,11 @@ def test_benchmarks_use_public_jaxmatch_names_only():
         rel = str(path.relative_to(ROOT / "benchmarks"))
         found |= {(rel, name) for name in map(private, uses) if name}
     assert found == PRIVATE_USES
+
+
+def test_lap_unassigned_benchmark_runs_on_tiny_shapes():
+    from benchmarks import lap_unassigned
+
+    rows = lap_unassigned.main(["--shapes", "2x4x5", "1x6x3", "--repeats", "1"])
+    assert [r["shape"] for r in rows] == ["2x4x5", "1x6x3"]
+    assert all(r["unassigned"] > 0 and r["padded"] > 0 for r in rows)
