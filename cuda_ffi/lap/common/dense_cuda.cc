@@ -17,6 +17,17 @@
 namespace jaxmatch {
 namespace {
 
+// The error of a problem wider than GPU JV's block takes (LapJvFits): `who`
+// solves it, `advice` (from a space, or empty) says what to do instead.
+ffi::Error JvTooWide(const char* who, int n, int m, const char* advice) {
+  return InvalidArgument(
+      std::string(who) + " on a GPU solves each problem in one block of " +
+      std::to_string(kLapJvBlockThreads) + " threads, each owning at most " +
+      "64 columns: up to " + std::to_string(kLapJvMaxColumns) +
+      " columns (the larger side); got " + std::to_string(n) + " x " +
+      std::to_string(m) + "." + advice);
+}
+
 // Initialises every batch member, from the warm start x0, v0
 // (lap/common/dense_ffi.h) when given (`auction`: LapProblem::warm_auction),
 // and, when `solve`, runs the whole solve (fused kernel; JV by a warp, a block
@@ -42,12 +53,8 @@ ffi::Error LapStartCuda(cudaStream_t stream, ffi::AnyBuffer C,
     p.warm_auction = p.x0 != nullptr && auction;
     if (variant == kLapJv) {
       if (!LapJvFits(s.n, s.m))
-        return InvalidArgument(
-            "method 'jv' on a GPU solves each problem in one block of " +
-            std::to_string(kLapJvBlockThreads) + " threads, each owning at " +
-            "most 64 columns: up to " + std::to_string(kLapJvMaxColumns) +
-            " columns (the larger side); got " + std::to_string(s.n) + " x " +
-            std::to_string(s.m) + ". Use method 'tree' or 'auto'.");
+        return JvTooWide("method 'jv'", s.n, s.m,
+                         " Use method 'tree' or 'auto'.");
       return CudaCheck(LaunchLapJvSolve<T>(stream, p), "LAP JV launch");
     }
     if (solve)
@@ -128,12 +135,7 @@ ffi::Error LapSolveUnassignedCuda(
         "kernels expect rows <= columns; the wrapper transposes tall "
         "matrices");
   if (!LapJvFits(s.n, s.m))
-    return InvalidArgument(
-        "unassigned costs on a GPU: JV solves each problem in one block of " +
-        std::to_string(kLapJvBlockThreads) + " threads, each owning at most " +
-        "64 columns: up to " + std::to_string(kLapJvMaxColumns) +
-        " columns (the larger side); got " + std::to_string(s.n) + " x " +
-        std::to_string(s.m) + ".");
+    return JvTooWide("JV with unassigned costs", s.n, s.m, "");
   return DispatchCost(C.element_type(), [&](auto zero) -> ffi::Error {
     using T = decltype(zero);
     LapExitProblem<T> p;

@@ -37,7 +37,7 @@ std::size_t LapJvUnassignedScratchBytes(int64_t batch, int n, int m);
 
 // The whole solve of `p` (n <= m, LapJvFits) by JV with unassigned costs, a
 // warp or a block per problem; `scratch`: LapJvUnassignedScratchBytes
-// bytes of device memory, 256-byte aligned (null when that is 0), which
+// bytes of device memory, 16-byte aligned (null when that is 0), which
 // the solve uses until it ends on `stream`.
 template <class T>
 cudaError_t LaunchLapJvUnassigned(cudaStream_t stream, LapExitProblem<T> p,
