@@ -96,23 +96,18 @@ def unassigned_prices(unassigned_cost: Any, C: jax.Array) -> tuple[jax.Array, ja
     )
 
 
-def _solve_kernel(Ck, rk, ck, max_iterations: int) -> lap_ffi.Solution:
-    """The kernels on rows <= columns (``Ck`` ``[..., n, m]``, ``n <= m``,
-    minimization form)."""
-    return lap_ffi.lap_solve_unassigned(Ck, rk, ck, max_iterations=max_iterations)
-
-
-def _finite(x: jax.Array, axes: int) -> jax.Array:
+def _finite(x: jax.Array) -> jax.Array:
+    """Per problem: every price of ``x`` (``[..., k]``) finite."""
     if not jnp.issubdtype(x.dtype, jnp.floating):
-        return jnp.ones(x.shape[: x.ndim - axes], bool)
-    return jnp.all(jnp.isfinite(x), axis=tuple(range(-axes, 0)))
+        return jnp.ones(x.shape[:-1], bool)
+    return jnp.all(jnp.isfinite(x), axis=-1)
 
 
 def _solve(C, r, c, maximize, max_iterations: int) -> LAPResult:
     C = whole_problems(C, 2)
     n, m = C.shape[-2:]
     if n == 0 or m == 0:
-        return _all_unassigned(C, r, c, maximize)
+        return _all_unassigned(C, r, c)
     tall = n > m
     Ck, rk, ck = (jnp.swapaxes(C, -1, -2), c, r) if tall else (C, r, c)
     Ck, rk, ck = flip(Ck, maximize, 2), flip(rk, maximize, 1), flip(ck, maximize, 1)
@@ -122,7 +117,8 @@ def _solve(C, r, c, maximize, max_iterations: int) -> LAPResult:
         low = jnp.iinfo(jnp.int32).min
         least = [jnp.any(x == low, axis=a) for x, a in ((C, (-2, -1)), (r, -1), (c, -1))]
         status_fix = maximize & (least[0] | least[1] | least[2])
-    sol = _solve_kernel(Ck, rk, ck, max_iterations)
+    # The kernels take rows <= columns, minimizing.
+    sol = lap_ffi.lap_solve_unassigned(Ck, rk, ck, max_iterations=max_iterations)
     cfr, rfc = sol.col_for_row, sol.row_for_col
     u, v = flip(sol.u, maximize, 1), flip(sol.v, maximize, 1)
     if tall:
@@ -138,16 +134,16 @@ def _solve(C, r, c, maximize, max_iterations: int) -> LAPResult:
     return finished_result(cfr, rfc, parts, u, v, iters, status)
 
 
-def _all_unassigned(C, r, c, maximize) -> LAPResult:
-    """An empty side: every row and column unassigned, each dual its price."""
+def _all_unassigned(C, r, c) -> LAPResult:
+    """An empty side: every row and column unassigned, each dual its price
+    (the objective, the prices' sum, whether maximizing or not)."""
     batch = C.shape[:-2]
-    valid = _finite(r, 1) & _finite(c, 1)
+    valid = _finite(r) & _finite(c)
     status = jnp.where(valid, LAPStatus.OPTIMAL, LAPStatus.INVALID_ENTRIES).astype(jnp.int32)
     status = jnp.broadcast_to(status, batch)
     cfr = jnp.full(r.shape, -1, jnp.int32)
     rfc = jnp.full(c.shape, -1, jnp.int32)
     iters = jnp.zeros(batch, jnp.int32)
-    del maximize  # the objective is the prices' sum either way
     return finished_result(cfr, rfc, jnp.concatenate([r, c], axis=-1), r, c, iters, status)
 
 
