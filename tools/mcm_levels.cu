@@ -12,12 +12,13 @@
 //     cmake --build build --target mcm_levels
 //   build/mcm_levels graph.bin [--driver apfb|apsb|hybrid] [--levels 16]
 //                   [--mapping ct|mt] [--repeats 5] [--profile]
-//                   [--carry original.bin graph.perm.bin]
+//                   [--level-lines] [--carry original.bin graph.perm.bin]
 // --carry starts a permuted graph from its original's cheap matching carried
 // through the permutation (tools/mcm_dump_graph.py writes graph.perm.bin)
 // instead of its own: the same matching, only relabelled.  --profile also
 // prints one line per phase (roots, levels, depth of its first path, columns
-// expanded, GPU time).
+// expanded, GPU time); --level-lines (implies --profile) one line per call:
+// its frontier, the frontier's edges and largest column degree, GPU time.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -111,7 +112,7 @@ int main(int argc, char** argv) {
   }
   const Graph g = Read(argv[1]);
   int driver = kMcmApfb, levels = 16, mapping = kMcmMappingCt, repeats = 5;
-  bool profile = false;
+  bool profile = false, level_lines = false;
   const char *carry_graph = nullptr, *carry_perm = nullptr;
   for (int i = 2; i < argc; ++i) {
     std::string a = argv[i];
@@ -126,6 +127,8 @@ int main(int argc, char** argv) {
       repeats = std::atoi(argv[++i]);
     else if (a == "--profile")
       profile = true;
+    else if (a == "--level-lines")
+      profile = level_lines = true;
     else if (a == "--carry" && i + 2 < argc) {
       carry_graph = argv[++i];
       carry_perm = argv[++i];
@@ -265,9 +268,24 @@ int main(int argc, char** argv) {
     long long ph_work = 0;
     double ph_ms = 0;
     int levels_before = h_sc[kMcmNLevels];
+    const size_t queue_at = work_at + McmWorkLayout(g.nr, g.nc).queue;
+    std::vector<int> frontier;
     while (h_sc[kMcmStatus] == kMcmRunning) {
       const int front = h_sc[kMcmQEnd] - h_sc[kMcmQHead];
       const int phase = h_sc[kMcmNPhases];
+      // The frontier's edges and its largest column (--level-lines).
+      long long front_edges = 0;
+      int front_max = 0;
+      if (level_lines && front > 0) {
+        frontier.resize(front);
+        CK(cudaMemcpy(frontier.data(), d_st + queue_at + h_sc[kMcmQHead],
+                      front * 4, cudaMemcpyDeviceToHost));
+        for (int c : frontier) {
+          const int d = g.cx[c + 1] - g.cx[c];
+          front_edges += d;
+          front_max = std::max(front_max, d);
+        }
+      }
       CK(cudaEventRecord(e0, s));
       CK(LaunchMcmStep(s, p, o, mapping, 1, resident));
       CK(cudaEventRecord(e1, s));
@@ -298,6 +316,11 @@ int main(int argc, char** argv) {
         ph_work = 0;
         ph_ms = 0;
       }
+      if (level_lines)
+        std::printf(
+            "    level call: frontier %8d, edges %10lld, largest %7d, "
+            "levels %4d, %8.1f us\n",
+            front, front_edges, front_max, ran, 1e3 * ms);
       level_ms += ms;
       ++level_calls;
     }
