@@ -206,13 +206,20 @@ def _top_b_sums(rows: np.ndarray, w: np.ndarray, b: np.ndarray, n: int) -> np.nd
 
 def _kth_largest(rows: np.ndarray, values: np.ndarray, b: np.ndarray, n: int) -> np.ndarray:
     """``out[x]`` = the ``b[x]``-th largest of ``values`` over row ``x``'s
-    entries, clipped at 0 (0 when the row has fewer than ``b[x]``)."""
-    order = np.lexsort((-values, rows))
-    r, x = rows[order], values[order]
-    rank = np.arange(r.size) - np.searchsorted(r, r, side="left")
-    out = np.zeros(n, np.float64)
-    at = rank == b[r] - 1
-    out[r[at]] = np.maximum(x[at], 0.0)
+    entries (``rows`` nondecreasing), clipped at 0 (0 when the row has fewer
+    than ``b[x]``)."""
+    count = np.bincount(rows, minlength=n)
+    exact = count[rows] == b[rows]  # the row's least entry
+    out = np.maximum(_row_min(rows[exact], values[exact], n, np.inf), 0.0)
+    out[~np.isfinite(out)] = 0.0
+    more = count[rows] > b[rows]
+    if np.any(more):
+        r, x = rows[more], values[more]
+        order = np.lexsort((-x, r))
+        r, x = r[order], x[order]
+        rank = np.arange(r.size) - np.searchsorted(r, r, side="left")
+        at = rank == b[r] - 1
+        out[r[at]] = np.maximum(x[at], 0.0)
     return out
 
 
@@ -224,11 +231,15 @@ def _dual_bound(u, v, w, b, y) -> float:
     )
 
 
-def _symmetric(u: np.ndarray, v: np.ndarray, w: np.ndarray, n: int) -> bool:
+def _symmetric(u: np.ndarray, v: np.ndarray, w: np.ndarray, n: int, unique: bool) -> bool:
     """Every stored entry ``(u, v, w)`` has a stored twin ``(v, u, w)`` (as
-    multisets)."""
+    multisets). ``unique``: the entries are in CSR order with strictly
+    increasing indices in each row (one sort instead of two)."""
     N = max(n, 1)
     fwd, bwd = u * N + v, v * N + u
+    if unique:
+        ob = np.argsort(bwd)
+        return bool(np.array_equal(fwd, bwd[ob]) and np.array_equal(w, w[ob]))
     of, ob = np.lexsort((w, fwd)), np.lexsort((w, bwd))
     return bool(np.array_equal(fwd[of], bwd[ob]) and np.array_equal(w[of], w[ob]))
 
@@ -423,7 +434,8 @@ def verify_b_matching(G: Graph, b, result, *, refine: int = 4) -> WeightedMatchi
     rising = v[1:] > v[:-1]
     row_start = np.zeros(used, bool)
     row_start[indptr[:-1][indptr[:-1] < used]] = True
-    if used and not np.all(rising | row_start[1:]):
+    unique = bool(np.all(rising | row_start[1:]))
+    if used and not unique:
         # Repeated entries: an unmatched copy of a matched pair is exempt
         # when the matched copy is at least as heavy.
         pos = np.minimum(np.searchsorted(pairs, cu * N + cv), max(pairs.size - 1, 0))
@@ -442,11 +454,11 @@ def verify_b_matching(G: Graph, b, result, *, refine: int = 4) -> WeightedMatchi
     # Upper bounds on the optimum.
     eu, ev, ew = u[eligible], v[eligible], wt[eligible].astype(np.float64)
     bounds = [float(ew.sum())]
-    if _symmetric(u[eligible], v[eligible], wt[eligible], n):
+    if _symmetric(eu, ev, wt[eligible], n, unique):
         bounds = [float(_top_b_sums(eu, ew, bb, n).sum()) / 2]
         dual = np.where(full & (deg > 0), light_w, 0).astype(np.float64)
         bounds.append(_dual_bound(eu, ev, ew, bb, dual))
-        dual = _kth_largest(eu, ew, bb, n) / 2
+        dual = _kth_largest(eu, ew, bb, n) / 2 if refine else dual
         for _ in range(refine):
             dual = (dual + _kth_largest(eu, ew - dual[ev], bb, n)) / 2
             bounds.append(_dual_bound(eu, ev, ew, bb, dual))
