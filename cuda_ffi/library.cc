@@ -20,7 +20,7 @@ namespace {
 
 // Bump whenever a handler's operands, attributes or a constant change; the
 // Python package refuses a library of another version.
-constexpr int kAbiVersion = 16;
+constexpr int kAbiVersion = 17;
 
 using namespace jaxmatch;
 
@@ -126,6 +126,12 @@ JM_C_API int64_t jaxmatch_matching_workspace_len(int n_rows, int n_cols) {
 // The length of one weighted matching problem's int32 workspace.
 JM_C_API int64_t jaxmatch_weighted_workspace_len(int n) {
   return static_cast<int64_t>(WmWorkLayout(n).len);
+}
+
+// The length of one b-matching problem's int32 workspace (n vertices,
+// capacity cap).
+JM_C_API int64_t jaxmatch_weighted_b_workspace_len(int n, int cap) {
+  return static_cast<int64_t>(BmWorkLayout(n, cap).len);
 }
 
 // Registered for the CUDA platform in place of every jaxmatch target when the

@@ -37,11 +37,13 @@ from .matching import (
     verify_matching,
 )
 from .weighted import (
+    BMatchingResult,
     Graph,
     WeightedMatchingCertificate,
     WeightedMatchingResult,
     WeightedMatchingStatus,
     WeightedMatchingTuning,
+    approximate_b_matching,
     approximate_weighted_matching,
     verify_weighted_matching,
 )
@@ -52,6 +54,7 @@ _ffi.register_if_loadable()
 register_serialization()
 
 __all__ = [
+    "BMatchingResult",
     "BipartiteGraph",
     "Float64RoundingWarning",
     "Graph",
@@ -71,6 +74,7 @@ __all__ = [
     "WeightedMatchingResult",
     "WeightedMatchingStatus",
     "WeightedMatchingTuning",
+    "approximate_b_matching",
     "approximate_weighted_matching",
     "backends",
     "cheap_matching",

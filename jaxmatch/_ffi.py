@@ -24,7 +24,7 @@ import jax
 from . import _limits
 
 #: The library ABI this package speaks (``kAbiVersion`` in cuda_ffi/library.cc).
-ABI_VERSION = 16
+ABI_VERSION = 17
 
 _PKG_DIR = Path(__file__).resolve().parent
 
@@ -251,6 +251,17 @@ def weighted_workspace_len(n: int) -> int:
     fn.restype = ctypes.c_int64
     fn.argtypes = [ctypes.c_int]
     return int(fn(n))
+
+
+def b_matching_workspace_len(n: int, capacity: int) -> int:
+    """Length of one b-matching problem's int32 workspace (``n`` vertices,
+    ``capacity`` stored entries)."""
+    _limits.check_index("vertices", n + 1, "the graph")
+    _limits.check_index("entries", capacity, "the graph")
+    fn = cpu_library().jaxmatch_weighted_b_workspace_len
+    fn.restype = ctypes.c_int64
+    fn.argtypes = [ctypes.c_int] * 2
+    return int(fn(n, capacity))
 
 
 #: An XLA FFI handler, ``XLA_FFI_Error* (*)(XLA_FFI_CallFrame*)``.

@@ -44,6 +44,8 @@ enum WmStatus : int {
   kWmInvalidWeights = 3,  // NaN weights (set by the Python wrapper)
   kWmOverflow = 4,  // an integer total weight outside its dtype (set by the
                     // Python wrapper)
+  kWmInvalidCapacity = 5,  // b-matching: a negative b (only possible for a
+                           // traced b; the eager wrapper raises)
 };
 
 enum WmScalar : int {
@@ -140,6 +142,139 @@ struct WmProblem {
                   w + L.cand_edge,
                   w + L.heavy};
   }
+};
+
+// ------------------------------------------------------------ b-matching
+// State of one b-Suitor problem (b_suitor_steps.h): four int32 buffers, each
+// [..., len] with the graph's leading dimensions,
+//
+//   mark    [cap]             per stored entry: 0 unmatched, 1 matched, 2
+//                             matched and the entry's column above its row
+//                             (each edge once, for sums)
+//   degree  [n]               the matched edges at each vertex
+//   info    [kBmInfoLen]      scalars (BmScalar)
+//   work    [BmWorkLayout::len]
+//
+// and the workspace arrays mean:
+//   heap    [cap] uint64  S(v): the proposals v holds, packed (key << 32) |
+//                         proposer, a binary min-heap of hsize[v] entries at
+//                         heap[xadj[v]] (hcap[v] <= deg(v) slots there, so
+//                         the heaps tile the stored entries: the workspace
+//                         depends on n and cap only)
+//   floor   [n] uint64    the lightest proposal in S(v) when S(v) is full,
+//                         else 0; all ones when hcap[v] == 0 (v accepts none)
+//   cursor  [n] uint64    u's last proposal (or refusal), packed (key << 32)
+//                         | target; u's next target lies below it; all ones
+//                         before u's first, 0 when u has none left
+//   hpos    [cap]         per heap entry: the position of its edge in the
+//                         proposer's list
+//   hsize   [n]           entries in S(v)
+//   hcap    [n]           min(b(v), deg(v)): S(v)'s and u's proposals' bound
+//   owed    [n]           proposals u still has to make (initially hcap[u];
+//                         +1 when dislodged); the team that raises it from 0
+//                         owns u (alone reads and moves cursor[u])
+//   lock    [n]           S(v)'s lock (1 held)
+//   heavy   [n]           the vertices of degree above wm_heavy_degree
+//                         (info[kBmHeavy] of them), for whole blocks on CUDA
+//   queue   [2][n]        owned vertices left to the next round: the one
+//                         being read (info[kBmQueueSel]) and the one written
+enum BmScalar : int {
+  kBmStatus = 0,        // a WmStatus
+  kBmRounds = 1,        // passes: the first over every vertex, then the queue's
+  kBmProposals = 2,     // proposals that took
+  kBmHeavy = 3,         // vertices listed in `heavy`
+  kBmPhase = 4,         // 0 until the first pass is done
+  kBmQueueSel = 5,      // the queue being read (0 or 1)
+  kBmQueueLen0 = 6,     // entries in queue 0
+  kBmQueueLen1 = 7,     // entries in queue 1
+  kBmDrained = 8,       // every proposal made: the result can be read off
+  kBmBadGraph = 9,      // init: the CSR is malformed
+  kBmBadCapacity = 10,  // init: a negative b
+  kBmInfoLen = 12,
+};
+
+// Offsets into one problem's int32 workspace; the uint64 arrays come first
+// and have even offsets, so they are 8-byte aligned when the workspace is
+// (its length is even).
+struct BmWorkLayout {
+  std::size_t heap, floor, cursor, hpos, hsize, hcap, owed, lock, heavy, queue,
+      len;
+  JM_HD BmWorkLayout(int n, int cap) {
+    const std::size_t un = static_cast<std::size_t>(n);
+    heap = 0;
+    floor = heap + 2 * static_cast<std::size_t>(cap);
+    cursor = floor + 2 * un;
+    hpos = cursor + 2 * un;
+    hsize = hpos + static_cast<std::size_t>(cap);
+    hcap = hsize + un;
+    owed = hcap + un;
+    lock = owed + un;
+    heavy = lock + un;
+    queue = heavy + un;
+    len = queue + 2 * un;
+    len += len & 1;
+  }
+};
+
+// One b-matching problem: the graph and its state.
+struct BmView {
+  int n, cap;
+  const int* xadj;
+  const int* adj;
+  const uint32_t* key;
+  int* sc;
+  int* mark;
+  int* degree;
+  WmOffer* heap;
+  WmOffer* floor;
+  WmOffer* cursor;
+  int* hpos;
+  int* hsize;
+  int* hcap;
+  int* owed;
+  int* lock;
+  int* heavy;
+  int* queue;  // [2][n]
+};
+
+// A batch of graphs with equal shapes and their b-matching states, each
+// [batch, len]; `b` ([batch, n]) only for the init call.
+struct BmProblem {
+  int64_t batch;
+  int n, cap;
+  const int* xadj;
+  const int* adj;
+  const uint32_t* key;
+  const int* b;
+  int* mark;
+  int* degree;
+  int* info;
+  int* work;
+
+  JM_HD BmView view(int64_t i) const {
+    const BmWorkLayout L(n, cap);
+    int* w = work + i * static_cast<int64_t>(L.len);
+    return BmView{n,
+                  cap,
+                  xadj + i * (n + 1),
+                  adj + i * cap,
+                  key + i * cap,
+                  info + i * kBmInfoLen,
+                  mark + i * cap,
+                  degree + i * n,
+                  reinterpret_cast<WmOffer*>(w + L.heap),
+                  reinterpret_cast<WmOffer*>(w + L.floor),
+                  reinterpret_cast<WmOffer*>(w + L.cursor),
+                  w + L.hpos,
+                  w + L.hsize,
+                  w + L.hcap,
+                  w + L.owed,
+                  w + L.lock,
+                  w + L.heavy,
+                  w + L.queue};
+  }
+  // b of problem i (init only).
+  JM_HD const int* b_of(int64_t i) const { return b + i * n; }
 };
 
 }  // namespace jaxmatch
