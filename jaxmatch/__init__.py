@@ -45,6 +45,7 @@ from .weighted import (
     WeightedMatchingTuning,
     approximate_b_matching,
     approximate_weighted_matching,
+    verify_b_matching,
     verify_weighted_matching,
 )
 
@@ -90,6 +91,7 @@ __all__ = [
     "solve_lap",
     "solve_lap_points",
     "solve_lap_split",
+    "verify_b_matching",
     "verify_lap",
     "verify_lap_points",
     "verify_matching",

@@ -11,7 +11,7 @@ from .types import (
     WeightedMatchingResult,
     WeightedMatchingStatus,
 )
-from .verify import verify_weighted_matching
+from .verify import verify_b_matching, verify_weighted_matching
 
 __all__ = [
     "BMatchingResult",
@@ -22,5 +22,6 @@ __all__ = [
     "WeightedMatchingTuning",
     "approximate_b_matching",
     "approximate_weighted_matching",
+    "verify_b_matching",
     "verify_weighted_matching",
 ]
