@@ -25,6 +25,10 @@ constexpr int kMaxGridY = 65535;
 constexpr int kBmHeavyThreads = 1024;
 // Queue rounds per step call: most graphs need none or one.
 constexpr int kBmQueueRounds = 4;
+// Candidates each worker keeps per scan (b_suitor_steps.h): a lane of a
+// tile, a thread of a block.
+constexpr int kBmTileDepth = 2;
+constexpr int kBmBlockDepth = 1;
 
 // Per problem of the batch: the view, for the rows of the grid.
 #define JM_BM_FOR_EACH_PROBLEM(s, p)                                   \
@@ -85,7 +89,7 @@ __global__ void bm_pass_kernel(BmProblem s) {
     int installed = 0;
     for (int u = t.first; u < p.n; u += t.stride)
       if (p.hcap[u] > 0 && !wm_is_heavy(p, u))
-        installed += bm_process(team, p, u, BmKeepLight{});
+        installed += bm_process<kBmTileDepth>(team, p, u, BmKeepLight{});
     if (team.rank() == 0 && installed)
       atomicAdd(p.sc + kBmProposals, installed);
   }
@@ -102,7 +106,8 @@ __global__ void __launch_bounds__(kBmHeavyThreads)
     int installed = 0;
     for (int i = blockIdx.x; i < listed; i += gridDim.x) {
       const int u = p.heavy[i];
-      if (p.hcap[u] > 0) installed += bm_process(team, p, u, BmKeepHeavy{});
+      if (p.hcap[u] > 0)
+        installed += bm_process<kBmBlockDepth>(team, p, u, BmKeepHeavy{});
     }
     if (team.rank() == 0 && installed)
       atomicAdd(p.sc + kBmProposals, installed);
@@ -129,7 +134,7 @@ __global__ void bm_queue_kernel(BmProblem s) {
     for (int i = t.first; i < len; i += t.stride) {
       const int x = q[i];
       if (!wm_is_heavy(p, x))
-        installed += bm_process(team, p, x, BmKeepLight{});
+        installed += bm_process<kBmTileDepth>(team, p, x, BmKeepLight{});
     }
     if (team.rank() == 0 && installed)
       atomicAdd(p.sc + kBmProposals, installed);
@@ -147,7 +152,8 @@ __global__ void __launch_bounds__(kBmHeavyThreads)
     int installed = 0;
     for (int i = blockIdx.x; i < len; i += gridDim.x) {
       const int x = q[i];
-      if (wm_is_heavy(p, x)) installed += bm_process(team, p, x, BmKeepHeavy{});
+      if (wm_is_heavy(p, x))
+        installed += bm_process<kBmBlockDepth>(team, p, x, BmKeepHeavy{});
     }
     if (team.rank() == 0 && installed)
       atomicAdd(p.sc + kBmProposals, installed);

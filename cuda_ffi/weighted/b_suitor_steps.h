@@ -51,6 +51,9 @@
 // of up to 1024 candidates per scan, so a vertex with b in the hundreds and
 // millions of neighbours makes its proposals with few scans.
 //
+// Each worker keeps its kDepth best candidates (16 for the CPU's one
+// worker, 2 for a lane of a tile, 1 for a thread of a block).
+//
 // Work: a team chases the vertices its proposals dislodge (as Suitor) on a
 // small stack; a vertex the team should not process (a hub met by a tile, a
 // light vertex met by a block) or beyond the stack goes to a queue that the
@@ -135,24 +138,46 @@ JM_HD void bm_init_control(BmView& p) {
 
 // ------------------------------------------------------------ candidates
 
-// A worker's part of the team's candidates: its best unused one (0: none)
-// and its position; `bound` (the same on every worker) is the largest
-// second best of any worker: candidates above it are exactly the team's
-// top eligible ones.
+// A worker's part of the team's candidates: its kDepth best unused ones
+// (descending, 0: none; head is the next), their positions, and `bound` (the
+// same on every worker): the largest candidate any worker had to drop, so
+// that the candidates above it are exactly the team's top eligible ones.
+template <int kDepth>
 struct BmCache {
-  WmOffer best = 0;
-  int pos = INT_MAX;
+  WmOffer best[kDepth] = {};
+  int pos[kDepth] = {};
+  int head = 0;
   WmOffer bound = 0;
   bool filled = false;
+  // best[head] (0 when used up), with static indices: registers on CUDA.
+  JM_HD WmOffer next() const {
+    WmOffer x = 0;
+    JM_UNROLL
+    for (int i = 0; i < kDepth; ++i)
+      if (i == head) x = best[i];
+    return x;
+  }
+  JM_HD int next_pos() const {
+    int x = INT_MAX;
+    JM_UNROLL
+    for (int i = 0; i < kDepth; ++i)
+      if (i == head) x = pos[i];
+    return x;
+  }
 };
 
 // Scans u's list for neighbours below `below` (packed (key, v)) that would
-// take u's proposal; every worker keeps its best and second best.
-template <class Team>
+// take u's proposal; every worker keeps its kDepth best and the largest it
+// drops.
+template <int kDepth, class Team>
 JM_HD void bm_scan(const Team& team, const BmView& p, int u, WmOffer below,
-                   BmCache& c) {
-  WmOffer best = 0, second = 0;
-  int pos = INT_MAX;
+                   BmCache<kDepth>& c) {
+  JM_UNROLL
+  for (int i = 0; i < kDepth; ++i) {
+    c.best[i] = 0;
+    c.pos[i] = INT_MAX;
+  }
+  WmOffer dropped = 0;
   if (below != 0) {
     const int hi = p.xadj[u + 1];
     for (int k = p.xadj[u] + team.rank(); k < hi; k += team.size()) {
@@ -160,42 +185,59 @@ JM_HD void bm_scan(const Team& team, const BmView& p, int u, WmOffer below,
       const uint32_t key = p.key[k];
       if (key == 0 || v == u) continue;
       const WmOffer cand = wm_pack(key, v);
-      // Entries equal to the best are the same candidate (an edge stored
+      if (cand >= below || cand <= dropped) continue;
+      // An entry equal to a kept one is the same candidate (an edge stored
       // twice with one key): the first position stands for it.
-      if (cand >= below || cand <= second || cand == best) continue;
+      bool kept = false;
+      JM_UNROLL
+      for (int i = 0; i < kDepth; ++i) kept |= c.best[i] == cand;
+      if (kept) continue;
       if (wm_pack(key, u) <= load_shared_value(p.floor + v)) continue;
-      if (cand > best) {
-        second = best;
-        best = cand;
-        pos = k;
-      } else {
-        second = cand;
+      const WmOffer last = c.best[kDepth - 1];
+      if (cand < last) {
+        dropped = cand;  // above `dropped` (checked), below every kept one
+        continue;
+      }
+      if (last != 0) dropped = last;
+      // insert, shifting the lighter ones down (static indices)
+      WmOffer x = cand;
+      int xp = k;
+      JM_UNROLL
+      for (int i = 0; i < kDepth; ++i) {
+        if (x > c.best[i]) {
+          const WmOffer y = c.best[i];
+          const int yp = c.pos[i];
+          c.best[i] = x;
+          c.pos[i] = xp;
+          x = y;
+          xp = yp;
+        }
       }
     }
   }
-  c.best = best;
-  c.pos = pos;
-  c.bound = team.all_max(second);
+  c.head = 0;
+  c.bound = team.all_max(dropped);
   c.filled = true;
 }
 
 // u's next target below `cursor` (which moves to it), or {0, -1} when u has
 // none left (cursor 0).  The candidates are taken from the cache while they
 // are known to be the top ones, else the list is scanned again.
-template <class Team>
+template <int kDepth, class Team>
 JM_HD WmTarget bm_next_target(const Team& team, const BmView& p, int u,
-                              WmOffer& cursor, BmCache& c) {
+                              WmOffer& cursor, BmCache<kDepth>& c) {
   for (;;) {
     if (c.filled) {
-      const WmOffer top = team.all_max(c.best);
+      const WmOffer mine = c.next();
+      const WmOffer top = team.all_max(mine);
       if (top != 0 && top > c.bound) {
-        const int pos = team.all_min(c.best == top ? c.pos : INT_MAX);
-        if (c.best == top) c.best = 0;
+        const int pos = team.all_min(mine == top ? c.next_pos() : INT_MAX);
+        if (mine == top) ++c.head;
         cursor = top;
         return {top, pos};
       }
-      // After a scan the top is above every second best unless the scan
-      // found nothing: this ends the loop.
+      // After a scan the top is above every dropped candidate unless the
+      // scan found nothing: this ends the loop.
       if (top == 0 && c.bound == 0) {
         cursor = 0;
         return {0, -1};
@@ -296,7 +338,7 @@ struct BmKeepAll {
 // p, x)` says the team processes x (the same answer on every worker) and
 // its stack has room; the others go to the queue.  Returns the proposals
 // installed.
-template <class Team, class Keep>
+template <int kDepth, class Team, class Keep>
 JM_HD int bm_process(const Team& team, BmView& p, int u, Keep keep) {
   int stack[kBmStack];
   int depth = 0;
@@ -309,7 +351,7 @@ JM_HD int bm_process(const Team& team, BmView& p, int u, Keep keep) {
       cursor = load_shared_value(p.cursor + cur);
     }
     cursor = team.from_first(cursor);
-    BmCache cache;
+    BmCache<kDepth> cache;
     for (;;) {
       const WmTarget t = bm_next_target(team, p, cur, cursor, cache);
       unsigned long long word = 0;  // bit 0 refused, 1 released, 2 owned
@@ -410,20 +452,23 @@ JM_HD void bm_done(BmView& p) {
 // ------------------------------------------------------------ serial driver
 // The CPU back end (and the kernel harness's reference): sequential
 // b-Suitor, every dislodged vertex re-processed before the next vertex.
+constexpr int kBmSerialDepth = 16;
+
 inline void bm_serial(BmView& p) {
   if (!bm_running(p)) return;
   const SerialTeam team;
   int installed = 0;
   if (p.sc[kBmPhase] == 0) {
     for (int u = 0; u < p.n; ++u)
-      if (p.hcap[u] > 0) installed += bm_process(team, p, u, BmKeepAll{});
+      if (p.hcap[u] > 0)
+        installed += bm_process<kBmSerialDepth>(team, p, u, BmKeepAll{});
     bm_control(p, true);
   }
   while (!bm_drained(p)) {
     int len = 0;
     const int* q = bm_queue(p, &len);
     for (int i = 0; i < len; ++i)
-      installed += bm_process(team, p, q[i], BmKeepAll{});
+      installed += bm_process<kBmSerialDepth>(team, p, q[i], BmKeepAll{});
     bm_control(p, false);
   }
   for (int u = 0; u < p.n; ++u) bm_finalize(p, u);
