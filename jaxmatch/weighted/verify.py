@@ -9,7 +9,7 @@ import numpy as np
 
 from .._csr import GraphValidationError, validate_csr
 from .graph import Graph
-from .types import WeightedMatchingCertificate
+from .types import WeightedMatchingCertificate, WeightedMatchingStatus
 
 
 def _mate_of(result) -> np.ndarray:
@@ -115,6 +115,13 @@ def verify_weighted_matching(G: Graph, result) -> WeightedMatchingCertificate:
             f"not locally dominant: edge ({u[k]}, {v[k]}) of weight {wt[k]} is heavier than "
             f"the matched edges at its ends ({at[u[k]]}, {at[v[k]]})"
         )
+    status = np.asarray(getattr(result, "status", WeightedMatchingStatus.DOMINANT))
+    if reason and status.shape == () and int(status) != WeightedMatchingStatus.DOMINANT:
+        try:
+            name = WeightedMatchingStatus(int(status)).name
+        except ValueError:
+            name = str(int(status))
+        reason = f"the solve's status is {name}, not DOMINANT: {reason}"
     return WeightedMatchingCertificate(
         valid=True,
         weight=weight,
@@ -482,6 +489,13 @@ def verify_b_matching(G: Graph, b, result, *, refine: int = 4) -> WeightedMatchi
             reason += (
                 "; dominant by weight alone (ties ordered otherwise), so the ratio 1/2 still holds"
             )
+    status = np.asarray(getattr(result, "status", WeightedMatchingStatus.DOMINANT))
+    if reason and status.shape == () and int(status) != WeightedMatchingStatus.DOMINANT:
+        try:
+            name = WeightedMatchingStatus(int(status)).name
+        except ValueError:
+            name = str(int(status))
+        reason = f"the solve's status is {name}, not DOMINANT: {reason}"
     return WeightedMatchingCertificate(
         valid=True,
         weight=weight,

@@ -158,3 +158,18 @@ def test_vmapped_batch_equals_each_member(device):
     for i, G in enumerate(graphs):
         member = jax.tree.map(lambda a, i=i: a[i], res)
         check_equal(G, bs[i], member)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", range(4))
+def test_many_seeds_equal_the_b_greedy(device, seed):
+    """Larger random graphs, many seeds: every family, tie-heavy weights,
+    uniform, per-vertex and large b."""
+    rng = np.random.default_rng(5000 + seed)
+    fn = jax.jit(jaxmatch.approximate_b_matching)
+    for it in range(25):
+        G = random_graph(rng, 700, family=FAMILIES[it % 7], kind=KINDS[it % 5])
+        G = pad(G, 8192)
+        b = random_b(rng, 700, (1, 2, 5, 20, "per_vertex", "large")[it % 6])
+        b = np.asarray(capacities(b, 700), np.int32)
+        check_equal(G, b, fn(G, jnp.asarray(b)))

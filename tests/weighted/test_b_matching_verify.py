@@ -306,3 +306,14 @@ def test_larger_graphs_bound_and_dtype(dtype):
         opt = optimum_milp(G, bb)
         assert cert.upper_bound >= opt - 1e-6 and cert.ratio >= 0.5
         assert g.weight >= cert.ratio * opt - 1e-6
+
+
+def test_an_unfinished_solve_is_named():
+    """A result whose status is not DOMINANT (its mask empty) is a valid,
+    not dominant b-matching, and the reason names the status."""
+    G = path()
+    empty = Result(np.zeros(G.indices.shape[0], bool), np.zeros(5, np.int64), 0)
+    empty.status = np.int32(4)  # OVERFLOW
+    cert = verify_b_matching(G, 1, empty)
+    assert cert.valid and not cert.locally_dominant
+    assert "OVERFLOW, not DOMINANT" in cert.reason
