@@ -88,7 +88,7 @@ __global__ void bm_pass_kernel(BmProblem s) {
     if (!bm_running(p) || p.sc[kBmPhase] != 0) continue;
     int installed = 0;
     for (int u = t.first; u < p.n; u += t.stride)
-      if (p.hcap[u] > 0 && !wm_is_heavy(p, u))
+      if (p.vx[u].hcap > 0 && !wm_is_heavy(p, u))
         installed += bm_process<kBmTileDepth>(team, p, u, BmKeepLight{});
     if (team.rank() == 0 && installed)
       atomicAdd(p.sc + kBmProposals, installed);
@@ -106,7 +106,7 @@ __global__ void __launch_bounds__(kBmHeavyThreads)
     int installed = 0;
     for (int i = blockIdx.x; i < listed; i += gridDim.x) {
       const int u = p.heavy[i];
-      if (p.hcap[u] > 0)
+      if (p.vx[u].hcap > 0)
         installed += bm_process<kBmBlockDepth>(team, p, u, BmKeepHeavy{});
     }
     if (team.rank() == 0 && installed)

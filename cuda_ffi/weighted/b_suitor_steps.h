@@ -35,13 +35,15 @@
 //    mutual proposals are the sequential b-greedy matching (heaviest edge
 //    first, taken when both endpoints still have room).
 //
-// Heaps: a per-vertex spin lock taken by one lane of the team (sm_70+
-// independent thread scheduling lets a lane spin on a lock that a lane of
-// its own warp holds), rather than a lock-free scheme: an install of a
-// proposal into a heap of b(v) entries needs a consistent heap for its
-// O(log b) sift, which one 64-bit atomic cannot give for b > 1 (b = 1 is
-// Suitor's atomicMax).  The lock is held only for the sift, with no team
-// collective inside, so a holder never waits on anyone.
+// Heaps: a per-vertex spin lock (a bit of the vertex's 32-byte record, which
+// also holds floor(v), S(v)'s size and bound, and the vertex's cursor and
+// owed count: an install touches one record) taken by one lane of the team
+// (sm_70+ independent thread scheduling lets a lane spin on a lock that a
+// lane of its own warp holds), rather than a lock-free scheme: an install
+// into a heap of b(v) entries needs a consistent heap for its O(log b) sift,
+// which one 64-bit atomic cannot give for b > 1 (b = 1 is Suitor's
+// atomicMax).  The lock is held only for the sift, with no team collective
+// inside, so a holder never waits on anyone.
 //
 // Candidates: one scan of u's list gives each worker its best eligible
 // candidate below the cursor and its second best; every candidate above the
@@ -90,17 +92,19 @@ JM_HD void bm_init_clear(const Team& team, BmView& p, const int* b) {
     p.sc[kBmStatus] = kWmRunning;
   }
   for (int u = team.rank(); u < p.n; u += team.size()) {
-    const int deg = wm_pointers_ok(p, u) ? wm_degree(p, u) : 0;
+    const bool ok = wm_pointers_ok(p, u);
+    const int deg = ok ? wm_degree(p, u) : 0;
     const int bu = b[u];
     const int c = bu < 0 ? 0 : (bu < deg ? bu : deg);
-    p.hcap[u] = c;
-    p.owed[u] = c;
-    p.hsize[u] = 0;
-    p.lock[u] = 0;
+    BmVertex& x = p.vx[u];
+    x.floor = c == 0 ? kBmAll : 0;
+    x.cursor = kBmAll;
+    x.hoff = ok ? p.xadj[u] : 0;
+    x.hcap = c;
+    x.owed = c;
+    x.state = 0;
     p.heavy[u] = -1;
     p.degree[u] = 0;
-    p.floor[u] = c == 0 ? kBmAll : 0;
-    p.cursor[u] = kBmAll;
   }
   for (int k = team.rank(); k < p.cap; k += team.size()) p.mark[k] = 0;
 }
@@ -180,9 +184,18 @@ JM_HD void bm_scan(const Team& team, const BmView& p, int u, WmOffer below,
   WmOffer dropped = 0;
   if (below != 0) {
     const int hi = p.xadj[u + 1];
+#if !defined(__CUDA_ARCH__)
+    const int stored = p.xadj[p.n];
+#endif
     for (int k = p.xadj[u] + team.rank(); k < hi; k += team.size()) {
       const int v = p.adj[k];
       const uint32_t key = p.key[k];
+#if !defined(__CUDA_ARCH__)
+      // The serial CPU scan waits on each random record otherwise (the
+      // entries past u's list are the next vertices' of the pass; every
+      // stored entry is a validated vertex).
+      if (k + 16 < stored) __builtin_prefetch(&p.vx[p.adj[k + 16]]);
+#endif
       if (key == 0 || v == u) continue;
       const WmOffer cand = wm_pack(key, v);
       if (cand >= below || cand <= dropped) continue;
@@ -192,7 +205,7 @@ JM_HD void bm_scan(const Team& team, const BmView& p, int u, WmOffer below,
       JM_UNROLL
       for (int i = 0; i < kDepth; ++i) kept |= c.best[i] == cand;
       if (kept) continue;
-      if (wm_pack(key, u) <= load_shared_value(p.floor + v)) continue;
+      if (wm_pack(key, u) <= load_shared_value(&p.vx[v].floor)) continue;
       const WmOffer last = c.best[kDepth - 1];
       if (cand < last) {
         dropped = cand;  // above `dropped` (checked), below every kept one
@@ -249,18 +262,26 @@ JM_HD WmTarget bm_next_target(const Team& team, const BmView& p, int u,
 
 // ------------------------------------------------------------ heaps
 
-JM_HD void bm_lock(int* lock) {
-  while (atomic_cas_int(lock, 0, 1) != 0) {
+// Takes S(v)'s lock (the kBmLocked bit of the record's state) and returns
+// S(v)'s size.
+JM_HD int bm_lock(BmVertex& x) {
+  volatile int* state = &x.state;
+  for (;;) {
+    const int s = *state;
+    if (!(s & kBmLocked) && atomic_cas_int(&x.state, s, s | kBmLocked) == s) {
+      device_fence();
+      return s;
+    }
 #if defined(__CUDA_ARCH__)
     __nanosleep(32);
 #endif
   }
-  device_fence();
 }
 
-JM_HD void bm_unlock(int* lock) {
+// Publishes S(v)'s updates and its new size, and releases the lock.
+JM_HD void bm_unlock(BmVertex& x, int size) {
   device_fence();
-  *static_cast<volatile int*>(lock) = 0;
+  *static_cast<volatile int*>(&x.state) = size;
 }
 
 // Installs proposal `mine` (packed (key, proposer), its edge at `pos` in the
@@ -269,14 +290,14 @@ JM_HD void bm_unlock(int* lock) {
 // another team's last update, published by its unlock, must not be read from
 // a stale cache line.
 JM_HD int bm_install(BmView& p, int v, WmOffer mine, int pos) {
-  volatile WmOffer* floor = p.floor + v;
+  BmVertex& x = p.vx[v];
+  volatile WmOffer* floor = &x.floor;
   if (mine <= *floor) return kBmRefused;
-  bm_lock(p.lock + v);
-  volatile WmOffer* h = p.heap + p.xadj[v];
-  volatile int* hp = p.hpos + p.xadj[v];
-  volatile int* size_p = p.hsize + v;
-  const int size = *size_p, cap = p.hcap[v];
-  int out = kBmRefused;
+  const int size = bm_lock(x);
+  const int cap = x.hcap;
+  volatile WmOffer* h = p.heap + x.hoff;
+  volatile int* hp = p.hpos + x.hoff;
+  int out = kBmRefused, new_size = size;
   if (size < cap) {
     int i = size;  // sift up from the new leaf
     while (i > 0) {
@@ -289,8 +310,8 @@ JM_HD int bm_install(BmView& p, int v, WmOffer mine, int pos) {
     }
     h[i] = mine;
     hp[i] = pos;
-    *size_p = size + 1;
-    if (size + 1 == cap) *floor = h[0];
+    new_size = size + 1;
+    if (new_size == cap) *floor = h[0];
     out = -1;
   } else if (cap > 0 && mine > h[0]) {
     out = wm_id(h[0]);
@@ -310,7 +331,7 @@ JM_HD int bm_install(BmView& p, int v, WmOffer mine, int pos) {
     hp[i] = pos;
     *floor = h[0];
   }
-  bm_unlock(p.lock + v);
+  bm_unlock(x, new_size);
   return out;
 }
 
@@ -348,7 +369,7 @@ JM_HD int bm_process(const Team& team, BmView& p, int u, Keep keep) {
     WmOffer cursor = 0;
     if (team.rank() == 0) {
       device_fence();
-      cursor = load_shared_value(p.cursor + cur);
+      cursor = load_shared_value(&p.vx[cur].cursor);
     }
     cursor = team.from_first(cursor);
     BmCache<kDepth> cache;
@@ -366,11 +387,11 @@ JM_HD int bm_process(const Team& team, BmView& p, int u, Keep keep) {
           if (t.offer != 0) ++installed;
           if (r >= 0) {
             word |= static_cast<unsigned long long>(r) << 32;
-            if (atomic_add_int(p.owed + r, 1) == 0) word |= 4;
+            if (atomic_add_int(&p.vx[r].owed, 1) == 0) word |= 4;
           }
-          *static_cast<volatile WmOffer*>(p.cursor + cur) = cursor;
+          *static_cast<volatile WmOffer*>(&p.vx[cur].cursor) = cursor;
           device_fence();
-          if (atomic_add_int(p.owed + cur, -1) == 1) word |= 2;
+          if (atomic_add_int(&p.vx[cur].owed, -1) == 1) word |= 2;
         }
       }
       word = team.from_first(word);
@@ -424,16 +445,16 @@ JM_HD const int* bm_queue(const BmView& p, int* len) {
 // marked (2 where its column u is above its row w: each edge once), and u's
 // degree counts them.  Every mark is written by one vertex.
 JM_HD void bm_finalize(BmView& p, int u) {
-  const WmOffer* h = p.heap + p.xadj[u];
-  const int* hp = p.hpos + p.xadj[u];
-  const int size = p.hsize[u];
+  const WmOffer* h = p.heap + p.vx[u].hoff;
+  const int* hp = p.hpos + p.vx[u].hoff;
+  const int size = p.vx[u].state;
   int deg = 0;
   for (int j = 0; j < size; ++j) {
     const WmOffer e = h[j];
     const int w = wm_id(e);
     const WmOffer want = wm_pack(wm_key(e), u);
-    const WmOffer* hw = p.heap + p.xadj[w];
-    const int size_w = p.hsize[w];
+    const WmOffer* hw = p.heap + p.vx[w].hoff;
+    const int size_w = p.vx[w].state;
     bool mutual = false;
     for (int i = 0; i < size_w && !mutual; ++i) mutual = hw[i] == want;
     if (mutual) {
@@ -460,7 +481,7 @@ inline void bm_serial(BmView& p) {
   int installed = 0;
   if (p.sc[kBmPhase] == 0) {
     for (int u = 0; u < p.n; ++u)
-      if (p.hcap[u] > 0)
+      if (p.vx[u].hcap > 0)
         installed += bm_process<kBmSerialDepth>(team, p, u, BmKeepAll{});
     bm_control(p, true);
   }

@@ -155,25 +155,17 @@ struct WmProblem {
 //   info    [kBmInfoLen]      scalars (BmScalar)
 //   work    [BmWorkLayout::len]
 //
-// and the workspace arrays mean:
+// and the workspace holds:
+//   vertex  [n] BmVertex  each vertex's record (32 bytes, one cache line
+//                         sector: what an install at v touches, and the
+//                         floor a scan reads, lie together)
 //   heap    [cap] uint64  S(v): the proposals v holds, packed (key << 32) |
-//                         proposer, a binary min-heap of hsize[v] entries at
-//                         heap[xadj[v]] (hcap[v] <= deg(v) slots there, so
-//                         the heaps tile the stored entries: the workspace
-//                         depends on n and cap only)
-//   floor   [n] uint64    the lightest proposal in S(v) when S(v) is full,
-//                         else 0; all ones when hcap[v] == 0 (v accepts none)
-//   cursor  [n] uint64    u's last proposal (or refusal), packed (key << 32)
-//                         | target; u's next target lies below it; all ones
-//                         before u's first, 0 when u has none left
+//                         proposer, a binary min-heap of hsize entries at
+//                         heap[hoff] = heap[xadj[v]] (hcap <= deg(v) slots
+//                         there, so the heaps tile the stored entries: the
+//                         workspace depends on n and cap only)
 //   hpos    [cap]         per heap entry: the position of its edge in the
 //                         proposer's list
-//   hsize   [n]           entries in S(v)
-//   hcap    [n]           min(b(v), deg(v)): S(v)'s and u's proposals' bound
-//   owed    [n]           proposals u still has to make (initially hcap[u];
-//                         +1 when dislodged); the team that raises it from 0
-//                         owns u (alone reads and moves cursor[u])
-//   lock    [n]           S(v)'s lock (1 held)
 //   heavy   [n]           the vertices of degree above wm_heavy_degree
 //                         (info[kBmHeavy] of them), for whole blocks on CUDA
 //   queue   [2][n]        owned vertices left to the next round: the one
@@ -193,26 +185,40 @@ enum BmScalar : int {
   kBmInfoLen = 12,
 };
 
-// Offsets into one problem's int32 workspace; the uint64 arrays come first
-// and have even offsets, so they are 8-byte aligned when the workspace is
-// (its length is even).
+// One vertex v's record.
+struct BmVertex {
+  // The lightest proposal in S(v) once S(v) is full, else 0; all ones when
+  // hcap == 0 (v accepts none).
+  unsigned long long floor;
+  // v's last proposal (or refusal) as a proposer, packed (key << 32) |
+  // target; v's next target lies below it.  All ones before v's first, 0
+  // when v has none left.  Only v's owner reads and writes it.
+  unsigned long long cursor;
+  int hoff;   // where S(v) starts in `heap`: xadj[v]
+  int hcap;   // min(b(v), deg(v)): S(v)'s bound and v's proposals'
+  int owed;   // proposals v still has to make (hcap at first, +1 when
+              // dislodged); the team that raises it from 0 owns v
+  int state;  // hsize (entries in S(v)) | kBmLocked while S(v) is updated
+};
+static_assert(sizeof(BmVertex) == 32, "a BmVertex is 32 bytes");
+
+constexpr int kBmLocked = 1 << 30;
+
+// Offsets into one problem's int32 workspace.  Its length is a multiple of
+// 8, so every member's records are 32-byte aligned when the workspace is;
+// the uint64 heap follows them at an even offset.
 struct BmWorkLayout {
-  std::size_t heap, floor, cursor, hpos, hsize, hcap, owed, lock, heavy, queue,
-      len;
+  std::size_t vertex, heap, hpos, heavy, queue, len;
   JM_HD BmWorkLayout(int n, int cap) {
     const std::size_t un = static_cast<std::size_t>(n);
-    heap = 0;
-    floor = heap + 2 * static_cast<std::size_t>(cap);
-    cursor = floor + 2 * un;
-    hpos = cursor + 2 * un;
-    hsize = hpos + static_cast<std::size_t>(cap);
-    hcap = hsize + un;
-    owed = hcap + un;
-    lock = owed + un;
-    heavy = lock + un;
+    const std::size_t ucap = static_cast<std::size_t>(cap);
+    vertex = 0;
+    heap = vertex + 8 * un;
+    hpos = heap + 2 * ucap;
+    heavy = hpos + ucap;
     queue = heavy + un;
     len = queue + 2 * un;
-    len += len & 1;
+    len = (len + 7) & ~static_cast<std::size_t>(7);
   }
 };
 
@@ -225,14 +231,9 @@ struct BmView {
   int* sc;
   int* mark;
   int* degree;
+  BmVertex* vx;
   WmOffer* heap;
-  WmOffer* floor;
-  WmOffer* cursor;
   int* hpos;
-  int* hsize;
-  int* hcap;
-  int* owed;
-  int* lock;
   int* heavy;
   int* queue;  // [2][n]
 };
@@ -262,14 +263,9 @@ struct BmProblem {
                   info + i * kBmInfoLen,
                   mark + i * cap,
                   degree + i * n,
+                  reinterpret_cast<BmVertex*>(w + L.vertex),
                   reinterpret_cast<WmOffer*>(w + L.heap),
-                  reinterpret_cast<WmOffer*>(w + L.floor),
-                  reinterpret_cast<WmOffer*>(w + L.cursor),
                   w + L.hpos,
-                  w + L.hsize,
-                  w + L.hcap,
-                  w + L.owed,
-                  w + L.lock,
                   w + L.heavy,
                   w + L.queue};
   }
