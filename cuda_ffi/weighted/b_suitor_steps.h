@@ -444,20 +444,28 @@ JM_HD const int* bm_queue(const BmView& p, int* len) {
 // holds is matched when w holds (key, u); its edge, at hpos in w's list, is
 // marked (2 where its column u is above its row w: each edge once), and u's
 // degree counts them.  Every mark is written by one vertex.
+//
+// w holds (key, u) iff (key, w) >= cursor(u) and (key, u) >= floor(w), both
+// final, so the check reads one record instead of searching S(w) (which
+// would cost b(u) * b(w) for a hub with large b):
+//  * if u's proposal stands in S(w), u passed (key, w) on its way down, and
+//    (key, u), an entry of S(w), is at least its least, floor(w);
+//  * conversely, u met (key, w) on its way down to cursor(u): either it
+//    proposed, or found w refusing, (key, u) <= floor(w) then.  Floors only
+//    grow, so a refusal, or a proposal later dislodged (after which floor(w)
+//    exceeds (key, u)), would leave floor(w) > (key, u), unless (key, u) is
+//    floor(w) itself, an entry of S(w).
 JM_HD void bm_finalize(BmView& p, int u) {
-  const WmOffer* h = p.heap + p.vx[u].hoff;
-  const int* hp = p.hpos + p.vx[u].hoff;
-  const int size = p.vx[u].state;
+  const BmVertex& x = p.vx[u];
+  const WmOffer* h = p.heap + x.hoff;
+  const int* hp = p.hpos + x.hoff;
+  const int size = x.state;
   int deg = 0;
   for (int j = 0; j < size; ++j) {
     const WmOffer e = h[j];
     const int w = wm_id(e);
-    const WmOffer want = wm_pack(wm_key(e), u);
-    const WmOffer* hw = p.heap + p.vx[w].hoff;
-    const int size_w = p.vx[w].state;
-    bool mutual = false;
-    for (int i = 0; i < size_w && !mutual; ++i) mutual = hw[i] == want;
-    if (mutual) {
+    const uint32_t key = wm_key(e);
+    if (wm_pack(key, w) >= x.cursor && wm_pack(key, u) >= p.vx[w].floor) {
       p.mark[hp[j]] = u > w ? 2 : 1;
       ++deg;
     }
