@@ -204,9 +204,10 @@ static_assert(sizeof(BmVertex) == 32, "a BmVertex is 32 bytes");
 
 constexpr int kBmLocked = 1 << 30;
 
-// Offsets into one problem's int32 workspace.  Its length is a multiple of
-// 8, so every member's records are 32-byte aligned when the workspace is;
-// the uint64 heap follows them at an even offset.
+// Offsets into one problem's int32 workspace, from its first 32-byte
+// aligned int (BmProblem::view): 8 spare ints absorb the shift, so that the
+// length is linear in n and cap (symbolic shapes can express it) and every
+// member's records are 32-byte aligned whatever the buffer's alignment.
 struct BmWorkLayout {
   std::size_t vertex, heap, hpos, heavy, queue, len;
   JM_HD BmWorkLayout(int n, int cap) {
@@ -217,8 +218,7 @@ struct BmWorkLayout {
     hpos = heap + 2 * ucap;
     heavy = hpos + ucap;
     queue = heavy + un;
-    len = queue + 2 * un;
-    len = (len + 7) & ~static_cast<std::size_t>(7);
+    len = queue + 2 * un + 8;
   }
 };
 
@@ -254,7 +254,11 @@ struct BmProblem {
 
   JM_HD BmView view(int64_t i) const {
     const BmWorkLayout L(n, cap);
-    int* w = work + i * static_cast<int64_t>(L.len);
+    // The member's slice, from its first 32-byte aligned int.
+    const std::uintptr_t at = reinterpret_cast<std::uintptr_t>(
+        work + i * static_cast<int64_t>(L.len));
+    int* w =
+        reinterpret_cast<int*>((at + 31) & ~static_cast<std::uintptr_t>(31));
     return BmView{n,
                   cap,
                   xadj + i * (n + 1),

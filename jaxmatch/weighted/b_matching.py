@@ -42,13 +42,6 @@ def _check_b_limits(G: Graph) -> None:
     """The int32 limits of the b-matching workspace and, eagerly, the
     devices' memory for the state (:mod:`jaxmatch._limits`)."""
     what = f"a graph of shape {G.shape} and capacity {_limits.size_text(G.capacity)}"
-    if not _limits.is_concrete(G.capacity):
-        # The workspace's length is not linear in the capacity (an even
-        # length keeps its 64-bit arrays aligned in every batch member).
-        raise ValueError(
-            f"approximate_b_matching needs a concrete capacity, got {what}: export it "
-            "with concrete shapes (a symbolic batch dimension is fine)"
-        )
     work = _ffi.b_matching_workspace_len(G.n, G.capacity)
     _limits.check_index("workspace", work, what)
     state = G.n + _ffi.constant("WEIGHTED_B_INFO_LEN") + work + 2 * G.capacity  # + mark, keys

@@ -283,31 +283,32 @@ def test_int64_and_huge_b_are_clipped_not_wrapped(device):
     check_equals_greedy(G, 3, res)
 
 
-def test_export_with_a_symbolic_batch_and_a_clear_error_for_a_symbolic_capacity():
+@pytest.mark.parametrize("platform", ["cpu", pytest.param("gpu", marks=pytest.mark.gpu)])
+def test_export_with_a_symbolic_batch_and_capacity(platform):
+    """One exported program serves every batch size and capacity (the
+    workspace's length is linear in both)."""
     S = jax.ShapeDtypeStruct
     n = 8
-    (batch,) = jax.export.symbolic_shape("batch")
+    batch, cap = jax.export.symbolic_shape("batch, cap")
     G = Graph(
-        S((batch, n + 1), np.int32), S((batch, 64), np.int32), S((batch, 64), np.float32), (n, n)
+        S((batch, n + 1), np.int32), S((batch, cap), np.int32), S((batch, cap), np.float32), (n, n)
     )
     exp = jax.export.export(
         jax.jit(jaxmatch.approximate_b_matching),
         disabled_checks=jaxmatch.export_disabled_checks(),
-        platforms=["cpu"],
+        platforms=["cuda" if platform == "gpu" else platform],
     )(G, S((batch, n), np.int32))
     exp = jax.export.deserialize(exp.serialize())
     rng = np.random.default_rng(2)
-    graphs = [random_graph(rng, n, dtype=np.float32).pad_to(64) for _ in range(3)]
-    stacked = jax.tree.map(lambda *x: jnp.stack(x), *graphs)
-    bs = np.stack([random_b(rng, n, "per_vertex") for _ in graphs])
-    got = exp.call(stacked, bs)
-    want = jax.jit(jaxmatch.approximate_b_matching)(stacked, bs)
-    for a, b in zip(jax.tree.leaves(got), jax.tree.leaves(want), strict=True):
-        np.testing.assert_array_equal(a, b)
-    (cap,) = jax.export.symbolic_shape("cap")
-    G = Graph(S((n + 1,), np.int32), S((cap,), np.int32), S((cap,), np.float32), (n, n))
-    with pytest.raises(ValueError, match="needs a concrete capacity"):
-        jax.export.export(
-            jax.jit(jaxmatch.approximate_b_matching),
-            disabled_checks=jaxmatch.export_disabled_checks(),
-        )(G, 2)
+    dev = jax.devices(platform)[0]
+    for members, capacity in [(1, 30), (3, 64), (2, 101)]:
+        graphs = [random_graph(rng, n, dtype=np.float32).pad_to(capacity) for _ in range(members)]
+        stacked = jax.tree.map(lambda *x: jnp.stack(x), *graphs)
+        bs = np.stack([random_b(rng, n, "per_vertex") for _ in graphs])
+        stacked, bs = jax.device_put((stacked, jnp.asarray(bs)), dev)
+        got = exp.call(stacked, bs)
+        want = jax.jit(jaxmatch.approximate_b_matching)(stacked, bs)
+        for a, b in zip(jax.tree.leaves(got), jax.tree.leaves(want), strict=True):
+            np.testing.assert_array_equal(a, b)
+        for i, G in enumerate(graphs):
+            check_equals_greedy(G, np.asarray(bs[i]), jax.tree.map(lambda x, i=i: x[i], got))
