@@ -5,16 +5,19 @@
 // The steps' CUDA branches are compiled for the host: __CUDA_ARCH__ is
 // defined while b_suitor_steps.h is included, and the CUDA built-ins they
 // call (atomics, fences, __nanosleep) are host atomics, fences and a yield.
-// Several std::threads, each a team of one worker, then run the first pass,
-// the queue rounds and the finalize as the kernels do (each thread a stride
-// of the vertices, a team handing a random quarter of the vertices it comes
-// to own to the queue), with several candidate depths.  On random graphs
+// Teams of std::threads (one to four workers each, the workers' collectives
+// through barriers, as a tile of a warp's) then run the first pass and the
+// queue rounds as the kernels do (each team a stride of the vertices, a
+// quarter of the vertices it comes to own handed to the queue), with several
+// candidate depths.  On random graphs
 // (ties, hubs with b in the thousands, b = 0) the marks, degrees and status
 // must equal the serial solve's (bm_serial), and the finalize's O(1) mutual
 // check must agree with a search of S(w).  Exits 1 on a failure.
 #include <sched.h>
 
+#include <atomic>
 #include <cstring>
+#include <memory>
 #include <thread>
 
 namespace {
@@ -70,13 +73,67 @@ using namespace jaxmatch;
 
 namespace {
 
-// Hands a random quarter of the vertices a team comes to own to the queue.
-struct RandomKeep {
-  unsigned* seed;
+// Hands a quarter of the vertices a team comes to own to the queue (the
+// same answer on every worker of a team: a hash of the vertex and the
+// problem's seed).
+struct HashKeep {
+  unsigned seed;
   template <class Team>
-  bool operator()(const Team&, const BmView&, int) const {
-    *seed = *seed * 1103515245u + 12345u;
-    return (*seed >> 16) % 4 != 0;
+  bool operator()(const Team&, const BmView&, int x) const {
+    const unsigned h = (static_cast<unsigned>(x) ^ seed) * 2654435761u;
+    return (h >> 16) % 4 != 0;
+  }
+};
+
+// A spin barrier for `count` threads.
+struct Barrier {
+  int count;
+  std::atomic<int> waiting{0}, generation{0};
+  explicit Barrier(int c) : count(c) {}
+  void wait() {
+    const int gen = generation.load();
+    if (waiting.fetch_add(1) + 1 == count) {
+      waiting.store(0);
+      generation.fetch_add(1);
+      return;
+    }
+    while (generation.load() == gen) sched_yield();
+  }
+};
+
+// The workers of a team, each a thread: rank r of `lanes`, the collectives
+// (as a tile of a warp's) through shared slots and barriers.
+struct LaneShared {
+  explicit LaneShared(int lanes) : barrier(lanes), slots(lanes) {}
+  Barrier barrier;
+  std::vector<unsigned long long> slots;
+};
+
+struct LaneTeam {
+  int r, lanes;
+  LaneShared* shared;
+  int rank() const { return r; }
+  int size() const { return lanes; }
+  unsigned long long exchange(unsigned long long x, int how) const {
+    shared->slots[r] = x;
+    shared->barrier.wait();
+    unsigned long long out = shared->slots[0];
+    for (int i = 1; i < lanes; ++i) {
+      const unsigned long long y = shared->slots[i];
+      if (how == 1 && y > out) out = y;
+      if (how == 2 && static_cast<int>(y) < static_cast<int>(out)) out = y;
+    }
+    shared->barrier.wait();
+    return out;
+  }
+  unsigned long long all_max(unsigned long long x) const {
+    return exchange(x, 1);
+  }
+  int all_min(int x) const {
+    return static_cast<int>(exchange(static_cast<unsigned>(x), 2));
+  }
+  unsigned long long from_first(unsigned long long x) const {
+    return exchange(x, 0);
   }
 };
 
@@ -98,7 +155,7 @@ struct Instance {
 // thousands.
 Instance Make(std::mt19937& rng) {
   Instance I;
-  I.n = 1 + static_cast<int>(rng() % 2000);
+  I.n = 1 + static_cast<int>(rng() % 600);
   const int m = static_cast<int>(rng() % (6 * I.n + 1));
   const uint32_t range = 1 + rng() % (rng() % 2 ? 3 : 1000);
   std::set<std::pair<int, int>> seen;
@@ -148,39 +205,40 @@ void Init(Instance& I) {
   bm_init_control(p);
 }
 
-// The kernels' schedule with `threads` teams of one worker each.
+// The kernels' schedule with `teams` teams of `lanes` workers each (every
+// worker a thread).
 template <int kDepth>
-void Parallel(Instance& I, int threads, unsigned seed) {
+void Parallel(Instance& I, int teams, int lanes, unsigned seed) {
   const BmProblem P = I.problem();
+  std::vector<std::unique_ptr<LaneShared>> shared;
+  for (int t = 0; t < teams; ++t)
+    shared.push_back(std::make_unique<LaneShared>(lanes));
   auto run = [&](auto body) {
     std::vector<std::thread> pool;
-    for (int t = 0; t < threads; ++t) pool.emplace_back(body, t);
+    for (int t = 0; t < teams; ++t)
+      for (int r = 0; r < lanes; ++r)
+        pool.emplace_back(body, t, LaneTeam{r, lanes, shared[t].get()});
     for (std::thread& th : pool) th.join();
   };
-  run([&](int t) {
+  const HashKeep keep{seed};
+  run([&](int t, LaneTeam team) {
     BmView p = P.view(0);
-    unsigned s = seed + t;
-    for (int u = t; u < p.n; u += threads)
-      if (p.vx[u].hcap > 0)
-        bm_process<kDepth>(SerialTeam{}, p, u, RandomKeep{&s});
+    for (int u = t; u < p.n; u += teams)
+      if (p.vx[u].hcap > 0) bm_process<kDepth>(team, p, u, keep);
   });
   BmView p = P.view(0);
   bm_control(p, true);
   while (!bm_drained(p)) {
-    run([&](int t) {
+    run([&](int t, LaneTeam team) {
       BmView q = P.view(0);
-      unsigned s = seed * 7 + t;
       int len = 0;
       const int* queue = bm_queue(q, &len);
-      for (int i = t; i < len; i += threads)
-        bm_process<kDepth>(SerialTeam{}, q, queue[i], RandomKeep{&s});
+      for (int i = t; i < len; i += teams)
+        bm_process<kDepth>(team, q, queue[i], keep);
     });
     bm_control(p, false);
   }
-  run([&](int t) {
-    BmView q = P.view(0);
-    for (int u = t; u < q.n; u += threads) bm_finalize(q, u);
-  });
+  for (int u = 0; u < p.n; ++u) bm_finalize(p, u);
   bm_done(p);
 }
 
@@ -216,17 +274,19 @@ int main() {
     BmView p = P.view(0);
     bm_serial(p);
     Init(parallel);
-    const int threads = 2 + it % 3;
+    // teams x lanes threads: 2-4 teams of one worker, or 2 teams of 2-4
+    const int lanes = it % 2 ? 1 : 2 + (it / 2) % 3;
+    const int threads = lanes == 1 ? 2 + it % 3 : 2;
     const unsigned seed = static_cast<unsigned>(rng());
     switch (it % 3) {
       case 0:
-        Parallel<1>(parallel, threads, seed);
+        Parallel<1>(parallel, threads, lanes, seed);
         break;
       case 1:
-        Parallel<2>(parallel, threads, seed);
+        Parallel<2>(parallel, threads, lanes, seed);
         break;
       default:
-        Parallel<16>(parallel, threads, seed);
+        Parallel<16>(parallel, threads, lanes, seed);
     }
     ++problems;
     rounds = std::max(rounds, parallel.info[kBmRounds]);
@@ -237,8 +297,9 @@ int main() {
     const bool searched = SearchedMarks(serial) == serial.mark;
     if (!same || !searched) {
       ++failures;
-      std::printf("FAILED: problem %d (n %d, threads %d): %s\n", it, serial.n,
-                  threads, same ? "finalize" : "parallel != serial");
+      std::printf("FAILED: problem %d (n %d, %d teams of %d): %s\n", it,
+                  serial.n, threads, lanes,
+                  same ? "finalize" : "parallel != serial");
     }
   }
   if (failures) {
