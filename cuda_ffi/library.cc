@@ -128,6 +128,12 @@ JM_C_API int64_t jaxmatch_weighted_workspace_len(int n) {
   return static_cast<int64_t>(WmWorkLayout(n).len);
 }
 
+// The length of one b-matching problem's int32 workspace (n vertices,
+// capacity cap).
+JM_C_API int64_t jaxmatch_weighted_b_workspace_len(int n, int cap) {
+  return static_cast<int64_t>(BmWorkLayout(n, cap).len);
+}
+
 // Registered for the CUDA platform in place of every jaxmatch target when the
 // CUDA library was not built, so that a computation lowered for a GPU fails
 // with a message that names the fix (a CPU-placed computation on the same

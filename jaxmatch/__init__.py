@@ -37,12 +37,15 @@ from .matching import (
     verify_matching,
 )
 from .weighted import (
+    BMatchingResult,
     Graph,
     WeightedMatchingCertificate,
     WeightedMatchingResult,
     WeightedMatchingStatus,
     WeightedMatchingTuning,
+    approximate_b_matching,
     approximate_weighted_matching,
+    verify_b_matching,
     verify_weighted_matching,
 )
 
@@ -52,6 +55,7 @@ _ffi.register_if_loadable()
 register_serialization()
 
 __all__ = [
+    "BMatchingResult",
     "BipartiteGraph",
     "Float64RoundingWarning",
     "Graph",
@@ -71,6 +75,7 @@ __all__ = [
     "WeightedMatchingResult",
     "WeightedMatchingStatus",
     "WeightedMatchingTuning",
+    "approximate_b_matching",
     "approximate_weighted_matching",
     "backends",
     "cheap_matching",
@@ -86,6 +91,7 @@ __all__ = [
     "solve_lap",
     "solve_lap_points",
     "solve_lap_split",
+    "verify_b_matching",
     "verify_lap",
     "verify_lap_points",
     "verify_matching",

@@ -18,12 +18,12 @@ from . import _ffi
 from ._csr import CSR
 from .lap import LAPResult, SparseCosts
 from .matching import BipartiteGraph, MatchingResult
-from .weighted import Graph, WeightedMatchingResult
+from .weighted import BMatchingResult, Graph, WeightedMatchingResult
 
 #: The NamedTuple results of the jittable solvers, serialized by their field
 #: names (certificates and solve_lap_points' result are NumPy values of
 #: eager host code: they live beside JAX programs, not in them).
-_NAMED_TUPLES = (LAPResult, MatchingResult, WeightedMatchingResult)
+_NAMED_TUPLES = (LAPResult, MatchingResult, WeightedMatchingResult, BMatchingResult)
 #: The CSR pytrees, whose static fields (the shape) are their aux data.
 _CSR_TYPES: tuple[type[CSR], ...] = (SparseCosts, BipartiteGraph, Graph)
 

@@ -253,6 +253,44 @@ def weighted_workspace_len(n: int) -> int:
     return int(fn(n))
 
 
+def b_matching_workspace_len(n: Any, capacity: Any) -> Any:
+    """Length of one b-matching problem's int32 workspace (``n`` vertices,
+    ``capacity`` stored entries); a symbolic expression of the same value
+    for symbolic sizes (:func:`_b_matching_layout_coefficients`)."""
+    if not (_limits.is_concrete(n) and _limits.is_concrete(capacity)):
+        c0, cn, cc = _b_matching_layout_coefficients()
+        return c0 + cn * n + cc * capacity
+    _limits.check_index("vertices", n + 1, "the graph")
+    _limits.check_index("entries", capacity, "the graph")
+    return _b_matching_len(n, capacity)
+
+
+def _b_matching_len(n: int, capacity: int) -> int:
+    fn = cpu_library().jaxmatch_weighted_b_workspace_len
+    fn.restype = ctypes.c_int64
+    fn.argtypes = [ctypes.c_int] * 2
+    return int(fn(n, capacity))
+
+
+@functools.cache
+def _b_matching_layout_coefficients() -> tuple[int, int, int]:
+    """The library's b-matching workspace length as ``c0 + cn n + cc
+    capacity``: fitted to its lengths at three sizes and checked at others.
+
+    Raises:
+      ValueError: the layout is not of that form.
+    """
+    c0 = _b_matching_len(0, 0)
+    cn, cc = _b_matching_len(1, 0) - c0, _b_matching_len(0, 1) - c0
+    checks = ((3, 5), (7, 300), (1000, 70_001), (65_537, 3))
+    if any(c0 + cn * n + cc * cap != _b_matching_len(n, cap) for n, cap in checks):
+        raise ValueError(
+            "the b-matching workspace depends on the problem's size in a way symbolic "
+            "shapes cannot express; export it with concrete sizes"
+        )
+    return c0, cn, cc
+
+
 #: An XLA FFI handler, ``XLA_FFI_Error* (*)(XLA_FFI_CallFrame*)``.
 _HANDLER = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p)
 

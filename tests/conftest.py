@@ -77,6 +77,7 @@ def kernel_harnesses(tmp_path_factory):
             "lap_kernel_harness",
             "matching_kernel_harness",
             "weighted_kernel_harness",
+            "b_matching_kernel_harness",
             "-j",
             "8",
         ],

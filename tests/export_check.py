@@ -39,6 +39,7 @@ def problems() -> dict[str, tuple]:
         "sparse": (jaxmatch.solve_lap, (jaxmatch.SparseCosts.from_scipy(sp.csr_array(A)),)),
         "matching": (jaxmatch.max_cardinality_matching, (graph,)),
         "weighted": (jaxmatch.approximate_weighted_matching, (weighted,)),
+        "b_matching": (jaxmatch.approximate_b_matching, (weighted, np.array([2, 1, 0, 3, 2, 2]))),
     }
 
 

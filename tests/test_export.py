@@ -34,7 +34,7 @@ def _fresh(*args: str) -> str:
 
 @pytest.mark.parametrize("platform", ["cpu", pytest.param("gpu", marks=pytest.mark.gpu)])
 def test_round_trip_in_a_fresh_process(tmp_path, platform):
-    assert "exported: solve_lap, hungarian, sparse, matching, weighted" in _fresh(
+    assert "exported: solve_lap, hungarian, sparse, matching, weighted, b_matching" in _fresh(
         "export", str(tmp_path), platform
     )
     assert "ran: solve_lap" in _fresh("run", str(tmp_path), platform)
@@ -79,6 +79,7 @@ def _examples() -> list:
         jaxmatch.solve_lap(C),
         jaxmatch.max_cardinality_matching(bipartite),
         jaxmatch.approximate_weighted_matching(graph),
+        jaxmatch.approximate_b_matching(graph, 2),
         jaxmatch.SparseCosts.from_scipy(sp.csr_array(A)),
         bipartite,
         graph,

@@ -14,6 +14,7 @@ HARNESSES = [
     ("lap_kernel_harness", ["quick"], "lap_kernel_harness: OK (0 mismatches)"),
     ("matching_kernel_harness", [], "matching_kernel_harness: OK"),
     ("weighted_kernel_harness", ["quick"], "weighted_kernel_harness: OK"),
+    ("b_matching_kernel_harness", ["quick"], "b_matching_kernel_harness: OK"),
 ]
 
 

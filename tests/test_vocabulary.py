@@ -96,15 +96,16 @@ def test_tuning_is_a_frozen_hashable_value(name):
 
 @pytest.mark.parametrize("name", sorted(FUNCTIONS))
 def test_options_are_keyword_only(name):
-    """Only the inputs are positional: costs, graphs, point sets, the
-    results a certificate checks; every option is keyword-only."""
+    """Only the inputs are positional: costs, graphs, point sets, a
+    b-matching's capacities, the results a certificate checks; every option
+    is keyword-only."""
     sig = inspect.signature(FUNCTIONS[name])
     if name in SCIPY_SIGNATURES:
         params = sig.parameters.values()
         assert [(p.name, p.default) for p in params] == SCIPY_SIGNATURES[name]
         assert all(p.kind == p.POSITIONAL_OR_KEYWORD for p in params)
         return
-    inputs = {"C", "G", "X", "Y", "result", "solution"}
+    inputs = {"C", "G", "X", "Y", "b", "result", "solution"}
     for p in sig.parameters.values():
         if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
             assert p.name in inputs, f"{name}({p.name}=...) should be keyword-only"

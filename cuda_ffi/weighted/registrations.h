@@ -10,16 +10,24 @@ JM_DECLARE_HANDLER(jaxmatch_weighted_init_cpu);
 JM_DECLARE_HANDLER(jaxmatch_weighted_step_cpu);
 JM_DECLARE_HANDLER(jaxmatch_weighted_init_cuda);
 JM_DECLARE_HANDLER(jaxmatch_weighted_step_cuda);
+JM_DECLARE_HANDLER(jaxmatch_weighted_b_init_cpu);
+JM_DECLARE_HANDLER(jaxmatch_weighted_b_step_cpu);
+JM_DECLARE_HANDLER(jaxmatch_weighted_b_init_cuda);
+JM_DECLARE_HANDLER(jaxmatch_weighted_b_step_cuda);
 
 namespace jaxmatch {
 
 inline constexpr FfiTarget kWeightedCpuTargets[] = {
     {"jaxmatch_weighted_init", jaxmatch_weighted_init_cpu},
     {"jaxmatch_weighted_step", jaxmatch_weighted_step_cpu},
+    {"jaxmatch_weighted_b_init", jaxmatch_weighted_b_init_cpu},
+    {"jaxmatch_weighted_b_step", jaxmatch_weighted_b_step_cpu},
 };
 inline constexpr FfiTarget kWeightedCudaTargets[] = {
     {"jaxmatch_weighted_init", jaxmatch_weighted_init_cuda},
     {"jaxmatch_weighted_step", jaxmatch_weighted_step_cuda},
+    {"jaxmatch_weighted_b_init", jaxmatch_weighted_b_init_cuda},
+    {"jaxmatch_weighted_b_step", jaxmatch_weighted_b_step_cuda},
 };
 
 inline constexpr NamedConstant kWeightedConstants[] = {
@@ -30,10 +38,15 @@ inline constexpr NamedConstant kWeightedConstants[] = {
     {"WEIGHTED_STATUS_INVALID_GRAPH", kWmBadGraph},
     {"WEIGHTED_STATUS_INVALID_WEIGHTS", kWmInvalidWeights},
     {"WEIGHTED_STATUS_OVERFLOW", kWmOverflow},
+    {"WEIGHTED_STATUS_INVALID_CAPACITY", kWmInvalidCapacity},
     {"WEIGHTED_INFO_LEN", kWmInfoLen},
     {"WEIGHTED_INFO_STATUS", kWmStatus},
     {"WEIGHTED_INFO_N_ROUNDS", kWmRounds},
     {"WEIGHTED_INFO_N_PROPOSALS", kWmProposals},
+    {"WEIGHTED_B_INFO_LEN", kBmInfoLen},
+    {"WEIGHTED_B_INFO_STATUS", kBmStatus},
+    {"WEIGHTED_B_INFO_N_ROUNDS", kBmRounds},
+    {"WEIGHTED_B_INFO_N_PROPOSALS", kBmProposals},
 };
 
 }  // namespace jaxmatch

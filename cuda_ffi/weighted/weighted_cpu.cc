@@ -5,8 +5,11 @@
 //   jaxmatch_weighted_init_cpu  state cleared, the graph validated
 //   jaxmatch_weighted_step_cpu  Suitor to its end, or up to `rounds` LD
 //                               rounds
+//   jaxmatch_weighted_b_init_cpu  b-state cleared, the graph and b validated
+//   jaxmatch_weighted_b_step_cpu  sequential b-Suitor to its end
 #include <cstring>
 
+#include "weighted/b_suitor_steps.h"
 #include "weighted/weighted_ffi.h"
 #include "weighted/weighted_steps.h"
 
@@ -54,6 +57,43 @@ ffi::Error WmStepCpu(WmIndexBuffer xadj, WmIndexBuffer adj, WmKeyBuffer key,
   return ffi::Error::Success();
 }
 
+ffi::Error BmInitCpu(WmIndexBuffer xadj, WmIndexBuffer adj, WmKeyBuffer key,
+                     WmIndexBuffer b, WmIndexResult mark, WmIndexResult degree,
+                     WmIndexResult info, WmIndexResult work) {
+  BmProblem problem{};
+  JM_RETURN_IF_ERROR(PrepareBmInit(
+      xadj, adj, key, b, {&*mark, &*degree, &*info, &*work}, &problem));
+  const SerialTeam team;
+  for (int64_t i = 0; i < problem.batch; ++i) {
+    BmView p = problem.view(i);
+    bm_init_clear(team, p, problem.b_of(i));
+    bm_init_validate(team, p, problem.b_of(i));
+    bm_init_control(p);
+  }
+  return ffi::Error::Success();
+}
+
+ffi::Error BmStepCpu(WmIndexBuffer xadj, WmIndexBuffer adj, WmKeyBuffer key,
+                     WmIndexBuffer mark_in, WmIndexBuffer degree_in,
+                     WmIndexBuffer info_in, WmIndexBuffer work_in,
+                     WmIndexResult mark, WmIndexResult degree,
+                     WmIndexResult info, WmIndexResult work) {
+  const WmState in{&mark_in, &degree_in, &info_in, &work_in};
+  const WmState out{&*mark, &*degree, &*info, &*work};
+  BmProblem problem{};
+  JM_RETURN_IF_ERROR(
+      PrepareBmStep(xadj, adj, key, in, out, &problem,
+                    [](const void* from, void* to, std::size_t bytes) {
+                      std::memcpy(to, from, bytes);
+                      return ffi::Error::Success();
+                    }));
+  for (int64_t i = 0; i < problem.batch; ++i) {
+    BmView p = problem.view(i);
+    bm_serial(p);
+  }
+  return ffi::Error::Success();
+}
+
 }  // namespace
 }  // namespace jaxmatch
 
@@ -63,3 +103,7 @@ JM_EXPORT_HANDLER(jaxmatch_weighted_init_cpu, jaxmatch::WmInitCpu,
                   jaxmatch::BindWmInit(ffi::Ffi::Bind()));
 JM_EXPORT_HANDLER(jaxmatch_weighted_step_cpu, jaxmatch::WmStepCpu,
                   jaxmatch::BindWmStep(ffi::Ffi::Bind()));
+JM_EXPORT_HANDLER(jaxmatch_weighted_b_init_cpu, jaxmatch::BmInitCpu,
+                  jaxmatch::BindBmInit(ffi::Ffi::Bind()));
+JM_EXPORT_HANDLER(jaxmatch_weighted_b_step_cpu, jaxmatch::BmStepCpu,
+                  jaxmatch::BindBmStep(ffi::Ffi::Bind()));

@@ -11,6 +11,14 @@
 // [..., WmWorkLayout::len], all int32.  Leading dimensions are batch and
 // agree; a step aliases its state operands to its results.  A step runs
 // Suitor to its end, or up to `rounds` LD rounds (an even number).
+//
+// b-matching (b-Suitor, b_suitor_steps.h):
+//
+//   b_init: (xadj, adj, key, b) -> b-state
+//   b_step: (xadj, adj, key, b-state) -> b-state
+//
+// b is int32 [..., n]; the b-state is mark [..., cap], degree [..., n], info
+// [..., kBmInfoLen] and work [..., BmWorkLayout::len], all int32.
 #pragma once
 
 #include <string>
@@ -144,6 +152,81 @@ ffi::Error PrepareWmStep(const WmIndexBuffer& xadj, const WmIndexBuffer& adj,
   return ffi::Error::Success();
 }
 
+// ------------------------------------------------------------ b-matching
+
+// Every b-state buffer has the shape the graph asks for.
+inline ffi::Error CheckBmState(const WmShape& s, const WmState& st) {
+  const WmIndexBuffer* bufs[4] = {st.mate, st.mate_edge, st.info, st.work};
+  static const char* const kNames[4] = {"mark", "degree", "info", "work"};
+  const int64_t lens[4] = {s.cap, s.n, kBmInfoLen,
+                           static_cast<int64_t>(BmWorkLayout(s.n, s.cap).len)};
+  for (int k = 0; k < 4; ++k) {
+    int64_t last = 0;
+    JM_RETURN_IF_ERROR(WmCheckBuffer(*bufs[k], kNames[k], s.batch, &last));
+    if (last != lens[k])
+      return InvalidArgument(std::string(kNames[k]) +
+                             " has the wrong length (expected " +
+                             std::to_string(lens[k]) + ")");
+  }
+  return ffi::Error::Success();
+}
+
+inline BmProblem BmProblemOf(const WmShape& s, const WmIndexBuffer& xadj,
+                             const WmIndexBuffer& adj, const WmKeyBuffer& key,
+                             const int* b, const WmState& st) {
+  return BmProblem{s.batch,
+                   s.n,
+                   s.cap,
+                   xadj.typed_data(),
+                   adj.typed_data(),
+                   key.typed_data(),
+                   b,
+                   st.mate->typed_data(),
+                   st.mate_edge->typed_data(),
+                   st.info->typed_data(),
+                   st.work->typed_data()};
+}
+
+// Checks a b_init call (b is [..., n] with the graph's batch) and returns
+// its problem.
+inline ffi::Error PrepareBmInit(const WmIndexBuffer& xadj,
+                                const WmIndexBuffer& adj,
+                                const WmKeyBuffer& key, const WmIndexBuffer& b,
+                                const WmState& out, BmProblem* problem) {
+  WmShape s;
+  JM_RETURN_IF_ERROR(GetWmShape(xadj, adj, key, &s));
+  int64_t bn = 0;
+  JM_RETURN_IF_ERROR(WmCheckBuffer(b, "b", s.batch, &bn));
+  if (bn != s.n)
+    return InvalidArgument("b must have n = " + std::to_string(s.n) +
+                           " entries per graph, got " + std::to_string(bn));
+  JM_RETURN_IF_ERROR(CheckBmState(s, out));
+  *problem = BmProblemOf(s, xadj, adj, key, b.typed_data(), out);
+  return ffi::Error::Success();
+}
+
+// Checks a b_step call, copies each state buffer to its result with
+// copy(from, to, bytes) where XLA did not alias them, and returns the
+// problem on the results.
+template <class Copy>
+ffi::Error PrepareBmStep(const WmIndexBuffer& xadj, const WmIndexBuffer& adj,
+                         const WmKeyBuffer& key, const WmState& in,
+                         const WmState& out, BmProblem* problem, Copy&& copy) {
+  WmShape s;
+  JM_RETURN_IF_ERROR(GetWmShape(xadj, adj, key, &s));
+  JM_RETURN_IF_ERROR(CheckBmState(s, in));
+  JM_RETURN_IF_ERROR(CheckBmState(s, out));
+  const WmIndexBuffer* from[4] = {in.mate, in.mate_edge, in.info, in.work};
+  WmIndexBuffer* to[4] = {out.mate, out.mate_edge, out.info, out.work};
+  for (int k = 0; k < 4; ++k) {
+    if (to[k]->untyped_data() != from[k]->untyped_data())
+      JM_RETURN_IF_ERROR(copy(from[k]->untyped_data(), to[k]->untyped_data(),
+                              from[k]->size_bytes()));
+  }
+  *problem = BmProblemOf(s, xadj, adj, key, nullptr, out);
+  return ffi::Error::Success();
+}
+
 // The bindings, written out: a Binding can only be extended in place.
 #define JM_WM_GRAPH                             \
   .template Arg<WmIndexBuffer>()     /* xadj */ \
@@ -169,6 +252,23 @@ auto BindWmStep(Binding b) {
       .template Arg<WmIndexBuffer>() /* work */
       JM_WM_STATE_RESULTS.template Attr<int32_t>("method")
       .template Attr<int32_t>("rounds");
+}
+
+// b-matching: the state buffers are mark, degree, info, work.
+template <class Binding>
+auto BindBmInit(Binding b) {
+  return std::move(b) JM_WM_GRAPH.template Arg<WmIndexBuffer>() /* b */
+      JM_WM_STATE_RESULTS;
+}
+
+template <class Binding>
+auto BindBmStep(Binding b) {
+  return std::move(b) JM_WM_GRAPH
+      .template Arg<WmIndexBuffer>() /* mark */
+      .template Arg<WmIndexBuffer>() /* degree */
+      .template Arg<WmIndexBuffer>() /* info */
+      .template Arg<WmIndexBuffer>() /* work */
+      JM_WM_STATE_RESULTS;
 }
 
 #undef JM_WM_GRAPH

@@ -22,4 +22,15 @@ cudaError_t LaunchWmInit(cudaStream_t stream, const WmProblem& p,
 cudaError_t LaunchWmStep(cudaStream_t stream, const WmProblem& p, int method,
                          int rounds, int resident_blocks);
 
+// b-Suitor (b_suitor_kernels.cu): the b-state cleared, the graph and b
+// validated.
+cudaError_t LaunchBmInit(cudaStream_t stream, const BmProblem& p,
+                         int resident_blocks);
+
+// b-Suitor's first pass and a bounded number of queue rounds; the result
+// read off once the queue is empty.  A no-op on a problem that is not
+// running.
+cudaError_t LaunchBmStep(cudaStream_t stream, const BmProblem& p,
+                         int resident_blocks);
+
 }  // namespace jaxmatch

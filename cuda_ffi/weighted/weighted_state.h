@@ -44,6 +44,8 @@ enum WmStatus : int {
   kWmInvalidWeights = 3,  // NaN weights (set by the Python wrapper)
   kWmOverflow = 4,  // an integer total weight outside its dtype (set by the
                     // Python wrapper)
+  kWmInvalidCapacity = 5,  // b-matching: a negative b (only possible for a
+                           // traced b; the eager wrapper raises)
 };
 
 enum WmScalar : int {
@@ -140,6 +142,139 @@ struct WmProblem {
                   w + L.cand_edge,
                   w + L.heavy};
   }
+};
+
+// ------------------------------------------------------------ b-matching
+// State of one b-Suitor problem (b_suitor_steps.h): four int32 buffers, each
+// [..., len] with the graph's leading dimensions,
+//
+//   mark    [cap]             per stored entry: 0 unmatched, 1 matched, 2
+//                             matched and the entry's column above its row
+//                             (each edge once, for sums)
+//   degree  [n]               the matched edges at each vertex
+//   info    [kBmInfoLen]      scalars (BmScalar)
+//   work    [BmWorkLayout::len]
+//
+// and the workspace holds:
+//   vertex  [n] BmVertex  each vertex's record (32 bytes, one cache line
+//                         sector: what an install at v touches, and the
+//                         floor a scan reads, lie together)
+//   heap    [cap] uint64  S(v): the proposals v holds, packed (key << 32) |
+//                         proposer, a binary min-heap of hsize entries at
+//                         heap[hoff] = heap[xadj[v]] (hcap <= deg(v) slots
+//                         there, so the heaps tile the stored entries: the
+//                         workspace depends on n and cap only)
+//   hpos    [cap]         per heap entry: the position of its edge in the
+//                         proposer's list
+//   heavy   [n]           the vertices of degree above wm_heavy_degree
+//                         (info[kBmHeavy] of them), for whole blocks on CUDA
+//   queue   [2][n]        owned vertices left to the next round: the one
+//                         being read (info[kBmQueueSel]) and the one written
+enum BmScalar : int {
+  kBmStatus = 0,        // a WmStatus
+  kBmRounds = 1,        // passes: the first over every vertex, then the queue's
+  kBmProposals = 2,     // proposals that took
+  kBmHeavy = 3,         // vertices listed in `heavy`
+  kBmPhase = 4,         // 0 until the first pass is done
+  kBmQueueSel = 5,      // the queue being read (0 or 1)
+  kBmQueueLen0 = 6,     // entries in queue 0
+  kBmQueueLen1 = 7,     // entries in queue 1
+  kBmDrained = 8,       // every proposal made: the result can be read off
+  kBmBadGraph = 9,      // init: the CSR is malformed
+  kBmBadCapacity = 10,  // init: a negative b
+  kBmInfoLen = 12,
+};
+
+// One vertex v's record.
+struct BmVertex {
+  // The lightest proposal in S(v) once S(v) is full, else 0; all ones when
+  // hcap == 0 (v accepts none).
+  unsigned long long floor;
+  // v's last proposal (or refusal) as a proposer, packed (key << 32) |
+  // target; v's next target lies below it.  All ones before v's first, 0
+  // when v has none left.  Only v's owner reads and writes it.
+  unsigned long long cursor;
+  int hoff;   // where S(v) starts in `heap`: xadj[v]
+  int hcap;   // min(b(v), deg(v)): S(v)'s bound and v's proposals'
+  int owed;   // proposals v still has to make (hcap at first, +1 when
+              // dislodged); the team that raises it from 0 owns v
+  int state;  // hsize (entries in S(v)) | kBmLocked while S(v) is updated
+};
+static_assert(sizeof(BmVertex) == 32, "a BmVertex is 32 bytes");
+
+constexpr int kBmLocked = 1 << 30;
+
+// Offsets into one problem's int32 workspace, from its first 32-byte
+// aligned int (BmProblem::view): 8 spare ints absorb the shift, so that the
+// length is linear in n and cap (symbolic shapes can express it) and every
+// member's records are 32-byte aligned whatever the buffer's alignment.
+struct BmWorkLayout {
+  std::size_t vertex, heap, hpos, heavy, queue, len;
+  JM_HD BmWorkLayout(int n, int cap) {
+    const std::size_t un = static_cast<std::size_t>(n);
+    const std::size_t ucap = static_cast<std::size_t>(cap);
+    vertex = 0;
+    heap = vertex + 8 * un;
+    hpos = heap + 2 * ucap;
+    heavy = hpos + ucap;
+    queue = heavy + un;
+    len = queue + 2 * un + 8;
+  }
+};
+
+// One b-matching problem: the graph and its state.
+struct BmView {
+  int n, cap;
+  const int* xadj;
+  const int* adj;
+  const uint32_t* key;
+  int* sc;
+  int* mark;
+  int* degree;
+  BmVertex* vx;
+  WmOffer* heap;
+  int* hpos;
+  int* heavy;
+  int* queue;  // [2][n]
+};
+
+// A batch of graphs with equal shapes and their b-matching states, each
+// [batch, len]; `b` ([batch, n]) only for the init call.
+struct BmProblem {
+  int64_t batch;
+  int n, cap;
+  const int* xadj;
+  const int* adj;
+  const uint32_t* key;
+  const int* b;
+  int* mark;
+  int* degree;
+  int* info;
+  int* work;
+
+  JM_HD BmView view(int64_t i) const {
+    const BmWorkLayout L(n, cap);
+    // The member's slice, from its first 32-byte aligned int.
+    const std::uintptr_t at = reinterpret_cast<std::uintptr_t>(
+        work + i * static_cast<int64_t>(L.len));
+    int* w =
+        reinterpret_cast<int*>((at + 31) & ~static_cast<std::uintptr_t>(31));
+    return BmView{n,
+                  cap,
+                  xadj + i * (n + 1),
+                  adj + i * cap,
+                  key + i * cap,
+                  info + i * kBmInfoLen,
+                  mark + i * cap,
+                  degree + i * n,
+                  reinterpret_cast<BmVertex*>(w + L.vertex),
+                  reinterpret_cast<WmOffer*>(w + L.heap),
+                  w + L.hpos,
+                  w + L.heavy,
+                  w + L.queue};
+  }
+  // b of problem i (init only).
+  JM_HD const int* b_of(int64_t i) const { return b + i * n; }
 };
 
 }  // namespace jaxmatch

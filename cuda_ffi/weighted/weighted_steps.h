@@ -45,22 +45,27 @@ JM_HD bool wm_running(const WmView& p) {
 
 // ------------------------------------------------------------ initialisation
 
+// The graph helpers take any view with n, cap, xadj (WmView, BmView).
+
 // Whether u's pointers delimit a slice of adj (and they start at 0).  When
 // every vertex's do, the slices tile the stored entries [0, xadj[n]).
-JM_HD bool wm_pointers_ok(const WmView& p, int u) {
+template <class View>
+JM_HD bool wm_pointers_ok(const View& p, int u) {
   const int lo = p.xadj[u], hi = p.xadj[u + 1];
   return lo >= 0 && hi >= lo && hi <= p.cap && (u != 0 || lo == 0);
 }
 
 // The number of stored entries, xadj[n], clamped to [0, cap] so that a
 // malformed graph is still read in bounds.
-JM_HD int wm_stored(const WmView& p) {
+template <class View>
+JM_HD int wm_stored(const View& p) {
   if (p.n == 0) return 0;
   const int e = p.xadj[p.n];
   return e < 0 ? 0 : (e > p.cap ? p.cap : e);
 }
 
-JM_HD int wm_degree(const WmView& p, int u) {
+template <class View>
+JM_HD int wm_degree(const View& p, int u) {
   return p.xadj[u + 1] - p.xadj[u];
 }
 
@@ -103,7 +108,8 @@ JM_HD void wm_init_validate(const Team& team, WmView& p) {
 }
 
 // Whether u is listed in `heavy` (u's pointers valid).
-JM_HD bool wm_is_heavy(const WmView& p, int u) {
+template <class View>
+JM_HD bool wm_is_heavy(const View& p, int u) {
   return wm_degree(p, u) > wm_heavy_degree(p.n, p.cap);
 }
 

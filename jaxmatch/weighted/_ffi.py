@@ -99,3 +99,66 @@ def weighted_step(
         input_output_aliases={k + 3: k for k in range(len(WeightedState._fields))},
     )
     return WeightedState(*out)
+
+
+class BMatchingState(NamedTuple):
+    """The state of a (batch of) b-matching solve(s) (b-Suitor).
+
+    Attributes:
+      mark: int32 ``[..., capacity]``: 0 an unmatched entry, 1 a matched
+        one, 2 a matched one whose column is above its row (each edge once).
+      degree: int32 ``[..., n]``, the matched edges at each vertex.
+      info: int32 ``[..., WEIGHTED_B_INFO_LEN]``: status and counters (read
+        them with :func:`b_info_field`).
+      work: int32 workspace (its layout is the library's).
+    """
+
+    mark: jax.Array
+    degree: jax.Array
+    info: jax.Array
+    work: jax.Array
+
+
+def b_info_field(info: jax.Array, name: str) -> jax.Array:
+    """One field of a b-matching ``info`` (``"STATUS"``, ``"N_ROUNDS"``,
+    ``"N_PROPOSALS"``): int32 ``[...]``."""
+    return info[..., _ffi.constant(f"WEIGHTED_B_INFO_{name}")]
+
+
+def _b_state_shapes(n: int, capacity: int) -> Callable[[tuple[int, ...]], BMatchingState]:
+    def shapes(lead: tuple[int, ...]) -> BMatchingState:
+        return BMatchingState(
+            mark=batched_shape(lead, capacity),
+            degree=batched_shape(lead, n),
+            info=batched_shape(lead, _ffi.constant("WEIGHTED_B_INFO_LEN")),
+            work=batched_shape(lead, _ffi.b_matching_workspace_len(n, capacity)),
+        )
+
+    return shapes
+
+
+def b_matching_init(indptr, indices, key, b) -> BMatchingState:
+    """The cleared b-state; the CSR validated (status INVALID_GRAPH) and b
+    (INVALID_CAPACITY for a negative entry). ``b``: int32 ``[..., n]``."""
+    _checked()
+    out = batched_ffi_call(
+        "jaxmatch_weighted_b_init",
+        _b_state_shapes(indptr.shape[-1] - 1, indices.shape[-1]),
+        [indptr, indices, key, b],
+        [1] * 4,
+    )
+    return BMatchingState(*out)
+
+
+def b_matching_step(indptr, indices, key, state: BMatchingState) -> BMatchingState:
+    """b-Suitor on (to its end on the CPU; a bounded number of rounds on the
+    GPU); a no-op on a problem that is not running."""
+    _checked()
+    out = batched_ffi_call(
+        "jaxmatch_weighted_b_step",
+        _b_state_shapes(indptr.shape[-1] - 1, indices.shape[-1]),
+        [indptr, indices, key, *state],
+        [1] * (3 + len(state)),
+        input_output_aliases={k + 3: k for k in range(len(BMatchingState._fields))},
+    )
+    return BMatchingState(*out)

@@ -19,6 +19,7 @@ class WeightedMatchingStatus(enum.IntEnum):
     INVALID_GRAPH = 2  #: malformed CSR (only possible for unvalidated arrays)
     INVALID_WEIGHTS = 3  #: a NaN weight (only possible for unvalidated arrays)
     OVERFLOW = 4  #: the total of integer weights does not fit their dtype
+    INVALID_CAPACITY = 5  #: a negative b (only possible for traced b)
 
 
 class WeightedMatchingResult(NamedTuple):
@@ -43,6 +44,54 @@ class WeightedMatchingResult(NamedTuple):
 
     mate: jax.Array
     mate_edge: jax.Array
+    weight: jax.Array
+    cardinality: jax.Array
+    iterations: jax.Array
+    status: jax.Array
+
+    @property
+    def status_name(self) -> str | np.ndarray:
+        """The :class:`WeightedMatchingStatus` name of ``status`` (a ``str``
+        array for a batch).
+
+        Raises:
+          TypeError: the result is traced.
+        """
+        return status_names(self.status, WeightedMatchingStatus)
+
+    def __repr__(self) -> str:
+        return result_repr(
+            self, ("weight", "cardinality", "iterations", "status"), WeightedMatchingStatus
+        )
+
+
+class BMatchingResult(NamedTuple):
+    """A b-matching of an undirected weighted graph (of a batch of graphs):
+    the result of :func:`jaxmatch.approximate_b_matching`.
+
+    Leading dimensions ``...`` are batch dimensions (from ``jax.vmap`` over
+    graphs of the same padded shapes, or a batched ``b``).
+
+    Attributes:
+      matched: bool ``[..., capacity]``. Entry ``k`` of ``G.indices`` /
+        ``G.data`` is a matched edge; both stored directions of an edge
+        agree, padding entries are False.
+      degree: int32 ``[..., n]``. The matched edges at each vertex (at most
+        ``b[v]``).
+      weight: ``[...]`` in the weights' dtype. Total weight of the matched
+        edges, each edge once (summed exactly for integer weights: a total
+        outside the dtype is ``OVERFLOW``, never wrapped).
+      cardinality: int32 ``[...]``. Number of matched edges.
+      iterations: int32 ``[...]``. Passes of b-Suitor: the first over every
+        vertex, then one per round of the queue of dislodged vertices that
+        the teams did not process at once (1 on the CPU for most graphs).
+      status: int32 ``[...]``, a :class:`WeightedMatchingStatus`
+        (``DOMINANT`` when done). On any other status ``matched`` is all
+        False, ``degree`` 0 and ``weight`` 0.
+    """
+
+    matched: jax.Array
+    degree: jax.Array
     weight: jax.Array
     cardinality: jax.Array
     iterations: jax.Array
