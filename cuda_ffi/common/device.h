@@ -154,8 +154,6 @@ struct SerialTeam {
   JM_HD int size() const { return 1; }
   JM_HD void sync() const {}
   JM_HD int sync_or(int bits) const { return bits; }
-  // Adds every worker's x to *target (common/teams.cuh: an atomic per warp).
-  JM_HD void add_to(int* target, int x) const { *target += x; }
   // Reductions and broadcasts within a team that is one tile of lanes (the
   // weighted matching's vertex teams, common/teams.cuh's TileTeam): every
   // worker gets the result.

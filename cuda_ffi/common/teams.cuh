@@ -6,21 +6,11 @@
 
 namespace jaxmatch {
 
-// Adds every thread's x to *target: a sum over the warp, then one atomic.
-// Every thread of the warp calls it (whole warps: block sizes are multiples
-// of 32); not a barrier.
-__device__ inline void WarpAddTo(int* target, int x) {
-  __syncwarp();
-  const int warp_sum = __reduce_add_sync(0xffffffffu, x);
-  if ((threadIdx.x & 31) == 0 && warp_sum != 0) atomicAdd(target, warp_sum);
-}
-
 // The threads of one block work on one problem (fused solvers).
 struct BlockTeam {
   static constexpr bool kRowOuter = false;
   __device__ int rank() const { return threadIdx.x; }
   __device__ int size() const { return blockDim.x; }
-  __device__ void add_to(int* target, int x) const { WarpAddTo(target, x); }
   // Barriers come after loops whose trip counts differ between the threads
   // of a warp; __syncwarp() first reconverges the warp, so the block-wide
   // barrier (an .aligned PTX barrier) is reached by whole warps.  Every block
@@ -90,7 +80,6 @@ struct GridRowTeam {
   static constexpr bool kRowOuter = false;
   __device__ int rank() const { return blockIdx.x * blockDim.x + threadIdx.x; }
   __device__ int size() const { return gridDim.x * blockDim.x; }
-  __device__ void add_to(int* target, int x) const { WarpAddTo(target, x); }
 };
 
 // The kLanes threads of one tile of a warp (kLanes a power of two <= 32)

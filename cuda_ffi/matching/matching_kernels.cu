@@ -170,7 +170,7 @@ __global__ void __launch_bounds__(kSmallThreads)
     for (int k = 0; k < kSmallLevels; ++k) {
       if (!StepActive(p, kMcmBfsPhase) || !SmallFrontier(p, lanes)) break;
       const int flags = team.sync_or(mcm_level(team, p, wr, lanes));
-      if (threadIdx.x == 0) mcm_ctrl_level(p, o, flags, false);
+      if (threadIdx.x == 0) mcm_ctrl_level(p, o, flags);
       team.sync();
     }
   }
@@ -181,14 +181,13 @@ __global__ void mcm_level_kernel(McmProblem s, McmOptions o) {
   for (int64_t b = blockIdx.y; b < s.batch; b += gridDim.y) {
     McmView p = s.view(b);
     if (!StepActive(p, kMcmBfsPhase)) continue;  // uniform over the row
-    int bits = mcm_level(team, p, o.bfs == kMcmBfsWr,
-                         mcm_frontier_lanes(team, p), true);
+    int bits = mcm_level(team, p, o.bfs == kMcmBfsWr, mcm_lanes(team, p));
     bits = BlockTeam().sync_or(bits);
     if (LastBlockOfRow(p.sc + kMcmTicket, p.sc + kMcmInserted, bits) &&
         threadIdx.x == 0) {
       const int all = atomicExch(p.sc + kMcmInserted, 0);
       p.sc[kMcmTicket] = 0;
-      mcm_ctrl_level(p, o, all, true);
+      mcm_ctrl_level(p, o, all);
     }
   }
 }

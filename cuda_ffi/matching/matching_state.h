@@ -122,10 +122,7 @@ enum McmScalar : int {
   kMcmKsStage = 13,      // Karp-Sipser: the next round's McmKsStage
   kMcmKsMatched = 14,    // Karp-Sipser: OR of the round's blocks' flags
   kMcmKsSeedSlice = 15,  // Karp-Sipser: seed slices done
-  kMcmFrontEdges = 16,   // edges of the current level's columns (-1: not
-                         // counted; matching_steps.h, mcm_frontier_lanes)
-  kMcmNextEdges = 17,    // edges of the columns queued for the next level
-  kMcmInfoLen = 18,
+  kMcmInfoLen = 16,
 };
 
 // The push-relabel driver reuses slots whose BFS meaning it has no use for

@@ -107,75 +107,32 @@ JM_HD void mcm_init_match(const Team& team, McmView& p, int init,
   }
 }
 
-// Column c's number of edges (0 where its pointers are malformed).
-JM_HD int mcm_column_degree(const McmView& p, int c) {
-  return mcm_column_pointers_ok(p, c) ? p.cxadj[c + 1] - p.cxadj[c] : 0;
-}
-
-// Adds a worker's count of queued edges to sc[kMcmNextEdges] (at most the
-// capacity per worker, so that the serial team's sum stays below 2^31).
-template <class Team>
-JM_HD void mcm_count_next_edges(const Team& team, McmView& p, long long n) {
-  team.add_to(p.sc + kMcmNextEdges,
-              static_cast<int>(n < p.nnz_cap ? n : p.nnz_cap));
-}
-
 // InitBfsArray (and the root array): free columns are the roots, at level L0,
-// and form the queue's first level; their edges are counted for
-// mcm_frontier_lanes.
-// Expects sc[kMcmQTail] == sc[kMcmNextEdges] == 0.
+// and form the queue's first level.  Expects sc[kMcmQTail] == 0.
 template <class Team>
 JM_HD void mcm_init_bfs(const Team& team, McmView& p) {
-  long long edges = 0;
   for (int c = team.rank(); c < p.nc; c += team.size()) {
     const bool free_col = p.cmatch[c] == -1;
     p.bfs[c] = free_col ? kMcmL0 : kMcmL0 - 1;
     p.root[c] = free_col ? c : -1;
-    if (free_col) {
-      p.queue[atomic_add_int(p.sc + kMcmQTail, 1)] = c;
-      edges += mcm_column_degree(p, c);
-    }
+    if (free_col) p.queue[atomic_add_int(p.sc + kMcmQTail, 1)] = c;
   }
-  mcm_count_next_edges(team, p, edges);
 }
 
 // ------------------------------------------------------------ one BFS level
-// Workers per column in a level: the power of two at or above `avg`, at most
-// 32 (a warp) and at most the team.  A column's edges are then read by
-// `lanes` workers side by side instead of one after another: a level's
-// latency is a few dependent loads, not a few per edge.
+// Workers per column in a level: the power of two at or above the average
+// column degree (nnz capacity / columns), at most 32 (a warp) and at most the
+// team.  A column's edges are then read by `lanes` workers side by side
+// instead of one after another: a level's latency is a few dependent loads,
+// not a few per edge.
 template <class Team>
-JM_HD int mcm_lanes_for(const Team& team, long long avg) {
+JM_HD int mcm_lanes(const Team& team, const McmView& p) {
+  const int avg =  // ceil(nnz_cap / nc), without overflow near 2^31
+      p.nc > 0 ? p.nnz_cap / p.nc + (p.nnz_cap % p.nc != 0) : 1;
   int lanes = 1;
   while (lanes < avg && lanes < 32) lanes *= 2;
   while (lanes > team.size()) lanes /= 2;
   return lanes;
-}
-
-// For the graph's average column degree (nnz capacity over columns): the
-// lanes of the one-block levels, whose frontiers are small and whose
-// latency is their chain of dependent loads.
-template <class Team>
-JM_HD int mcm_lanes(const Team& team, const McmView& p) {
-  const long long avg =
-      p.nc > 0 ? (static_cast<long long>(p.nnz_cap) + p.nc - 1) / p.nc : 1;
-  return mcm_lanes_for(team, avg);
-}
-
-// For the average degree of the level's columns (sc[kMcmFrontEdges] over
-// the frontier; the graph's where they were not counted, -1): the lanes of
-// the grid-wide levels.  A frontier of columns with few edges (the free
-// columns that start a phase on a power-law graph) then takes a worker or
-// two per column, not a warp.  Read from the scalars: the same on every
-// worker that reads them after the previous level.
-template <class Team>
-JM_HD int mcm_frontier_lanes(const Team& team, const McmView& p) {
-  const long long front =
-      static_cast<long long>(load_shared_scalar(p.sc + kMcmQEnd)) -
-      load_shared_scalar(p.sc + kMcmQHead);
-  const long long edges = load_shared_scalar(p.sc + kMcmFrontEdges);
-  if (edges < 0 || front <= 0) return mcm_lanes(team, p);
-  return mcm_lanes_for(team, (edges + front - 1) / front);
 }
 
 // GPUBFS (wr = false) and GPUBFS-WR (wr = true): expand the columns of the
@@ -187,15 +144,13 @@ JM_HD int mcm_frontier_lanes(const Team& team, const McmView& p) {
 // hold a column of this level; with root tracking each lane stops at its
 // first).  Returns this worker's kMcmFlag* bits.
 template <class Team>
-JM_HD int mcm_level(const Team& team, McmView& p, bool wr, int lanes,
-                    bool count_edges = false) {
+JM_HD int mcm_level(const Team& team, McmView& p, bool wr, int lanes) {
   const int level = load_shared_scalar(p.sc + kMcmLevel);
   const int head = load_shared_scalar(p.sc + kMcmQHead);
   const int end = load_shared_scalar(p.sc + kMcmQEnd);
   const int lane = team.rank() & (lanes - 1);
   const int groups = team.size() / lanes;
   int flags = 0;
-  long long queued_edges = 0;
   for (int i = head + team.rank() / lanes; i < end; i += groups) {
     const int c = p.queue[i];
     int my_root = -1;
@@ -213,7 +168,6 @@ JM_HD int mcm_level(const Team& team, McmView& p, bool wr, int lanes,
           if (wr) p.root[col_match] = my_root;
           p.pred[r] = c;
           p.queue[atomic_add_int(p.sc + kMcmQTail, 1)] = col_match;
-          queued_edges += mcm_column_degree(p, col_match);
           flags |= kMcmFlagInserted;
         }
       } else if (col_match == -1) {
@@ -227,7 +181,6 @@ JM_HD int mcm_level(const Team& team, McmView& p, bool wr, int lanes,
       }
     }
   }
-  if (count_edges) mcm_count_next_edges(team, p, queued_edges);
   return flags;
 }
 
@@ -237,10 +190,7 @@ JM_HD int mcm_level(const Team& team, McmView& p, bool wr, int lanes,
 // the column (cmatch[c] is a row whose pred is c) or at its root.
 template <class Team>
 JM_HD void mcm_alternate(const Team& team, McmView& p, bool wr) {
-  if (team.rank() == 0) {  // the next phase's queue
-    p.sc[kMcmQTail] = 0;
-    p.sc[kMcmNextEdges] = 0;
-  }
+  if (team.rank() == 0) p.sc[kMcmQTail] = 0;  // the next phase's queue
   for (int r = team.rank(); r < p.nr; r += team.size()) {
     if (p.rmatch[r] != -2) continue;
     if (wr && p.bfs[p.root[p.pred[r]]] != -r) continue;
@@ -280,8 +230,6 @@ JM_HD void mcm_ctrl_start_phase(McmView& p) {
   int* sc = p.sc;
   if (sc[kMcmNPhases] == 0)
     sc[kMcmInitialFree] = load_shared_scalar(sc + kMcmQTail);
-  sc[kMcmFrontEdges] = load_shared_scalar(sc + kMcmNextEdges);
-  sc[kMcmNextEdges] = 0;
   sc[kMcmPhaseSlot] = kMcmBfsPhase;
   sc[kMcmLevel] = kMcmL0;
   sc[kMcmFound] = 0;
@@ -314,11 +262,8 @@ JM_HD bool mcm_driver_stops(const McmOptions& o, const int* sc, int nc) {
   return depth / o.hybrid_depth >= first;  // depth >= factor * first
 }
 
-// After a level step; `flags` is the team's OR of mcm_level's results,
-// `counted` whether the step counted the next level's edges
-// (mcm_frontier_lanes).
-JM_HD void mcm_ctrl_level(McmView& p, const McmOptions& o, int flags,
-                          bool counted) {
+// After a level step; `flags` is the team's OR of mcm_level's results.
+JM_HD void mcm_ctrl_level(McmView& p, const McmOptions& o, int flags) {
   int* sc = p.sc;
   sc[kMcmNLevels] += 1;
   if ((flags & kMcmFlagFound) && sc[kMcmFound] == 0) {
@@ -339,8 +284,6 @@ JM_HD void mcm_ctrl_level(McmView& p, const McmOptions& o, int flags,
     sc[kMcmLevel] += 1;
     sc[kMcmQHead] = sc[kMcmQEnd];
     sc[kMcmQEnd] = tail;
-    sc[kMcmFrontEdges] = counted ? load_shared_scalar(sc + kMcmNextEdges) : -1;
-    sc[kMcmNextEdges] = 0;
   }
 }
 
@@ -375,10 +318,7 @@ JM_HD void mcm_og_restart(const Team& team, McmView& p) {
   for (int r = team.rank(); r < p.nr; r += team.size()) p.rmatch[r] = -1;
   team.sync();
   mcm_og_init(team, p);
-  if (team.rank() == 0) {
-    p.sc[kMcmQTail] = 0;
-    p.sc[kMcmNextEdges] = 0;
-  }
+  if (team.rank() == 0) p.sc[kMcmQTail] = 0;
   team.sync();
   mcm_init_bfs(team, p);
   team.sync();
@@ -418,7 +358,7 @@ JM_HD void mcm_solve_loop(const Team& team, McmView& p, const McmOptions& o) {
   while (mcm_running(p)) {
     if (mcm_phase(p) == kMcmBfsPhase) {
       const int flags = team.sync_or(mcm_level(team, p, wr, lanes));
-      if (team.rank() == 0) mcm_ctrl_level(p, o, flags, false);
+      if (team.rank() == 0) mcm_ctrl_level(p, o, flags);
       team.sync();
     } else {
       mcm_alternate(team, p, wr);
@@ -448,7 +388,7 @@ inline void mcm_stepped_call_serial(McmView& p, const McmOptions& o,
   for (int k = 0; k < levels; ++k) {
     if (!mcm_running(p) || mcm_phase(p) != kMcmBfsPhase) break;
     const int flags = mcm_level(team, p, wr, 1);
-    mcm_ctrl_level(p, o, flags, false);
+    mcm_ctrl_level(p, o, flags);
   }
   if (mcm_running(p) && mcm_phase(p) == kMcmAlternatePhase) {
     mcm_alternate(team, p, wr);
