@@ -58,7 +58,6 @@ import functools
 import itertools
 import json
 import os
-import shlex
 import sys
 import time
 from typing import Any
@@ -66,9 +65,15 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from benchmarks.harness import environment
 from benchmarks.matching import graphs as mgraphs
-from benchmarks.weighted import edge_weights, load_structure, time_calls
+from benchmarks.weighted import (
+    edge_weights,
+    graphs_table,
+    header,
+    load_structure,
+    networkit_graph,
+    time_calls,
+)
 
 FAMILIES = ("kron", "powerlaw", "rgg")
 WEIGHTINGS = ("uniform", "measure")
@@ -86,23 +91,6 @@ SIZES: dict[str, dict[str, int]] = {
 # --------------------------------------------------------------------------
 # networkit
 # --------------------------------------------------------------------------
-
-
-def networkit_graph(A: sp.csr_matrix, rows: np.ndarray, w: np.ndarray) -> Any:
-    """A weighted undirected ``networkit.Graph`` of the edges of ``A`` (each
-    once, from its upper-triangle entry) with weights ``w`` (per stored
-    entry)."""
-    import networkit as nk
-
-    n = A.shape[0]
-    upper = A.indices > rows
-    if hasattr(nk, "GraphFromCsr"):
-        indptr = np.zeros(n + 1, np.int64)
-        np.cumsum(np.bincount(rows[upper], minlength=n), out=indptr[1:])
-        U = sp.csr_matrix((w[upper].astype(np.float64), A.indices[upper], indptr), shape=(n, n))
-        return nk.GraphFromCsr(U, directed=False, weighted=True)
-    ij = (rows[upper].astype(np.uint64), A.indices[upper].astype(np.uint64))
-    return nk.GraphFromCoo((w[upper].astype(np.float64), ij), n=n, weighted=True)
 
 
 def matches_mask(matches: list, A: sp.csr_matrix, rows: np.ndarray) -> np.ndarray:
@@ -198,7 +186,7 @@ def run_case(
 ) -> list[dict[str, Any]]:
     """Every solver on one graph, weighting and ``b``: timed, compared and
     (small enough) certified; one JSON-able record per solver."""
-    from jaxmatch.weighted.verify import verify_b_matching
+    from jaxmatch import verify_b_matching
 
     recs = []
     for device, Gd in Gds:
@@ -254,52 +242,6 @@ def run_case(
 # --------------------------------------------------------------------------
 # Output
 # --------------------------------------------------------------------------
-
-
-def header(argv: list[str], devices: list[Any]) -> tuple[list[str], dict[str, Any]]:
-    """The report's header lines and the environment they describe."""
-    import jax
-
-    import jaxmatch
-
-    env = environment()
-    try:
-        import networkit
-
-        env["networkit"] = networkit.__version__
-    except ImportError:
-        env["networkit"] = "not installed"
-    env.update(
-        jaxmatch_path=os.path.dirname(jaxmatch.__file__),
-        jax_devices=[str(d) for d in jax.devices()],
-        device=", ".join(map(str, devices)),
-    )
-    cmd = "python -m benchmarks.b_matching " + shlex.join(argv)
-    lines = [
-        f"command: `{cmd.strip()}`",
-        f"date: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}",
-        f"machine: {env['platform']}; {env.get('cpu', 'cpu ?')} x{env['cpu_count']}"
-        + (f"; {env['gpu']}" if "gpu" in env else ""),
-        f"jax devices: {', '.join(env['jax_devices'])}; timed on {env['device']}",
-        f"versions: python {env['python']}, jax {env.get('jax')}, jaxlib {env.get('jaxlib')}, "
-        f"jaxmatch {env.get('jaxmatch')} ({env['jaxmatch_path']}), networkit {env['networkit']}, "
-        f"numpy {env.get('numpy')}, scipy {env.get('scipy')}",
-    ]
-    return lines, env
-
-
-def graphs_table(graphs: list[dict[str, Any]]) -> list[str]:
-    """Markdown table of the graphs."""
-    lines = [
-        "| graph | n | m (undirected edges) | avg degree | max degree | made in (s) |",
-        "|---|---:|---:|---:|---:|---:|",
-    ]
-    for g in graphs:
-        lines.append(
-            f"| {g['graph']} | {g['n']:,} | {g['m']:,} | {2 * g['m'] / max(g['n'], 1):.1f} | "
-            f"{g['max_degree']:,} | {g['load_s']:.1f}{' (cached)' if g['cached'] else ''} |"
-        )
-    return lines
 
 
 def results_table(results: list[dict[str, Any]]) -> list[str]:
@@ -391,7 +333,7 @@ def main(argv: list[str] | None = None) -> None:
     if not set(platforms) <= {"cpu", "gpu"}:
         p.error(f"--device: unknown platforms in {args.device!r}; known: cpu, gpu")
     devices = [jax.devices(pl)[0] for pl in platforms] or [jax.devices()[0]]
-    head, env = header(argv, devices)
+    head, env = header(argv, devices, "benchmarks.b_matching")
     graphs: list[dict[str, Any]] = []
     results: list[dict[str, Any]] = []
     skipped: list[str] = []

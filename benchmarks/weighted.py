@@ -176,17 +176,20 @@ def edge_weights(
 
 
 def networkit_graph(A: sp.csr_matrix, rows: np.ndarray, w: np.ndarray) -> Any:
-    """A weighted undirected ``networkit.Graph`` of the edges of ``A`` with
-    weights ``w`` (per stored entry), built from the strict upper triangle
-    (``GraphFromCsr`` adds each stored entry as an edge)."""
+    """A weighted undirected ``networkit.Graph`` of the edges of ``A`` (each
+    once, from its strict upper-triangle entry: ``GraphFromCsr`` adds each
+    stored entry as an edge) with weights ``w`` (per stored entry)."""
     import networkit as nk
 
     n = A.shape[0]
     upper = A.indices > rows
-    indptr = np.zeros(n + 1, np.int64)
-    np.cumsum(np.bincount(rows[upper], minlength=n), out=indptr[1:])
-    U = sp.csr_matrix((w[upper].astype(np.float64), A.indices[upper], indptr), shape=(n, n))
-    return nk.GraphFromCsr(U, directed=False, weighted=True)
+    if hasattr(nk, "GraphFromCsr"):
+        indptr = np.zeros(n + 1, np.int64)
+        np.cumsum(np.bincount(rows[upper], minlength=n), out=indptr[1:])
+        U = sp.csr_matrix((w[upper].astype(np.float64), A.indices[upper], indptr), shape=(n, n))
+        return nk.GraphFromCsr(U, directed=False, weighted=True)
+    ij = (rows[upper].astype(np.uint64), A.indices[upper].astype(np.uint64))
+    return nk.GraphFromCoo((w[upper].astype(np.float64), ij), n=n, weighted=True)
 
 
 # --------------------------------------------------------------------------
@@ -508,23 +511,31 @@ def exact_row(
 # --------------------------------------------------------------------------
 
 
-def header(argv: list[str], devices: list[Any]) -> tuple[list[str], dict[str, Any]]:
-    """The report's header lines and the environment they describe."""
+def header(
+    argv: list[str], devices: list[Any], module: str = "benchmarks.weighted"
+) -> tuple[list[str], dict[str, Any]]:
+    """The report's header lines (``module``'s command line) and the
+    environment they describe."""
     import jax
-    import networkit
 
     import jaxmatch
 
     env = environment()
+    try:
+        import networkit
+
+        env["networkit"] = networkit.__version__
+    except ImportError:
+        env["networkit"] = "not installed"
     env.update(
-        networkit=networkit.__version__,
         jaxmatch_path=os.path.dirname(jaxmatch.__file__),
         jax_devices=[str(d) for d in jax.devices()],
         device=", ".join(map(str, devices)),
     )
-    cmd = "python -m benchmarks.weighted " + shlex.join(argv)
+    cmd = f"python -m {module} " + shlex.join(argv)
     lines = [
         f"command: `{cmd.strip()}`",
+        f"date: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}",
         f"machine: {env['platform']}; {env.get('cpu', 'cpu ?')} x{env['cpu_count']}"
         + (f"; {env['gpu']}" if "gpu" in env else ""),
         f"jax devices: {', '.join(env['jax_devices'])}; timed on {env['device']}",
@@ -543,7 +554,7 @@ def graphs_table(graphs: list[dict[str, Any]]) -> list[str]:
     ]
     for g in graphs:
         lines.append(
-            f"| {g['graph']} | {g['n']:,} | {g['m']:,} | {2 * g['m'] / g['n']:.1f} | "
+            f"| {g['graph']} | {g['n']:,} | {g['m']:,} | {2 * g['m'] / max(g['n'], 1):.1f} | "
             f"{g['max_degree']:,} | {g['load_s']:.1f}{' (cached)' if g['cached'] else ''} |"
         )
     return lines

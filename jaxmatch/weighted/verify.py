@@ -35,6 +35,29 @@ def _failed(reason: str, cardinality: int = 0) -> WeightedMatchingCertificate:
     )
 
 
+def _valid_certificate(
+    result, weight, cardinality: int, dominant: bool, upper: float, ratio: float, reason: str
+) -> WeightedMatchingCertificate:
+    """The certificate of a valid matching; a reason for not being dominant
+    names the solve's status first when it is not ``DOMINANT``."""
+    status = np.asarray(getattr(result, "status", WeightedMatchingStatus.DOMINANT))
+    if reason and status.shape == () and int(status) != WeightedMatchingStatus.DOMINANT:
+        try:
+            name = WeightedMatchingStatus(int(status)).name
+        except ValueError:
+            name = str(int(status))
+        reason = f"the solve's status is {name}, not DOMINANT: {reason}"
+    return WeightedMatchingCertificate(
+        valid=True,
+        weight=weight,
+        cardinality=cardinality,
+        locally_dominant=dominant,
+        upper_bound=upper,
+        ratio=ratio,
+        reason=reason,
+    )
+
+
 def verify_weighted_matching(G: Graph, result) -> WeightedMatchingCertificate:
     """Certifies a matching of one graph (eager, NumPy).
 
@@ -115,22 +138,7 @@ def verify_weighted_matching(G: Graph, result) -> WeightedMatchingCertificate:
             f"not locally dominant: edge ({u[k]}, {v[k]}) of weight {wt[k]} is heavier than "
             f"the matched edges at its ends ({at[u[k]]}, {at[v[k]]})"
         )
-    status = np.asarray(getattr(result, "status", WeightedMatchingStatus.DOMINANT))
-    if reason and status.shape == () and int(status) != WeightedMatchingStatus.DOMINANT:
-        try:
-            name = WeightedMatchingStatus(int(status)).name
-        except ValueError:
-            name = str(int(status))
-        reason = f"the solve's status is {name}, not DOMINANT: {reason}"
-    return WeightedMatchingCertificate(
-        valid=True,
-        weight=weight,
-        cardinality=cardinality,
-        locally_dominant=dominant,
-        upper_bound=upper,
-        ratio=ratio,
-        reason=reason,
-    )
+    return _valid_certificate(result, weight, cardinality, dominant, upper, ratio, reason)
 
 
 # --------------------------------------------------------------------------
@@ -489,19 +497,4 @@ def verify_b_matching(G: Graph, b, result, *, refine: int = 4) -> WeightedMatchi
             reason += (
                 "; dominant by weight alone (ties ordered otherwise), so the ratio 1/2 still holds"
             )
-    status = np.asarray(getattr(result, "status", WeightedMatchingStatus.DOMINANT))
-    if reason and status.shape == () and int(status) != WeightedMatchingStatus.DOMINANT:
-        try:
-            name = WeightedMatchingStatus(int(status)).name
-        except ValueError:
-            name = str(int(status))
-        reason = f"the solve's status is {name}, not DOMINANT: {reason}"
-    return WeightedMatchingCertificate(
-        valid=True,
-        weight=weight,
-        cardinality=cardinality,
-        locally_dominant=dominant,
-        upper_bound=upper,
-        ratio=ratio,
-        reason=reason,
-    )
+    return _valid_certificate(result, weight, cardinality, dominant, upper, ratio, reason)
