@@ -118,18 +118,25 @@ def edge_keys(weights: jax.Array) -> jax.Array:
     return jnp.where(positive, rank + 1, 0).astype(jnp.uint32)
 
 
-def _used_entries(G: Graph) -> jax.Array:
-    """bool ``[..., capacity]``: the stored entries (not padding)."""
-    cap = jnp.shape(G.indices)[-1]
-    return jnp.arange(cap, dtype=jnp.int32) < G.indptr[..., -1:]
+def stores_nan(indptr: jax.Array, data: jax.Array) -> jax.Array:
+    """bool ``[...]``: a stored entry (not padding) of the graph ``(indptr,
+    data)`` is NaN (its result is ``INVALID_WEIGHTS``, whatever the kernels
+    do with it)."""
+    if not jnp.issubdtype(jnp.result_type(data), jnp.floating):
+        return jnp.zeros(jnp.shape(indptr)[:-1], bool)
+    used = jnp.arange(jnp.shape(data)[-1], dtype=jnp.int32) < indptr[..., -1:]
+    return jnp.any(jnp.isnan(data) & used, axis=-1)
 
 
-def _has_nan(G: Graph) -> jax.Array:
-    """bool ``[...]``: the graph stores a NaN weight (its result is
-    ``INVALID_WEIGHTS``, whatever the kernels do with it)."""
-    if not jnp.issubdtype(jnp.result_type(G.data), jnp.floating):
-        return jnp.zeros(jnp.shape(G.indptr)[:-1], bool)
-    return jnp.any(jnp.isnan(G.data) & _used_entries(G), axis=-1)
+def total_weight(w_once: jax.Array, status: jax.Array) -> tuple[jax.Array, jax.Array]:
+    """The sum of the matched weights ``w_once [..., k]`` (0 where not
+    matched) and the status: exact for integers, ``OVERFLOW`` where a
+    ``DOMINANT`` total does not fit the dtype."""
+    if not jnp.issubdtype(w_once.dtype, jnp.integer):
+        return jnp.sum(w_once, axis=-1, dtype=w_once.dtype), status
+    weight, fits = exact_integer_sum(w_once)
+    overflow = (status == WeightedMatchingStatus.DOMINANT) & ~fits
+    return weight, jnp.where(overflow, jnp.int32(WeightedMatchingStatus.OVERFLOW), status)
 
 
 def _result(
@@ -141,12 +148,7 @@ def _result(
     once = (state.mate > jnp.arange(n, dtype=jnp.int32)) & (state.mate_edge >= 0)
     w_edge = jnp.take_along_axis(G.data, jnp.maximum(state.mate_edge, 0), axis=-1)
     w_once = jnp.where(once, w_edge, jnp.zeros((), w_edge.dtype))
-    if jnp.issubdtype(w_edge.dtype, jnp.integer):
-        weight, fits = exact_integer_sum(w_once)
-        overflow = (status == WeightedMatchingStatus.DOMINANT) & ~fits
-        status = jnp.where(overflow, jnp.int32(WeightedMatchingStatus.OVERFLOW), status)
-    else:
-        weight = jnp.sum(w_once, axis=-1, dtype=w_edge.dtype)
+    weight, status = total_weight(w_once, status)
     ok = status == WeightedMatchingStatus.DOMINANT
     mate = jnp.where(ok[..., None], state.mate, -1)
     mate_edge = jnp.where(ok[..., None], state.mate_edge, -1)
@@ -229,7 +231,7 @@ def approximate_weighted_matching(
 
     # A NaN weight can keep the LD rounds from settling: those graphs do not
     # hold the loop open (their result is INVALID_WEIGHTS).
-    invalid = _has_nan(G)
+    invalid = stores_nan(G.indptr, G.data)
 
     def running(state):
         status = weighted_ffi.info_field(state.info, "STATUS")

@@ -28,9 +28,8 @@ from jax import lax
 
 from .. import _ffi, _limits
 from .._batch import whole_problems
-from .._exact_sum import exact_integer_sum
 from . import _ffi as weighted_ffi
-from .api import _check_graph, edge_keys
+from .api import _check_graph, edge_keys, stores_nan, total_weight
 from .graph import Graph
 from .tuning import WeightedMatchingTuning, tuning_of
 from .types import BMatchingResult, WeightedMatchingStatus
@@ -98,12 +97,7 @@ def _result(
     status = jnp.where(has_nan, jnp.int32(WeightedMatchingStatus.INVALID_WEIGHTS), status)
     once = state.mark == 2
     w_once = jnp.where(once, data, jnp.zeros((), data.dtype))
-    if jnp.issubdtype(data.dtype, jnp.integer):
-        weight, fits = exact_integer_sum(w_once)
-        overflow = (status == WeightedMatchingStatus.DOMINANT) & ~fits
-        status = jnp.where(overflow, jnp.int32(WeightedMatchingStatus.OVERFLOW), status)
-    else:
-        weight = jnp.sum(w_once, axis=-1, dtype=data.dtype)
+    weight, status = total_weight(w_once, status)
     ok = status == WeightedMatchingStatus.DOMINANT
     return BMatchingResult(
         matched=(state.mark > 0) & ok[..., None],
@@ -169,12 +163,7 @@ def approximate_b_matching(
     key = edge_keys(data)
     state = weighted_ffi.b_matching_init(indptr, indices, key, bs)
     running_code = int(WeightedMatchingStatus.RUNNING)
-    # A NaN weight among the stored entries: INVALID_WEIGHTS.
-    if jnp.issubdtype(data.dtype, jnp.floating):
-        used = jnp.arange(data.shape[-1], dtype=jnp.int32) < indptr[..., -1:]
-        invalid = jnp.any(jnp.isnan(data) & used, axis=-1)
-    else:
-        invalid = jnp.zeros(lead, bool)
+    invalid = stores_nan(indptr, data)
 
     def running(state):
         status = weighted_ffi.b_info_field(state.info, "STATUS")
