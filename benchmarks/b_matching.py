@@ -22,7 +22,7 @@ uniform points in the unit square, vertices in Z-order) and its web-like
 Chung-Lu ``powerlaw`` graph; weightings ``uniform`` (a hash of the
 endpoints, U(0, 1] on the 2^-24 grid) and ``measure`` (inverse length for
 rgg, ``1 / (deg(u) deg(v))`` for kron and powerlaw: many ties), float32,
-all from ``benchmarks.weighted`` (imported, the same graphs and weights as
+all from ``benchmarks.weighted_graphs`` (the same graphs and weights as
 the weighted matching benchmark).
 
 Columns: ``Medges/s`` is undirected edges over the median time; ``x nk`` is
@@ -66,7 +66,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from benchmarks.matching import graphs as mgraphs
-from benchmarks.weighted import (
+from benchmarks.weighted_graphs import (
+    WEIGHTINGS,
     edge_weights,
     graphs_table,
     header,
@@ -76,7 +77,6 @@ from benchmarks.weighted import (
 )
 
 FAMILIES = ("kron", "powerlaw", "rgg")
-WEIGHTINGS = ("uniform", "measure")
 
 #: K (2^K vertices) per family; undirected edges about 5-6e4 (tiny),
 #: 0.7-1.0e6 (small), 1.4-1.7e7 (medium), 1.2-1.3e8 (large).

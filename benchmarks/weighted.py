@@ -65,23 +65,27 @@ import functools
 import hashlib
 import json
 import os
-import shlex
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 
-from benchmarks.harness import environment
 from benchmarks.matching import graphs as mgraphs
+from benchmarks.weighted_graphs import (
+    WEIGHTINGS,
+    edge_weights,
+    graphs_table,
+    header,
+    load_structure,
+    networkit_graph,
+    time_calls,
+)
 
 FAMILIES = ("delaunay", "rgg", "kron", "powerlaw")
-WEIGHTINGS = ("uniform", "measure")
-GEOMETRIC = ("delaunay", "rgg")
 
 #: K (2^K vertices) per family; undirected edges roughly 0.3-0.9M (small),
 #: 3-8M (medium), 30-65M (large).
@@ -91,134 +95,8 @@ SIZES: dict[str, dict[str, int]] = {
     "large": {"delaunay": 24, "rgg": 23, "kron": 22, "powerlaw": 22},
 }
 
-SEED = 20140519  # IPDPS 2014 (Manne and Halappanavar's Suitor)
-POWERLAW_EXPONENT = 2.3
-POWERLAW_AVG_DEGREE = 16
-
 #: networkit's "no mate" (``networkit.none``, the largest uint64).
 NK_NONE = np.iinfo(np.uint64).max
-
-
-# --------------------------------------------------------------------------
-# Graphs and weights
-# --------------------------------------------------------------------------
-
-
-def powerlaw(K: int) -> sp.csr_matrix:
-    """A Chung-Lu graph on 2^K vertices: ``POWERLAW_AVG_DEGREE * n / 2``
-    edges whose endpoints are drawn independently with probability
-    proportional to ``(i + 1) ** (-1 / (POWERLAW_EXPONENT - 1))`` (expected
-    degrees a power law of that exponent), labels randomly permuted;
-    self-loops and duplicate edges dropped.
-
-    Args:
-      K: log2 of the number of vertices.
-
-    Returns:
-      The symmetric 0/1 adjacency matrix (CSR, int32 indices, sorted).
-    """
-    n = 1 << K
-    rng = np.random.default_rng([SEED, K])
-    cdf = np.cumsum(np.arange(1, n + 1, dtype=np.float64) ** (-1 / (POWERLAW_EXPONENT - 1)))
-    cdf /= cdf[-1]
-    m = POWERLAW_AVG_DEGREE * n // 2
-    ends = np.minimum(np.searchsorted(cdf, rng.random(2 * m), side="right"), n - 1)
-    perm = rng.permutation(n)
-    return mgraphs._sym_from_pairs(perm[ends[:m]], perm[ends[m:]], n)
-
-
-def load_structure(family: str, K: int, cache: str | None) -> tuple[str, sp.csr_matrix, bool]:
-    """The graph of ``family`` at 2^K vertices: its name, symmetric CSR
-    adjacency matrix (sorted indices, no self-loops or duplicates) and
-    whether it came from the cache."""
-    if family == "powerlaw":
-        return f"powerlaw_n{K}", powerlaw(K), False
-    A, meta = mgraphs.load_graph(mgraphs.graph_params(family, K), cache=cache)
-    return meta["name"], A, bool(meta["cached"])
-
-
-def _splitmix64(x: np.ndarray) -> np.ndarray:
-    """The splitmix64 finaliser of uint64 ``x`` (wrapping arithmetic)."""
-    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return x ^ (x >> np.uint64(31))
-
-
-def edge_weights(
-    family: str, K: int, weighting: str, A: sp.csr_matrix, rows: np.ndarray
-) -> np.ndarray:
-    """float32 weights of every stored entry of ``A`` (equal from both ends).
-
-    Args:
-      family: the graph family (the ``measure`` weighting depends on it).
-      K: log2 of the number of vertices (geometric graphs: their points).
-      weighting: ``"uniform"`` or ``"measure"`` (see the module docstring).
-      A: the symmetric CSR adjacency matrix.
-      rows: the row of each stored entry (``A.indices`` are the columns).
-
-    Returns:
-      float32 ``[A.nnz]``, all > 0.
-    """
-    cols = A.indices
-    if weighting == "uniform":
-        n = np.uint64(A.shape[0])
-        lo = np.minimum(rows, cols).astype(np.uint64)
-        hi = np.maximum(rows, cols).astype(np.uint64)
-        h = _splitmix64(lo * n + hi + np.uint64(SEED))
-        return ((h >> np.uint64(40)) + np.uint64(1)).astype(np.float32) * np.float32(2.0**-24)
-    if family in GEOMETRIC:
-        # The generators' own points: vertex i of the graph is point i.
-        P = mgraphs._points(family, K, "spatial")
-        dist = np.hypot(P[rows, 0] - P[cols, 0], P[rows, 1] - P[cols, 1])
-        return (1.0 / (1e-9 + dist)).astype(np.float32)
-    deg = np.diff(A.indptr).astype(np.float64)
-    return (1.0 / (deg[rows] * deg[cols])).astype(np.float32)
-
-
-def networkit_graph(A: sp.csr_matrix, rows: np.ndarray, w: np.ndarray) -> Any:
-    """A weighted undirected ``networkit.Graph`` of the edges of ``A`` (each
-    once, from its strict upper-triangle entry: ``GraphFromCsr`` adds each
-    stored entry as an edge) with weights ``w`` (per stored entry)."""
-    import networkit as nk
-
-    n = A.shape[0]
-    upper = A.indices > rows
-    if hasattr(nk, "GraphFromCsr"):
-        indptr = np.zeros(n + 1, np.int64)
-        np.cumsum(np.bincount(rows[upper], minlength=n), out=indptr[1:])
-        U = sp.csr_matrix((w[upper].astype(np.float64), A.indices[upper], indptr), shape=(n, n))
-        return nk.GraphFromCsr(U, directed=False, weighted=True)
-    ij = (rows[upper].astype(np.uint64), A.indices[upper].astype(np.uint64))
-    return nk.GraphFromCoo((w[upper].astype(np.float64), ij), n=n, weighted=True)
-
-
-# --------------------------------------------------------------------------
-# Timing
-# --------------------------------------------------------------------------
-
-
-def time_calls(call: Callable[[], tuple[float, Any]], repeats: int) -> dict[str, Any]:
-    """One warm-up call, then ``repeats`` timed calls.
-
-    Args:
-      call: runs the solver once and returns (seconds, answer).
-      repeats: the number of timed calls.
-
-    Returns:
-      ``warmup_s``, ``times_s`` (every timed call), ``median_s`` and
-      ``answer`` (the last call's).
-    """
-    warmup_s, answer = call()
-    times = []
-    for _ in range(repeats):
-        dt, answer = call()
-        times.append(dt)
-    return {
-        "warmup_s": warmup_s,
-        "times_s": times,
-        "median_s": float(np.median(times)),
-        "answer": answer,
-    }
 
 
 def networkit_rows(g: Any, repeats: int) -> list[dict[str, Any]]:
@@ -511,55 +389,6 @@ def exact_row(
 # --------------------------------------------------------------------------
 
 
-def header(
-    argv: list[str], devices: list[Any], module: str = "benchmarks.weighted"
-) -> tuple[list[str], dict[str, Any]]:
-    """The report's header lines (``module``'s command line) and the
-    environment they describe."""
-    import jax
-
-    import jaxmatch
-
-    env = environment()
-    try:
-        import networkit
-
-        env["networkit"] = networkit.__version__
-    except ImportError:
-        env["networkit"] = "not installed"
-    env.update(
-        jaxmatch_path=os.path.dirname(jaxmatch.__file__),
-        jax_devices=[str(d) for d in jax.devices()],
-        device=", ".join(map(str, devices)),
-    )
-    cmd = f"python -m {module} " + shlex.join(argv)
-    lines = [
-        f"command: `{cmd.strip()}`",
-        f"date: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}",
-        f"machine: {env['platform']}; {env.get('cpu', 'cpu ?')} x{env['cpu_count']}"
-        + (f"; {env['gpu']}" if "gpu" in env else ""),
-        f"jax devices: {', '.join(env['jax_devices'])}; timed on {env['device']}",
-        f"versions: python {env['python']}, jax {env.get('jax')}, jaxlib {env.get('jaxlib')}, "
-        f"jaxmatch {env.get('jaxmatch')} ({env['jaxmatch_path']}), networkit {env['networkit']}, "
-        f"numpy {env.get('numpy')}, scipy {env.get('scipy')}",
-    ]
-    return lines, env
-
-
-def graphs_table(graphs: list[dict[str, Any]]) -> list[str]:
-    """Markdown table of the graphs."""
-    lines = [
-        "| graph | n | m (undirected edges) | avg degree | max degree | made in (s) |",
-        "|---|---:|---:|---:|---:|---:|",
-    ]
-    for g in graphs:
-        lines.append(
-            f"| {g['graph']} | {g['n']:,} | {g['m']:,} | {2 * g['m'] / max(g['n'], 1):.1f} | "
-            f"{g['max_degree']:,} | {g['load_s']:.1f}{' (cached)' if g['cached'] else ''} |"
-        )
-    return lines
-
-
 def results_table(results: list[dict[str, Any]], verify_max_edges: int) -> list[str]:
     """Markdown table of the results, one row per (graph, weighting, solver)."""
     lines = [
@@ -640,7 +469,7 @@ def main(argv: list[str] | None = None) -> None:
     if not set(platforms) <= {"cpu", "gpu"}:
         p.error(f"--device: unknown platforms in {args.device!r}; known: cpu, gpu")
     devices = [jax.devices(pl)[0] for pl in platforms] or [jax.devices()[0]]
-    head, env = header(argv, devices)
+    head, env = header(argv, devices, "benchmarks.weighted")
     graphs, results = [], []
     for family in families if args.sizes != "none" else []:
         K = SIZES[args.sizes][family]

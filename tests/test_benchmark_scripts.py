@@ -227,13 +227,13 @@ def test_weighted_benchmark_greedy_and_exact_rows():
     order), and the exact comparison finds the optimum at or above it."""
     import jax
 
-    from benchmarks import weighted
+    from benchmarks import weighted, weighted_graphs
 
-    A = weighted.powerlaw(7)
+    A = weighted_graphs.powerlaw(7)
     rows = np.repeat(np.arange(A.shape[0], dtype=np.int32), np.diff(A.indptr))
     dev = jax.devices("cpu")[0]
-    for weighting in weighted.WEIGHTINGS:
-        w = weighted.edge_weights("powerlaw", 7, weighting, A, rows)
+    for weighting in weighted_graphs.WEIGHTINGS:
+        w = weighted_graphs.edge_weights("powerlaw", 7, weighting, A, rows)
         (greedy,) = weighted.greedy_rows(A, rows, w, 1)
         G = Graph(A.indptr.astype(np.int32), A.indices.astype(np.int32), w, A.shape)
         suitor, _ = weighted.jaxmatch_rows(G, dev, 1)
@@ -249,7 +249,7 @@ def test_weighted_benchmark_device_list(monkeypatch):
     not a test dependency, is left out)."""
     import argparse
 
-    from benchmarks import weighted
+    from benchmarks import weighted, weighted_graphs
 
     monkeypatch.setattr(weighted, "networkit_graph", lambda *a: None)
     monkeypatch.setattr(weighted, "networkit_rows", lambda *a: [])
@@ -258,7 +258,7 @@ def test_weighted_benchmark_device_list(monkeypatch):
         weighted.main(["--sizes", "none", "--device", "cpu,tpu"])
     import jax
 
-    A = weighted.powerlaw(6)
+    A = weighted_graphs.powerlaw(6)
     args = argparse.Namespace(repeats=1, verify_max_edges=1e9)
     cpu = jax.devices("cpu")[0]
     recs = weighted.run_case("powerlaw_n6", "powerlaw", 6, "uniform", A, args, [cpu, cpu])
