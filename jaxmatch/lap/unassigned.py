@@ -73,11 +73,14 @@ def _prices(x: Any, side: str, shape: tuple[int, ...], dtype) -> jax.Array:
     return jnp.broadcast_to(jnp.asarray(x, dtype), shape)
 
 
-def unassigned_prices(unassigned_cost: Any, C: jax.Array) -> tuple[jax.Array, jax.Array]:
+def unassigned_prices(
+    unassigned_cost: Any, C: jax.Array | jax.ShapeDtypeStruct
+) -> tuple[jax.Array, jax.Array]:
     """The row prices ``[..., n]`` and column prices ``[..., m]`` of
     ``unassigned_cost`` for the costs ``C`` (``[..., n, m]``, the kernel
-    dtype): a scalar prices every row and column alike; a pair gives each
-    side's, broadcast to its shape."""
+    dtype; only its shape and dtype are read, so sparse costs pass a
+    ``ShapeDtypeStruct``): a scalar prices every row and column alike; a
+    pair gives each side's, broadcast to its shape."""
     *batch, n, m = C.shape
     if isinstance(unassigned_cost, (tuple, list)):
         if len(unassigned_cost) != 2:
