@@ -275,9 +275,9 @@ def solve_lap(
         :class:`SparseCosts`: ``max(shape) + 1`` or its capacity), beyond
         the kernels' int32 indices (``jaxmatch/_limits.py``); an
         ``unassigned_cost`` that is neither a scalar nor a pair, or whose
-        prices do not broadcast to ``[..., n]`` and ``[..., m]``, with a
-        ``method`` other than ``"auto"``/``"jv"``, ``execution="stepped"``
-        or an ``init``.
+        prices do not broadcast to ``[..., n]`` and ``[..., m]``, or (dense
+        costs) with a ``method`` other than ``"auto"``/``"jv"``,
+        ``execution="stepped"`` or an ``init``.
       OverflowError: concrete NumPy int64, uint32 or uint64 costs outside
         the int32 range without x64 (never wrapped); concrete integer
         ``unassigned_cost`` outside int32 for integer costs.

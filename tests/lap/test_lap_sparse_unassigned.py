@@ -286,6 +286,10 @@ def test_methods_agree_and_jit_vmap_batches():
         single = jaxmatch.solve_lap(one, unassigned_cost=(r[b], c[b]), maximize=True)
         np.testing.assert_allclose(single.cost, batched.cost[b], rtol=1e-6)
         check_member(S, batched, b, masks[b], Ds[b], r[b], c[b], True)
+    certs = jaxmatch.verify_lap(S, batched, unassigned_cost=(r, c), maximize=True)
+    assert len(certs) == 5 and all(cert.optimal for cert in certs)
+    wrong = jaxmatch.verify_lap(S, batched, unassigned_cost=(r, c + 1), maximize=True)
+    assert not all(cert.optimal for cert in wrong)
     scalar = jax.jit(lambda S, p: jaxmatch.solve_lap(S, unassigned_cost=p))(S, jnp.float32(1.5))
     for b in range(5):
         check_member(S, scalar, b, masks[b], Ds[b], np.full(n, 1.5), np.full(m, 1.5), False)
