@@ -60,9 +60,8 @@ JM_HD void lap_csr_init_zero(const Team& team, LapCsrView<T>& p) {
 }
 
 // Checks the stored columns (in [0, m)) and costs (no NaN, no -inf), and
-// the unassigned costs (finite).  A bad
-// column wins over a bad cost: its store overwrites, the cost's
-// compare-and-swap only fills an empty flag.
+// the unassigned costs (finite).  A bad column wins over a bad cost: its
+// store overwrites, the cost's compare-and-swap only fills an empty flag.
 template <class T, class Team>
 JM_HD void lap_csr_init_entries(const Team& team, LapCsrView<T>& p) {
   // Malformed pointers (init_zero) stop every worker; a bad cost another
@@ -126,12 +125,12 @@ JM_HD void lap_csr_init_rows(const Team& team, LapCsrView<T>& p) {
       best = lap_csr_least_priced(p, i, &ovf);
       if (ovf) p.sc[kFlagOverflow] = 1;
       any = true;
-    }
-    for (int k = bad || p.exits() ? 0 : p.indptr[i];
-         !bad && !p.exits() && k < p.indptr[i + 1]; ++k) {
-      if (!p.present(k)) continue;
-      any = true;
-      if (p.cost[k] < best) best = p.cost[k];
+    } else if (!bad) {
+      for (int k = p.indptr[i]; k < p.indptr[i + 1]; ++k) {
+        if (!p.present(k)) continue;
+        any = true;
+        if (p.cost[k] < best) best = p.cost[k];
+      }
     }
     if (!any) p.sc[kFlagInfeas] = 1;
     p.u[i] = any ? best : T(0);
