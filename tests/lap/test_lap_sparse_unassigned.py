@@ -249,6 +249,48 @@ def test_infinite_and_invalid_entries(method):
 
 
 @pytest.mark.parametrize("method", METHODS)
+def test_duplicates_and_padding(method):
+    """A pair stored twice costs its cheaper entry (the dearer maximizing);
+    entries past ``indptr[-1]`` are never read."""
+    indptr = np.array([0, 3, 4], np.int32)
+    indices = np.array([1, 0, 1, 1, 0, 7], np.int32)  # (0, 1) twice; 2 of padding
+    data = np.array([9, 6, 2, 5, -100, -100], np.int32)
+    S = SparseCosts(indptr, indices, data, (2, 2))
+    res = jaxmatch.solve_lap(S, unassigned_cost=4, method=method)
+    # (0, 1) at 2 (not 9); row 1's only pair (1, 1) is taken: 2 + 4 + 4
+    assert res.col_for_row.tolist() == [1, -1] and int(res.cost) == 10
+    assert jaxmatch.verify_lap(S, res, unassigned_cost=4).optimal
+    res = jaxmatch.solve_lap(S, unassigned_cost=4, maximize=True, method=method)
+    # maximizing: (0, 1) at 9, row 1 and column 0 rewarded 4 each
+    assert res.col_for_row.tolist() == [1, -1] and int(res.cost) == 17
+    assert jaxmatch.verify_lap(S, res, unassigned_cost=4, maximize=True).optimal
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_int32_extremes(method):
+    """Costs and prices across the int32 range: OPTIMAL with the oracle's
+    objective and a certificate, or OVERFLOW, never a wrong answer."""
+    rng = np.random.default_rng(12)
+    statuses = set()
+    for t in range(24):
+        n, m = rng.integers(1, 5, 2)
+        big = [2**20, 2**30, 2**31 - 1][t % 3]
+        masks, _, _, _ = random_problems(rng, 1, n, m, np.int32, density=0.6)
+        D = rng.integers(-big, big, (n, m)).astype(np.int32)
+        r, c = (rng.integers(-big, big, k).astype(np.int32) for k in (n, m))
+        S = sparse_batch(masks, [D], n, m, np.int32)
+        maximize = t % 2 == 1
+        res = jaxmatch.solve_lap(S, unassigned_cost=(r, c), maximize=maximize, method=method)
+        status = int(res.status[0])
+        statuses.add(status)
+        if status == LAPStatus.OPTIMAL:
+            check_member(S, res, 0, masks[0], D, r, c, maximize)
+        else:
+            assert status == LAPStatus.OVERFLOW
+    assert statuses == {LAPStatus.OPTIMAL, LAPStatus.OVERFLOW}
+
+
+@pytest.mark.parametrize("method", METHODS)
 def test_permutation_invariance(method):
     """Permuting rows and columns (with their prices) keeps the objective."""
     rng = np.random.default_rng(8)
