@@ -19,7 +19,9 @@ lap/jv/jv_team.cuh on the GPU) run JV on the implicit ``n x (m + n)``
 problem in which row ``i`` also has a private exit column of cost ``r[i]``
 and the column prices start at ``c``; they take rows ``<=`` columns, so a
 tall problem is solved transposed (rows and columns, ``r`` and ``c``
-swapped: the same problem).
+swapped: the same problem). Sparse costs (:class:`jaxmatch.SparseCosts`)
+are solved by the sparse kernels on the same implicit problem, over the
+stored entries (:mod:`jaxmatch.lap.sparse.solve`).
 """
 
 from __future__ import annotations

@@ -110,7 +110,9 @@ def solve_sparse_costs(
 ) -> LAPResult:
     """A minimum (or maximum) cost assignment of a sparse cost matrix, with
     its duals: every row assigned when ``n_rows <= n_cols`` (else every
-    column), along stored entries only.
+    column), along stored entries only; with ``unassigned_cost``, any
+    number of pairs, each row and column left out paying its price
+    (:mod:`jaxmatch.lap.unassigned`).
 
     Jittable; ``jax.vmap`` over matrices of one shape and capacity runs them
     as one batched call, on the CPU or a GPU.
@@ -129,7 +131,8 @@ def solve_sparse_costs(
 
     Returns:
       A :class:`LAPResult` as for dense costs: ``cost`` is
-      differentiable with respect to ``S.data``; ``status`` is ``OPTIMAL``,
+      differentiable with respect to ``S.data`` (and the prices);
+      ``status`` is ``OPTIMAL``,
       ``INFEASIBLE`` (no full assignment along stored entries; never with
       ``unassigned_cost``), ``INVALID_ENTRIES`` (NaN, or ``-inf`` /
       ``+inf`` when maximizing; a NaN or infinite price),
@@ -139,7 +142,8 @@ def solve_sparse_costs(
     Raises:
       TypeError: ``S`` is not a :class:`SparseCosts`, an index array is not
         integer, or the costs are complex or of another dtype; a traced
-        ``maximize``.
+        ``maximize``; ``unassigned_cost`` not real, or floating point for
+        integer costs.
       ValueError: inconsistent shapes; an unknown ``method``; an
         ``unassigned_cost`` that is neither a scalar nor a pair, or does
         not broadcast.
