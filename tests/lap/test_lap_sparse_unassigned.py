@@ -332,6 +332,14 @@ def test_methods_agree_and_jit_vmap_batches():
     assert len(certs) == 5 and all(cert.optimal for cert in certs)
     wrong = jaxmatch.verify_lap(S, batched, unassigned_cost=(r, c + 1), maximize=True)
     assert not all(cert.optimal for cert in wrong)
+    # vmap over the prices of one matrix
+    one = jax.tree.map(lambda a: a[0], S)
+    over_prices = jax.vmap(lambda r: jaxmatch.solve_lap(one, unassigned_cost=(r, c[0])))(r)
+    for b in range(5):
+        check_member(
+            jax.tree.map(lambda a: np.stack([a] * 5), one), over_prices, b, masks[0], Ds[0],
+            r[b], c[0], False,
+        )  # fmt: skip
     scalar = jax.jit(lambda S, p: jaxmatch.solve_lap(S, unassigned_cost=p))(S, jnp.float32(1.5))
     for b in range(5):
         check_member(S, scalar, b, masks[b], Ds[b], np.full(n, 1.5), np.full(m, 1.5), False)
