@@ -158,14 +158,16 @@ class SparseLapJv {
   // is one (the first least-cost column otherwise decides).  On integer
   // costs a row has many columns at its least cost, and the first of them
   // is often taken: looking past it leaves few rows to the searches.
-  // With starting prices (SolveFromPrices) the least c_ij - v_j decides.
+  // With starting prices (SolveFromPrices) the least c_ij - v_j decides
+  // (without, the prices are 0 and go unread).
   void RowMinimaGreedy(std::vector<int>* free_rows) {
+    const bool priced = fixed_from_ < m_;
     for (int i = 0; i < n_; ++i) {
       int best = -1;
       double least = INFINITY, best_cost = INFINITY;
       for (int64_t e = indptr_[i]; e < indptr_[i + 1]; ++e) {
         const int j = indices_[e];
-        const double h = cost_[e] - v_[j];
+        const double h = priced ? cost_[e] - v_[j] : cost_[e];
         if (h < least ||
             (h == least && best >= 0 && y_[best] >= 0 && y_[j] < 0)) {
           least = h;
