@@ -26,6 +26,10 @@ from jaxmatch import LAPStatus, SparseCosts
 
 METHODS = ("jv", "tree")
 
+#: The solve, jitted: one compilation per shape (eagerly, each of its
+#: operations compiles on its own).
+solve = jax.jit(jaxmatch.solve_lap, static_argnames=("maximize", "method"))
+
 
 def dense_of(mask, D, maximize=False):
     """The dense matrix of stored entries ``D[mask]``, absent pairs
@@ -88,16 +92,14 @@ def test_random_sweep_against_padded_scipy(method, dtype):
     from empty rows and columns to full, minimizing and maximizing: the
     objective of scipy on the padded matrix, and certified."""
     rng = np.random.default_rng(5 + (method == "tree") + 2 * (dtype == np.int32))
-    for n, m in SHAPES:
+    for k, (n, m) in enumerate(SHAPES):
+        maximize = k % 2 == 1  # both ways among the wide and the tall shapes
         for density in (0.25, 0.7):
             masks, Ds, r, c = random_problems(rng, 6, n, m, dtype, density=density)
             S = sparse_batch(masks, Ds, n, m, dtype)
-            for maximize in (False, True):
-                res = jaxmatch.solve_lap(
-                    S, unassigned_cost=(r, c), maximize=maximize, method=method
-                )
-                for b in range(len(masks)):
-                    check_member(S, res, b, masks[b], Ds[b], r[b], c[b], maximize)
+            res = solve(S, unassigned_cost=(r, c), maximize=maximize, method=method)
+            for b in range(len(masks)):
+                check_member(S, res, b, masks[b], Ds[b], r[b], c[b], maximize)
 
 
 def brute_force(mask, D, r, c, maximize):
@@ -126,7 +128,7 @@ def test_tiny_against_brute_force(method):
         masks, Ds, r, c = random_problems(rng, 8, n, m, np.int32, density=0.6, span=4)
         S = sparse_batch(masks, Ds, n, m, np.int32)
         for maximize in (False, True):
-            res = jaxmatch.solve_lap(S, unassigned_cost=(r, c), maximize=maximize, method=method)
+            res = solve(S, unassigned_cost=(r, c), maximize=maximize, method=method)
             for b in range(len(masks)):
                 want = brute_force(masks[b], Ds[b], r[b], c[b], maximize)
                 assert float(res.cost[b]) == want
@@ -144,7 +146,7 @@ def test_float64_continuous_costs(method):
             Ds = [rng.normal(size=(n, m)) for _ in range(4)]
             r, c = rng.uniform(0, 1, (4, n)), rng.uniform(0, 1, (4, m))
             S = sparse_batch(masks, Ds, n, m, np.float64)
-            res = jaxmatch.solve_lap(S, unassigned_cost=(r, c), method=method)
+            res = solve(S, unassigned_cost=(r, c), method=method)
             assert res.u.dtype == jnp.float64
             for b in range(4):
                 check_member(S, res, b, masks[b], Ds[b], r[b], c[b], False)
@@ -272,21 +274,22 @@ def test_int32_extremes(method):
     objective and a certificate, or OVERFLOW, never a wrong answer."""
     rng = np.random.default_rng(12)
     statuses = set()
-    for t in range(24):
-        n, m = rng.integers(1, 5, 2)
-        big = [2**20, 2**30, 2**31 - 1][t % 3]
-        masks, _, _, _ = random_problems(rng, 1, n, m, np.int32, density=0.6)
-        D = rng.integers(-big, big, (n, m)).astype(np.int32)
-        r, c = (rng.integers(-big, big, k).astype(np.int32) for k in (n, m))
-        S = sparse_batch(masks, [D], n, m, np.int32)
-        maximize = t % 2 == 1
-        res = jaxmatch.solve_lap(S, unassigned_cost=(r, c), maximize=maximize, method=method)
-        status = int(res.status[0])
-        statuses.add(status)
-        if status == LAPStatus.OPTIMAL:
-            check_member(S, res, 0, masks[0], D, r, c, maximize)
-        else:
-            assert status == LAPStatus.OVERFLOW
+    for n, m in [(3, 4), (4, 3)]:
+        bigs = [2**20, 2**30, 2**31 - 1] * 4
+        masks, _, _, _ = random_problems(rng, len(bigs), n, m, np.int32, density=0.6)
+        Ds = [rng.integers(-big, big, (n, m)).astype(np.int32) for big in bigs]
+        r = np.stack([rng.integers(-big, big, n) for big in bigs]).astype(np.int32)
+        c = np.stack([rng.integers(-big, big, m) for big in bigs]).astype(np.int32)
+        S = sparse_batch(masks, Ds, n, m, np.int32)
+        for maximize in (False, True):
+            res = solve(S, unassigned_cost=(r, c), maximize=maximize, method=method)
+            for b in range(len(bigs)):
+                status = int(res.status[b])
+                statuses.add(status)
+                if status == LAPStatus.OPTIMAL:
+                    check_member(S, res, b, masks[b], Ds[b], r[b], c[b], maximize)
+                else:
+                    assert status == LAPStatus.OVERFLOW
     assert statuses == {LAPStatus.OPTIMAL, LAPStatus.OVERFLOW}
 
 
