@@ -24,7 +24,8 @@ kernel module. ``lap-split``: solve_lap_split's scan and update kernels on
 every GPU (square, wide, tall, every dtype, ties, forbidden entries, an
 infeasible and an iteration-limited solve). ``lap-points``: solve_lap_points'
 sweep kernel (every built-in metric, both float dtypes, square, wide and tall,
-maximized). ``sparse-lap``: solve_lap on padded batches of SparseCosts.
+maximized). ``sparse-lap``: solve_lap on padded batches of SparseCosts, plain and with
+unassigned costs.
 ``matching``: every BFS driver x level kernel x init x execution x thread
 mapping, and push-relabel x init x execution, on graphs with free rows and
 columns left, batched (vmap) and single, plus a malformed graph the kernels
@@ -212,14 +213,16 @@ def sparse_lap_workload() -> tuple[int, int]:
             A.data = (1 + rng.integers(0, 50, A.nnz)).astype(dtype)
             batch.append(jaxmatch.SparseCosts.from_scipy(A).pad_to(cap))
         S = jax.tree_util.tree_map(lambda *xs: np.stack(xs), *batch)
-        res = jax.device_get(jaxmatch.solve_lap(S))
-        for k, A in enumerate(mats):
-            runs += 1
-            if int(res.status[k]) != jaxmatch.LAPStatus.OPTIMAL:
-                continue
-            member = jax.tree.map(lambda x, k=k: x[k], res)
-            if not jaxmatch.verify_lap(A.astype(np.float64), member).optimal:
-                bad += 1
+        for price in (None, dtype(30)):  # plain, then with unassigned costs
+            res = jax.device_get(jaxmatch.solve_lap(S, unassigned_cost=price))
+            for k, A in enumerate(mats):
+                runs += 1
+                if int(res.status[k]) != jaxmatch.LAPStatus.OPTIMAL:
+                    bad += price is not None  # never infeasible with exits
+                    continue
+                member = jax.tree.map(lambda x, k=k: x[k], res)
+                cert = jaxmatch.verify_lap(A.astype(np.float64), member, unassigned_cost=price)
+                bad += not cert.optimal
     return runs, bad
 
 
