@@ -65,29 +65,15 @@ void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 #include <thread>
 #include <vector>
 
+#include "../spin_barrier.h"
+
 using namespace jaxmatch;
 
 namespace {
 
-// A spin barrier for `count` threads.
-struct Barrier {
-  int count;
-  std::atomic<int> waiting{0}, generation{0};
-  explicit Barrier(int c) : count(c) {}
-  void wait() {
-    const int gen = generation.load();
-    if (waiting.fetch_add(1) + 1 == count) {
-      waiting.store(0);
-      generation.fetch_add(1);
-      return;
-    }
-    while (generation.load() == gen) sched_yield();
-  }
-};
-
 struct Shared {
   explicit Shared(int lanes) : barrier(lanes), slots(lanes) {}
-  Barrier barrier;
+  SpinBarrier barrier;
   std::vector<unsigned long long> slots;
 };
 

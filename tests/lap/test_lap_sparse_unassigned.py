@@ -10,8 +10,6 @@ CPU's."""
 from __future__ import annotations
 
 import itertools
-import shutil
-import subprocess
 from pathlib import Path
 
 import jax
@@ -19,6 +17,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 import scipy.sparse
+from host_emulation import run_host_emulation
 from lap_cases import unassigned_optimum
 
 import jaxmatch
@@ -426,23 +425,8 @@ def test_tree_exits_under_concurrency_emulation(tmp_path):
     CUDA branches on host threads with host atomics (teams of two to eight
     workers, collectives through barriers), equal the serial team's solve
     (status, assignment, duals) on random problems of every cost dtype."""
-    cxx = shutil.which("c++") or shutil.which("g++") or shutil.which("clang++")
-    if cxx is None:
-        pytest.skip("no host C++ compiler")
-    root = Path(__file__).resolve().parents[2]
-    exe = tmp_path / "csr_exits_emulation"
-    source = Path(__file__).with_name("csr_exits_emulation.cc")
-    subprocess.run(
-        [cxx, "-std=c++17", "-O2", "-pthread", "-I", str(root / "cuda_ffi"), str(source)]
-        + ["-o", str(exe)],
-        check=True,
-        capture_output=True,
-    )
-    # about a second on an idle 2-core host; a team whose workers diverge
-    # deadlocks at a barrier
-    proc = subprocess.run([str(exe)], capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "csr_exits_emulation: OK" in proc.stdout, proc.stdout
+    # about a second on an idle 2-core host
+    run_host_emulation(Path(__file__).with_name("csr_exits_emulation.cc"), tmp_path)
 
 
 @pytest.mark.gpu

@@ -11,14 +11,13 @@ bound, and the counters.  Every result is certified by ``verify_matching``.
 from __future__ import annotations
 
 import functools
-import shutil
-import subprocess
 from pathlib import Path
 
 import jax
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from host_emulation import run_host_emulation
 from matching_cases import (
     EXECUTIONS,
     check_result,
@@ -253,28 +252,7 @@ def test_race_emulation(tmp_path):
     """``pr_race_emulation.cc``: the push step with emulated GPU races (stale
     reads, writes landing in a random order) on the CPU; every solve must end
     MAXIMUM with the cardinality of a serial APFB solve."""
-    cxx = shutil.which("c++") or shutil.which("g++") or shutil.which("clang++")
-    if cxx is None:
-        pytest.skip("no host C++ compiler")
-    root = Path(__file__).resolve().parents[2]
-    exe = tmp_path / "pr_race_emulation"
-    subprocess.run(
-        [
-            cxx,
-            "-std=c++17",
-            "-O2",
-            "-I",
-            str(root / "cuda_ffi"),
-            str(Path(__file__).with_name("pr_race_emulation.cc")),
-            "-o",
-            str(exe),
-        ],
-        check=True,
-        capture_output=True,
-    )
-    proc = subprocess.run([str(exe)], capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "pr_race_emulation: OK" in proc.stdout, proc.stdout
+    run_host_emulation(Path(__file__).with_name("pr_race_emulation.cc"), tmp_path)
 
 
 @pytest.mark.parametrize("execution, levels", SCHEDULES, ids=str)

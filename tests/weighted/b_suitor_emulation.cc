@@ -69,6 +69,8 @@ void __nanosleep(unsigned) { sched_yield(); }
 #include <set>
 #include <vector>
 
+#include "../spin_barrier.h"
+
 using namespace jaxmatch;
 
 namespace {
@@ -85,27 +87,11 @@ struct HashKeep {
   }
 };
 
-// A spin barrier for `count` threads.
-struct Barrier {
-  int count;
-  std::atomic<int> waiting{0}, generation{0};
-  explicit Barrier(int c) : count(c) {}
-  void wait() {
-    const int gen = generation.load();
-    if (waiting.fetch_add(1) + 1 == count) {
-      waiting.store(0);
-      generation.fetch_add(1);
-      return;
-    }
-    while (generation.load() == gen) sched_yield();
-  }
-};
-
 // The workers of a team, each a thread: rank r of `lanes`, the collectives
 // (as a tile of a warp's) through shared slots and barriers.
 struct LaneShared {
   explicit LaneShared(int lanes) : barrier(lanes), slots(lanes) {}
-  Barrier barrier;
+  SpinBarrier barrier;
   std::vector<unsigned long long> slots;
 };
 

@@ -105,6 +105,34 @@ _SPARSE_VARIANTS = {
 }
 
 
+def _csr_solve_call(
+    target: str, method: str, rows: int, cols: int, dtype: Any, operands: list[jax.Array]
+) -> tuple[jax.Array, ...]:
+    """Calls a sparse LAP target (``rows <= cols``, the CSR and costs first,
+    every operand one value per problem of the batch) with ``method``'s
+    variant; returns ``col_for_row``, ``row_for_col``, ``u``, ``v``, the info
+    vector and each row's entry position (-1: none)."""
+
+    def shapes(lead_dims: tuple[int, ...]) -> tuple[jax.ShapeDtypeStruct, ...]:
+        def shape(length: int, dt: Any) -> jax.ShapeDtypeStruct:
+            return batched_shape(lead_dims, length, dt)
+
+        info = _ffi.constant("LAP_INFO_LEN")
+        return (
+            shape(rows, jnp.int32), shape(cols, jnp.int32), shape(rows, dtype),
+            shape(cols, dtype), shape(info, jnp.int32), shape(rows, jnp.int32),
+            shape(work, jnp.int32), shape(twork, dtype),
+        )  # fmt: skip
+
+    lap_ffi.variant_code("jv")  # loads and checks the library
+    variant = _ffi.constant(_SPARSE_VARIANTS[method])
+    work, twork = _ffi.lap_workspace_lens(rows, cols, _ffi.constant("LAP_VARIANT_CSR_TREE"))
+    cfr, rfc, u, v, info, edge, _, _ = batched_ffi_call(
+        target, shapes, operands, [1] * len(operands), dict(variant=np.int32(variant))
+    )
+    return cfr, rfc, u, v, info, edge
+
+
 def solve_sparse_costs(
     S: SparseCosts, *, maximize: bool = False, method: str = "auto", unassigned_cost: Any = None
 ) -> LAPResult:
@@ -213,26 +241,8 @@ def solve_sparse_costs(
     indptr = jnp.where(ok_input[..., None], indptr, 0)
     costs = jax.lax.stop_gradient(-oriented if maximize else oriented)
 
-    def shapes(lead_dims: tuple[int, ...]) -> tuple[jax.ShapeDtypeStruct, ...]:
-        def shape(length: int, dt: Any) -> jax.ShapeDtypeStruct:
-            return batched_shape(lead_dims, length, dt)
-
-        info = _ffi.constant("LAP_INFO_LEN")
-        return (
-            shape(rows, jnp.int32), shape(cols, jnp.int32), shape(rows, dtype),
-            shape(cols, dtype), shape(info, jnp.int32), shape(rows, jnp.int32),
-            shape(work, jnp.int32), shape(twork, dtype),
-        )  # fmt: skip
-
-    lap_ffi.variant_code("jv")  # loads and checks the library
-    variant = _ffi.constant(_SPARSE_VARIANTS[method])
-    work, twork = _ffi.lap_workspace_lens(rows, cols, _ffi.constant("LAP_VARIANT_CSR_TREE"))
-    cfr, rfc, u, v, info, edge, _, _ = batched_ffi_call(
-        "jaxmatch_lap_csr_solve",
-        shapes,
-        [indptr, indices, costs],
-        [1, 1, 1],
-        dict(variant=np.int32(variant)),
+    cfr, rfc, u, v, info, edge = _csr_solve_call(
+        "jaxmatch_lap_csr_solve", method, rows, cols, dtype, [indptr, indices, costs]
     )
     status = lap_ffi.info_field(info, "STATUS")
     status = jnp.where(ok_entries, status, LAPStatus.INVALID_ENTRIES)
@@ -298,27 +308,10 @@ def _solve_priced(
         for x in (oriented, rk, ck)
     )
 
-    def shapes(lead_dims: tuple[int, ...]) -> tuple[jax.ShapeDtypeStruct, ...]:
-        def shape(length: int, dt: Any) -> jax.ShapeDtypeStruct:
-            return batched_shape(lead_dims, length, dt)
-
-        info = _ffi.constant("LAP_INFO_LEN")
-        return (
-            shape(rows, jnp.int32), shape(cols, jnp.int32), shape(rows, dtype),
-            shape(cols, dtype), shape(info, jnp.int32), shape(rows, jnp.int32),
-            shape(work, jnp.int32), shape(twork, dtype),
-        )  # fmt: skip
-
-    lap_ffi.variant_code("jv")  # loads and checks the library
-    variant = _ffi.constant(_SPARSE_VARIANTS[method])
-    work, twork = _ffi.lap_workspace_lens(rows, cols, _ffi.constant("LAP_VARIANT_CSR_TREE"))
-    cfr, rfc, u, v, info, edge, _, _ = batched_ffi_call(
-        "jaxmatch_lap_csr_solve_unassigned",
-        shapes,
+    cfr, rfc, u, v, info, edge = _csr_solve_call(
+        "jaxmatch_lap_csr_solve_unassigned", method, rows, cols, dtype,
         [indptr, indices, costs, row_cost, col_cost],
-        [1, 1, 1, 1, 1],
-        dict(variant=np.int32(variant)),
-    )
+    )  # fmt: skip
     status = checked(lap_ffi.info_field(info, "STATUS"))
     # The objective in the input's sign: each solved row's entry or its
     # price, each solved column's price where it stays unassigned.
