@@ -1,0 +1,504 @@
+// The k best assignments (Murty's ranking, with the optimizations of Miller,
+// Stone and Cox, "Optimizing Murty's ranked assignment method", IEEE TAES
+// 33(3), 1997, and of fastmurty, Motro and Ghosh, FUSION 2019), with a
+// price for leaving a row or a column unassigned, written once over a Team
+// (common/device.h's SerialTeam on the CPU; a warp later).
+//
+// The problem.  n rows, m columns, costs C [n, m] (+inf: a forbidden pair),
+// row prices r [n] and column prices c [m] (finite).  With exits, the
+// objective of a partial assignment x is the sum of its pairs' costs plus
+// r_i for every row left unassigned plus c_j for every column left
+// unassigned.  Without exits (the plain LAP, n <= m, c = 0) every row is
+// assigned.  It is the square problem of the n + m rows {real rows, a dummy
+// row D_j per column} over the m + n columns {real columns, an exit column
+// E_i per row}: (i, j) costs C_ij, (i, E_i) r_i, (D_j, j) c_j, (D_j, E_i) 0;
+// a partial assignment is one of its perfect matchings up to the pairing of
+// dummy rows with exit columns.  Its duals are kept as the column prices v
+// [m] with the exits' and dummies' potentials 0, so that u_i + v_j <= C_ij,
+// u_i <= r_i and v_j <= c_j, tight on the pairs, on the unassigned rows
+// (u_i = r_i) and on the unassigned columns (v_j = c_j): the duals of
+// jaxmatch/lap/unassigned.py.  The dummy rows and exit columns joined by
+// zero-cost pairs are one node of the shortest-path searches, the zone:
+// entered from a row's exit (the row leaves its column) or from an
+// unassigned column (which becomes assigned); left to a row at its exit
+// (which takes a column) or to an assigned column's dummy (the column
+// becomes unassigned).
+//
+// The ranking.  A node is a solution with its duals and its part of the
+// solution space: its rows `order` [n] hold first its `active` rows, free
+// to change, then rows fixed to their solution's value; the last active
+// row may carry exclusions (`excl` [m + 1], the last entry its exit).
+// Splitting a node of A active rows gives A children: child p (1..A) keeps
+// rows order[0..p-1] active and excludes row order[p-1]'s value (inheriting
+// the node's exclusions when p = A; the node's excluded row is its last
+// active one, so every other child fixes it and exclusions stay on one
+// row).  Each child is solved from its parent's solution and duals by ONE
+// shortest augmenting path from the freed row to its freed column (or to
+// the zone when the row was unassigned), in reduced costs, over the
+// columns not held by fixed rows.  A bounded queue holds at most k - t - 1
+// nodes after the t-th output; a child whose lower bound (its row's second
+// least reduced cost) or whose search reaches the queue's worst is
+// skipped.  Memory: (k + 2) nodes of n + m + n + (m + 1) + 2 int32 and
+// m + 1 wide entries, and a search's 4 m entries.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+
+#include "common/device.h"
+#include "lap/common/lap_state.h"
+
+namespace jaxmatch {
+
+// Sums and duals of cost dtype T: double for floats, int64 for int32.
+template <class T>
+using KBestWide =
+    typename std::conditional<std::is_floating_point<T>::value, double,
+                              int64_t>::type;
+
+template <class W>
+JM_HD W KBestInf() {
+  if (std::is_floating_point<W>::value)
+    return std::numeric_limits<W>::infinity();
+  return std::numeric_limits<W>::max() / 4;
+}
+
+// x[i]: a row left unassigned (at its exit), or not yet added (the root's
+// solve adds the rows one at a time).
+constexpr int kKBestExit = -1;
+constexpr int kKBestNone = -2;
+// pred[j]: reached from the zone (through its dummy row).
+constexpr int kKBestZone = -1;
+
+// One problem's data.  With exits false, r is ignored and c is 0.
+template <class T>
+struct KBestProblem {
+  int n, m;
+  const T* C;  // [n, m]
+  const T* r;  // [n]
+  const T* c;  // [m]
+  bool exits;
+  JM_HD KBestWide<T> cost(int i, int j) const {
+    return static_cast<KBestWide<T>>(C[static_cast<int64_t>(i) * m + j]);
+  }
+};
+
+// The int32 and wide entries of one node (KBestNode).
+struct KBestNodeLayout {
+  int n, m;
+  JM_HD int64_t ints() const { return 2 * int64_t{n} + 2 * int64_t{m} + 3; }
+  JM_HD int64_t wides() const { return int64_t{m} + 1; }
+};
+
+// A node: its solution x [n] (column, kKBestExit) and y [m] (row, -1), its
+// column prices v [m], its rows' order [n], its active count, whether its
+// last active row carries the exclusions excl [m + 1], and its cost.
+template <class W>
+struct KBestNode {
+  int* x;
+  int* y;
+  int* order;
+  int* excl;
+  int* meta;  // [0]: active rows, [1]: exclusions present
+  W* v;
+  W* cost;
+  JM_HD int& active() const { return meta[0]; }
+  JM_HD int& special() const { return meta[1]; }
+};
+
+template <class W>
+JM_HD KBestNode<W> KBestNodeAt(const KBestNodeLayout& L, int* ints, W* wides,
+                               int k) {
+  int* b = ints + k * L.ints();
+  W* w = wides + k * L.wides();
+  return KBestNode<W>{b,         b + L.n,           b + L.n + L.m,
+                      b + 2 * L.n + L.m, b + 2 * L.n + 2 * L.m + 1, w, w + L.m};
+}
+
+template <class W, class Team>
+JM_HD void KBestCopyNode(const Team& team, const KBestNodeLayout& L,
+                         const KBestNode<W>& to, const KBestNode<W>& from) {
+  for (int64_t k = team.rank(); k < L.ints(); k += team.size())
+    to.x[k] = from.x[k];
+  for (int64_t k = team.rank(); k < L.wides(); k += team.size())
+    to.v[k] = from.v[k];
+  team.sync();
+}
+
+// A search's workspace: per column its distance, predecessor row (or
+// kKBestZone), state (kOut: held by a fixed row; kOpen; kDone: scanned).
+template <class W>
+struct KBestSearchWork {
+  W* dist;
+  int* pred;
+  int* state;
+};
+constexpr int kKBestOut = 0, kKBestOpen = 1, kKBestDone = 2;
+
+// The least open distance and its column (ties: the lowest column) of the
+// team's columns; SerialTeam: its own.  A warp combines its lanes' here.
+template <class W, class Team>
+JM_HD void KBestLeast(const Team& team, const KBestSearchWork<W>& w, int m,
+                      W* least, int* at) {
+  W best = KBestInf<W>();
+  int where = -1;
+  for (int j = team.rank(); j < m; j += team.size())
+    if (w.state[j] == kKBestOpen && w.dist[j] < best) {
+      best = w.dist[j];
+      where = j;
+    }
+  *least = best;
+  *at = where;
+}
+
+// Relaxes row i's pairs from `shift` (the distance to column j is
+// C_ij - v_j - shift), or the zone's pairs to the assigned columns
+// (i < 0: c_j - v_j + shift, shift the zone's distance).
+template <class T, class W, class Team>
+JM_HD void KBestRelax(const Team& team, const KBestProblem<T>& P,
+                      const KBestNode<W>& nd, const KBestSearchWork<W>& w,
+                      int i, W shift) {
+  for (int j = team.rank(); j < P.m; j += team.size()) {
+    if (w.state[j] != kKBestOpen) continue;
+    W d;
+    if (i >= 0) {
+      d = P.cost(i, j) - nd.v[j] - shift;
+    } else {
+      if (nd.y[j] < 0) continue;
+      d = static_cast<W>(P.c[j]) - nd.v[j] + shift;
+    }
+    if (d < w.dist[j]) {
+      w.dist[j] = d;
+      w.pred[j] = i >= 0 ? i : kKBestZone;
+    }
+  }
+  team.sync();
+}
+
+// Row i's dual u_i (x[i] a column or the exit).
+template <class T, class W>
+JM_HD W KBestRowDual(const KBestProblem<T>& P, const KBestNode<W>& nd, int i) {
+  const int j = nd.x[i];
+  if (j >= 0) return P.cost(i, j) - nd.v[j];
+  if (j == kKBestExit) return static_cast<W>(P.r[i]);
+  return W(0);
+}
+
+// One shortest augmenting path from row f of node `nd` (in place): f's
+// value is freed (a column, or its exit; kKBestNone for a row the root's
+// solve adds), f may not take what `excl` [m + 1] excludes (null: nothing),
+// the rows order[0..active-1] may change, the columns of the other rows
+// are out (w.state set by the caller: kKBestOut or kKBestOpen).  Returns
+// the path's length L in reduced costs (the new cost is the old plus L),
+// or KBestInf when no path is shorter than `bound` (nd then undefined).
+// The prices stay feasible and tight (see the file's comment).
+template <class T, class Team>
+JM_HD KBestWide<T> KBestAugment(const Team& team, const KBestProblem<T>& P,
+                                const KBestNode<KBestWide<T>>& nd, int f,
+                                const int* excl,
+                                const KBestSearchWork<KBestWide<T>>& w,
+                                KBestWide<T> bound) {
+  using W = KBestWide<T>;
+  const W inf = KBestInf<W>();
+  const int m = P.m;
+  const int j0 = nd.x[f];
+  const bool to_zone = j0 < 0;
+  const W uf = KBestRowDual(P, nd, f);
+  for (int j = team.rank(); j < m; j += team.size()) {
+    w.pred[j] = f;
+    w.dist[j] = inf;
+    if (w.state[j] == kKBestOpen && !(excl != nullptr && excl[j]))
+      w.dist[j] = P.cost(f, j) - nd.v[j] - uf;
+  }
+  team.sync();
+  // The zone: its distance, whether scanned, and how it was entered (a
+  // row's exit, or an unassigned column).
+  W zone = inf, zone_at = inf;
+  bool zone_open = true;
+  int zone_row = -1, zone_col = -1;
+  if (P.exits && !(excl != nullptr && excl[m])) {
+    zone = static_cast<W>(P.r[f]) - uf;
+    zone_row = f;
+  }
+  W length = inf;
+  int end = -1;  // the target column, or -1 for the zone
+  for (;;) {
+    W least;
+    int at;
+    KBestLeast(team, w, m, &least, &at);
+    if (zone_open && zone <= least) {
+      least = zone;
+      at = -1;
+    }
+    if (!(least < bound) || !(least < inf)) return inf;
+    if (at < 0) {
+      zone_open = false;
+      zone_at = least;
+      if (to_zone) {
+        length = least;
+        break;
+      }
+      // Rows at their exits take columns; assigned columns' dummies leave
+      // them unassigned.
+      for (int k = 0; k < nd.active(); ++k) {
+        const int i = nd.order[k];
+        if (i != f && nd.x[i] == kKBestExit)
+          KBestRelax(team, P, nd, w, i, static_cast<W>(P.r[i]) - least);
+      }
+      KBestRelax(team, P, nd, w, -1, least);
+      continue;
+    }
+    w.state[at] = kKBestDone;
+    if (at == j0) {
+      length = least;
+      end = at;
+      break;
+    }
+    const int i = nd.y[at];
+    if (i < 0) {  // an unassigned column: the zone at its distance
+      if (zone_open && least < zone) {
+        zone = least;
+        zone_row = -1;
+        zone_col = at;
+      }
+      continue;
+    }
+    const W h = P.cost(i, at) - nd.v[at] - least;  // u_i - least
+    KBestRelax(team, P, nd, w, i, h);
+    if (P.exits && zone_open) {
+      const W d = static_cast<W>(P.r[i]) - h;
+      if (d < zone) {
+        zone = d;
+        zone_row = i;
+        zone_col = -1;
+      }
+    }
+  }
+  // Prices: the scanned columns by distance minus length; when the zone
+  // was scanned before the end, every price shifts by length minus its
+  // distance, so that the zone's potential stays 0.
+  const W shift = !zone_open && !to_zone ? length - zone_at : W(0);
+  for (int j = team.rank(); j < m; j += team.size()) {
+    if (w.state[j] == kKBestOut) continue;
+    if (w.state[j] == kKBestDone && j != end) nd.v[j] += w.dist[j] - length;
+    nd.v[j] += shift;
+  }
+  team.sync();
+  // The path, from its end back to f.
+  if (team.rank() == 0) {
+    int cur = end;  // a column, or -1: the zone
+    for (;;) {
+      if (cur >= 0) {
+        const int p = w.pred[cur];
+        if (p == kKBestZone) {
+          nd.y[cur] = -1;
+          cur = -1;
+          continue;
+        }
+        const int old = nd.x[p];
+        nd.x[p] = cur;
+        nd.y[cur] = p;
+        if (p == f) break;
+        cur = old >= 0 ? old : -1;
+      } else if (zone_row >= 0) {
+        const int old = nd.x[zone_row];
+        nd.x[zone_row] = kKBestExit;
+        if (zone_row == f) break;
+        cur = old;
+      } else {
+        cur = zone_col;
+      }
+    }
+  }
+  team.sync();
+  // Unassigned columns keep their price exactly (rounding).
+  for (int j = team.rank(); j < m; j += team.size())
+    if (w.state[j] != kKBestOut && nd.y[j] < 0) nd.v[j] = static_cast<W>(P.c[j]);
+  team.sync();
+  return length;
+}
+
+// The objective of node nd's solution, summed afresh.
+template <class T>
+JM_HD KBestWide<T> KBestObjective(const KBestProblem<T>& P, const int* x,
+                                  const int* y) {
+  using W = KBestWide<T>;
+  W total = W(0);
+  for (int i = 0; i < P.n; ++i)
+    total += x[i] >= 0 ? P.cost(i, x[i]) : static_cast<W>(P.r[i]);
+  if (P.exits)
+    for (int j = 0; j < P.m; ++j)
+      if (y[j] < 0) total += static_cast<W>(P.c[j]);
+  return total;
+}
+
+// The root: every row added by one search (the successive shortest paths
+// from prices c).  false when some row has no path (no assignment).
+template <class T, class Team>
+JM_HD bool KBestRoot(const Team& team, const KBestProblem<T>& P,
+                     const KBestNode<KBestWide<T>>& nd,
+                     const KBestSearchWork<KBestWide<T>>& w) {
+  using W = KBestWide<T>;
+  for (int i = team.rank(); i < P.n; i += team.size()) {
+    nd.x[i] = kKBestNone;
+    nd.order[i] = i;
+  }
+  for (int j = team.rank(); j < P.m; j += team.size()) {
+    nd.y[j] = -1;
+    nd.v[j] = static_cast<W>(P.c[j]);
+    nd.excl[j] = 0;
+  }
+  if (team.rank() == 0) {
+    nd.excl[P.m] = 0;
+    nd.special() = 0;
+  }
+  team.sync();
+  for (int f = 0; f < P.n; ++f) {
+    if (team.rank() == 0) nd.active() = f + 1;
+    for (int j = team.rank(); j < P.m; j += team.size())
+      w.state[j] = kKBestOpen;
+    team.sync();
+    if (!(KBestAugment(team, P, nd, f, nullptr, w, KBestInf<W>()) <
+          KBestInf<W>()))
+      return false;
+  }
+  if (team.rank() == 0) {
+    nd.active() = P.n;
+    *nd.cost = KBestObjective(P, nd.x, nd.y);
+  }
+  team.sync();
+  return true;
+}
+
+// Row f's least reduced cost over the open columns and its exit, bar what
+// it holds and what `excl` excludes: a lower bound on its child's path.
+template <class T, class W>
+JM_HD W KBestRowBound(const KBestProblem<T>& P, const KBestNode<W>& nd,
+                      const KBestSearchWork<W>& w, int f, const int* excl) {
+  const W uf = KBestRowDual(P, nd, f);
+  W least = KBestInf<W>();
+  for (int j = 0; j < P.m; ++j) {
+    if (w.state[j] != kKBestOpen || j == nd.x[f] || (excl && excl[j])) continue;
+    const W d = P.cost(f, j) - nd.v[j] - uf;
+    if (d < least) least = d;
+  }
+  if (P.exits && nd.x[f] != kKBestExit && !(excl && excl[P.m])) {
+    const W d = static_cast<W>(P.r[f]) - uf;
+    if (d < least) least = d;
+  }
+  return least;
+}
+
+// The whole ranking of one problem (serial control; the searches over the
+// team).  ints [(k + 2) * L.ints()] and wides [(k + 2) * L.wides()] hold the
+// nodes, sw the search's workspace, queue [2 k + 2] and bounds [n] scratch.
+// Writes the k best solutions' columns (-1: unassigned) to assign [k, n]
+// and their objectives to costs [k] (unused entries: -1 and +inf, the
+// caller's), in the order found; returns how many exist up to k (0: no
+// assignment).
+template <class T, class Team>
+int KBestRank(const Team& team, const KBestProblem<T>& P, int k, int* ints,
+              KBestWide<T>* wides, const KBestSearchWork<KBestWide<T>>& sw,
+              int* queue, KBestWide<T>* bounds, int* assign,
+              KBestWide<T>* costs) {
+  using W = KBestWide<T>;
+  const KBestNodeLayout L{P.n, P.m};
+  const int slots = k + 2;
+  auto node = [&](int s) { return KBestNodeAt<W>(L, ints, wides, s); };
+  // Slots: the free ones on a stack (queue's tail end holds them).
+  int free_top = 0;
+  int* free_slots = queue + k;  // [k + 2]
+  for (int s = slots - 1; s >= 0; --s) free_slots[free_top++] = s;
+  int qsize = 0;
+  const int root = free_slots[--free_top];
+  if (!KBestRoot(team, P, node(root), sw)) return 0;
+  queue[qsize++] = root;
+  int count = 0;
+  for (int t = 0; t < k && qsize > 0; ++t) {
+    int best = 0;
+    for (int q = 1; q < qsize; ++q)
+      if (*node(queue[q]).cost < *node(queue[best]).cost) best = q;
+    const int ps = queue[best];
+    queue[best] = queue[--qsize];
+    const KBestNode<W> parent = node(ps);
+    for (int i = 0; i < P.n; ++i) {
+      const int j = parent.x[i];
+      assign[static_cast<int64_t>(t) * P.n + i] = j >= 0 ? j : -1;
+    }
+    costs[t] = KBestObjective(P, parent.x, parent.y);
+    count = t + 1;
+    const int cap = k - t - 1;
+    if (cap == 0) break;
+    // The worst queued cost when the queue is full (the bound).
+    auto worst = [&](int* at) {
+      W w = -KBestInf<W>();
+      *at = -1;
+      for (int q = 0; q < qsize; ++q)
+        if (*node(queue[q]).cost >= w) {
+          w = *node(queue[q]).cost;
+          *at = q;
+        }
+      return w;
+    };
+    int worst_at = -1;
+    W bound = qsize < cap ? KBestInf<W>() : worst(&worst_at);
+    // Split: the active rows but the last ordered by their bounds, the
+    // largest last (its child, the largest, is the likeliest skipped).
+    const int A = parent.active();
+    const int* pexcl = parent.special() ? parent.excl : nullptr;
+    for (int j = 0; j < P.m; ++j) sw.state[j] = kKBestOpen;
+    for (int q = A; q < P.n; ++q)
+      if (parent.x[parent.order[q]] >= 0)
+        sw.state[parent.x[parent.order[q]]] = kKBestOut;
+    for (int q = 0; q < A; ++q) {
+      const int f = parent.order[q];
+      bounds[f] =
+          KBestRowBound(P, parent, sw, f, q == A - 1 ? pexcl : nullptr);
+    }
+    for (int a = 1; a < A - 1; ++a) {  // insertion sort of order[0..A-2]
+      const int f = parent.order[a];
+      int b = a;
+      for (; b > 0 && bounds[parent.order[b - 1]] > bounds[f]; --b)
+        parent.order[b] = parent.order[b - 1];
+      parent.order[b] = f;
+    }
+    int ws = free_slots[--free_top];
+    for (int p = 1; p <= A; ++p) {
+      const int f = parent.order[p - 1];
+      if (!(*parent.cost + bounds[f] < bound)) continue;  // skipped by bound
+      const KBestNode<W> child = node(ws);
+      KBestCopyNode(team, L, child, parent);
+      child.active() = p;
+      child.special() = 1;
+      if (p < A || pexcl == nullptr)
+        for (int j = 0; j <= P.m; ++j) child.excl[j] = 0;
+      const int held = parent.x[f];
+      child.excl[held >= 0 ? held : P.m] = 1;
+      // Open: the columns not held by the rows fixed in this child.
+      for (int j = 0; j < P.m; ++j) sw.state[j] = kKBestOpen;
+      for (int q = p; q < P.n; ++q)
+        if (parent.x[parent.order[q]] >= 0)
+          sw.state[parent.x[parent.order[q]]] = kKBestOut;
+      const W length =
+          KBestAugment(team, P, child, f, child.excl, sw, bound - *parent.cost);
+      if (!(length < KBestInf<W>())) continue;
+      *child.cost = *parent.cost + length;
+      if (qsize < cap) {
+        queue[qsize++] = ws;
+        ws = free_slots[--free_top];
+      } else {
+        const int evicted = queue[worst_at];
+        queue[worst_at] = ws;
+        ws = evicted;
+      }
+      if (qsize == cap) bound = worst(&worst_at);
+    }
+    free_slots[free_top++] = ws;
+    free_slots[free_top++] = ps;
+  }
+  return count;
+}
+
+}  // namespace jaxmatch
