@@ -82,6 +82,7 @@ inline constexpr NamedConstant kLapConstants[] = {
     {"LAP_POINTS_MAX_DIM", kPointsMaxDim},
     {"LAP_KBEST_INFO_STATUS", kKBestInfoStatus},
     {"LAP_KBEST_INFO_COUNT", kKBestInfoCount},
+    {"LAP_KBEST_INFO_ITERS", kKBestInfoIters},
     {"LAP_KBEST_INFO_LEN", kKBestInfoLen},
 };
 

@@ -47,6 +47,7 @@ void KBestSolveOne(const KBestProblem<T>& P, int k, int* assign, T* costs,
                                   ? std::numeric_limits<T>::infinity()
                                   : std::numeric_limits<T>::max());
   info[kKBestInfoCount] = 0;
+  info[kKBestInfoIters] = 0;
   if (!KBestValid(P)) {
     info[kKBestInfoStatus] = kLapInvalidEntries;
     return;
@@ -62,7 +63,8 @@ void KBestSolveOne(const KBestProblem<T>& P, int k, int* assign, T* costs,
   const SerialTeam team;
   const int count =
       KBestRank(team, P, k, ints.data(), wides.data(), sw, queue.data(),
-                bounds.data(), order_out.data(), found.data());
+                bounds.data(), order_out.data(), found.data(),
+                &info[kKBestInfoIters]);
   info[kKBestInfoCount] = count;
   info[kKBestInfoStatus] = count > 0 ? kLapOptimal : kLapInfeasible;
   // In order of the objectives summed afresh (ties keep the order found;

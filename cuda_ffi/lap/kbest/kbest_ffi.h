@@ -23,7 +23,8 @@ enum KBestInfo : int32_t {
   kKBestInfoStatus = 0,  // LapStatus: OPTIMAL, INFEASIBLE (no assignment),
                          // INVALID_ENTRIES, OVERFLOW (an int32 total)
   kKBestInfoCount = 1,   // how many assignments were found (<= k)
-  kKBestInfoLen = 2,
+  kKBestInfoIters = 2,   // shortest-path searches run (the root's rows too)
+  kKBestInfoLen = 3,
 };
 
 template <class Binding>

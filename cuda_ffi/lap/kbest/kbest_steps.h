@@ -396,13 +396,13 @@ JM_HD W KBestRowBound(const KBestProblem<T>& P, const KBestNode<W>& nd,
 // nodes, sw the search's workspace, queue [2 k + 2] and bounds [n] scratch.
 // Writes the k best solutions' columns (-1: unassigned) to assign [k, n]
 // and their objectives to costs [k] (unused entries: -1 and +inf, the
-// caller's), in the order found; returns how many exist up to k (0: no
-// assignment).
+// caller's), in the order found, and the searches run to *searches;
+// returns how many exist up to k (0: no assignment).
 template <class T, class Team>
 int KBestRank(const Team& team, const KBestProblem<T>& P, int k, int* ints,
               KBestWide<T>* wides, const KBestSearchWork<KBestWide<T>>& sw,
               int* queue, KBestWide<T>* bounds, int* assign,
-              KBestWide<T>* costs) {
+              KBestWide<T>* costs, int* searches) {
   using W = KBestWide<T>;
   const KBestNodeLayout L{P.n, P.m};
   const int slots = k + 2;
@@ -413,6 +413,7 @@ int KBestRank(const Team& team, const KBestProblem<T>& P, int k, int* ints,
   for (int s = slots - 1; s >= 0; --s) free_slots[free_top++] = s;
   int qsize = 0;
   const int root = free_slots[--free_top];
+  *searches = P.n;
   if (!KBestRoot(team, P, node(root), sw)) return 0;
   queue[qsize++] = root;
   int count = 0;
@@ -481,6 +482,7 @@ int KBestRank(const Team& team, const KBestProblem<T>& P, int k, int* ints,
       for (int q = p; q < P.n; ++q)
         if (parent.x[parent.order[q]] >= 0)
           sw.state[parent.x[parent.order[q]]] = kKBestOut;
+      ++*searches;
       const W length =
           KBestAugment(team, P, child, f, child.excl, sw, bound - *parent.cost);
       if (!(length < KBestInf<W>())) continue;

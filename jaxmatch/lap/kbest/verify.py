@@ -1,0 +1,189 @@
+"""The certificate of :func:`jaxmatch.k_best_assignments`: NumPy checks,
+independent of the kernel, that what a result claims holds."""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from ..types import LAPStatus
+
+
+class KBestCertificate(NamedTuple):
+    """Outcome of :func:`jaxmatch.verify_k_best` for one problem.
+
+    Attributes:
+      valid: every check passed: each of the first ``count`` assignments is
+        feasible (columns in range, none twice, no forbidden pair, every
+        row assigned when ``n <= m`` without ``unassigned_cost``, every
+        column when ``n > m``), its cost is its objective recomputed
+        (exactly for integers, within ``tol`` for floats), the costs are
+        nondecreasing (nonincreasing when maximizing), no assignment comes
+        twice, the entries past ``count`` are the fill values, and the
+        first cost is the optimum that :func:`jaxmatch.solve_lap` finds and
+        :func:`jaxmatch.verify_lap` certifies (or ``count`` is 0 exactly
+        when it finds the problem infeasible).
+      reason: the first failed check; empty when ``valid``.
+    """
+
+    valid: bool
+    reason: str = ""
+
+
+def _prices(unassigned_cost: Any, batch: tuple[int, ...], n: int, m: int):
+    if unassigned_cost is None:
+        return None, None
+    if isinstance(unassigned_cost, (tuple, list)):
+        rows, cols = unassigned_cost
+    else:
+        rows = cols = unassigned_cost
+    r = np.broadcast_to(np.asarray(rows, np.float64), (*batch, n))
+    c = np.broadcast_to(np.asarray(cols, np.float64), (*batch, m))
+    return r, c
+
+
+def _check_one(C, r, c, A, costs, count, status, maximize, tol, integer, k) -> str:
+    n, m = C.shape
+    sign = -1.0 if maximize else 1.0
+    if not 0 <= count <= k:
+        return f"count {count} outside [0, {k}]"
+    if count > 0 and status != LAPStatus.OPTIMAL:
+        return f"status {status} with count {count}"
+    seen = set()
+    prev = None
+    for t in range(count):
+        x = A[t]
+        if np.any((x < -1) | (x >= m)):
+            return f"assignment {t}: a column out of range"
+        cols = x[x >= 0]
+        if len(np.unique(cols)) != len(cols):
+            return f"assignment {t}: a column assigned twice"
+        if r is None and len(cols) != min(n, m):
+            return f"assignment {t}: {len(cols)} pairs, not min(n, m) = {min(n, m)}"
+        rows = np.nonzero(x >= 0)[0]
+        pairs = C[rows, x[rows]]
+        if np.any(sign * pairs == np.inf) or np.any(np.isnan(pairs)):
+            return f"assignment {t}: a forbidden pair"
+        total = float(np.sum(pairs))
+        if r is not None:
+            free = np.ones(m, bool)
+            free[cols] = False
+            total += float(np.sum(r[x < 0])) + float(np.sum(c[free]))
+        if integer:
+            if total != float(costs[t]):
+                return f"assignment {t}: cost {costs[t]} but its objective is {total:.17g}"
+        elif not abs(total - float(costs[t])) <= tol:
+            return f"assignment {t}: cost {costs[t]} but its objective is {total:.17g}"
+        if prev is not None and sign * (float(costs[t]) - prev) < -(0 if integer else tol):
+            return f"costs not in order at {t}: {prev} then {costs[t]}"
+        prev = float(costs[t])
+        key = tuple(int(v) for v in x)
+        if key in seen:
+            return f"assignment {t} comes twice"
+        seen.add(key)
+    if np.any(A[count:] != -1):
+        return "assignments past count are not -1"
+    fill = -np.inf if maximize else np.inf
+    past = costs[count:].astype(np.float64)
+    if integer:
+        info = np.iinfo(np.int32)
+        fill = info.min if maximize else info.max
+    if np.any(past != fill):
+        return "costs past count are not the fill value"
+    return ""
+
+
+def _optimum(C, unassigned_cost, maximize):
+    """The optimum by solve_lap and verify_lap: (cost, feasible) per problem."""
+    from ..api import solve_lap
+    from ..verify import verify_lap
+
+    res = solve_lap(C, maximize=maximize, unassigned_cost=unassigned_cost)
+    certs = verify_lap(C, res, maximize=maximize, unassigned_cost=unassigned_cost)
+    if not isinstance(certs, list):
+        certs = [certs]
+    cost = np.asarray(res.cost, np.float64).reshape(-1)
+    feasible = np.asarray(res.feasible).reshape(-1)
+    return cost, feasible, certs
+
+
+def verify_k_best(
+    C: Any,
+    result: Any,
+    *,
+    unassigned_cost: Any = None,
+    maximize: bool = False,
+    tol: float | None = None,
+) -> KBestCertificate | list[KBestCertificate]:
+    """Certifies a :class:`~jaxmatch.KBestResult` (NumPy), independently of
+    the kernel: each assignment feasible, its cost its objective, the costs
+    in order, no assignment twice, and the first the optimum (solved by
+    :func:`jaxmatch.solve_lap` and certified by :func:`jaxmatch.verify_lap`).
+    That the others are exactly the k best needs an oracle (the tests
+    enumerate or run Murty on scipy).
+
+    Args:
+      C: ``[..., n, m]`` the costs that were ranked.
+      result: the :class:`~jaxmatch.KBestResult` of
+        ``k_best_assignments(C, k, unassigned_cost=..., maximize=...)``.
+      unassigned_cost: as it was passed.
+      maximize: as it was passed.
+      tol: absolute tolerance on float costs; default
+        ``64 * eps * max(1, sum |finite C| + sum |prices|)`` with the eps of
+        the result's cost dtype.
+
+    Returns:
+      A :class:`KBestCertificate` for a single matrix, a list of them (in
+      row-major batch order) for a batch.
+    """
+    C = np.asarray(C)
+    *batch, n, m = C.shape
+    A = np.asarray(result.assignments)
+    costs = np.asarray(result.costs)
+    count = np.asarray(result.count).reshape(-1)
+    status = np.asarray(result.status).reshape(-1)
+    k = A.shape[-2] if A.ndim >= 2 else 0
+    B = int(np.prod(batch)) if batch else 1
+    if A.shape != (*batch, k, n) or costs.shape != (*batch, k) or count.size != B:
+        bad = KBestCertificate(False, "fields of the wrong shape")
+        return [bad] * B if batch else bad
+    integer = np.issubdtype(costs.dtype, np.integer)
+    r, c = _prices(unassigned_cost, tuple(batch), n, m)
+    Cf = C.astype(np.float64).reshape(B, n, m)
+    rf = None if r is None else r.reshape(B, n)
+    cf = None if c is None else c.reshape(B, m)
+    A = A.reshape(B, k, n)
+    costs = costs.reshape(B, k)
+    eps = 0.0 if integer else float(np.finfo(costs.dtype).eps)
+    opt, feasible, certs = _optimum(C, unassigned_cost, maximize)
+    out = []
+    for b in range(B):
+        finite = Cf[b][np.isfinite(Cf[b])]
+        scale = 1.0 + float(np.sum(np.abs(finite)))
+        if rf is not None:
+            scale += float(np.sum(np.abs(rf[b])) + np.sum(np.abs(cf[b])))
+        tol_b = tol if tol is not None else 64 * eps * scale
+        why = _check_one(
+            Cf[b],
+            None if rf is None else rf[b],
+            None if cf is None else cf[b],
+            A[b],
+            costs[b],
+            int(count[b]),
+            int(status[b]),
+            maximize,
+            tol_b,
+            integer,
+            k,
+        )
+        if not why:
+            if bool(feasible[b]) != (count[b] > 0):
+                why = f"count {count[b]} but solve_lap finds feasible={bool(feasible[b])}"
+            elif count[b] > 0:
+                if not certs[b].optimal:
+                    why = f"solve_lap's optimum is not certified: {certs[b].reason}"
+                elif not abs(opt[b] - float(costs[b][0])) <= (0 if integer else tol_b):
+                    why = f"first cost {costs[b][0]} but the optimum is {opt[b]:.17g}"
+        out.append(KBestCertificate(not why, why))
+    return out if batch else out[0]
