@@ -23,7 +23,9 @@ class KBestCertificate(NamedTuple):
         twice, the entries past ``count`` are the fill values, and the
         first cost is the optimum that :func:`jaxmatch.solve_lap` finds and
         :func:`jaxmatch.verify_lap` certifies (or ``count`` is 0 exactly
-        when it finds the problem infeasible).
+        when it finds the problem infeasible), and (``complete``) no
+        assignment left out is better than the last returned, or exists at
+        all when ``count < k``.
       reason: the first failed check; empty when ``valid``.
     """
 
@@ -95,7 +97,8 @@ def _check_one(C, r, c, A, costs, count, status, maximize, tol, integer, k) -> s
 
 
 def _optimum(C, unassigned_cost, maximize):
-    """The optimum by solve_lap and verify_lap: (cost, feasible) per problem."""
+    """The optimum by solve_lap and verify_lap: (cost, feasible, certificates)
+    per problem."""
     from ..api import solve_lap
     from ..verify import verify_lap
 
@@ -108,6 +111,103 @@ def _optimum(C, unassigned_cost, maximize):
     return cost, feasible, certs
 
 
+def _padded(C, r, c) -> np.ndarray:
+    """The square (n + m) matrix whose perfect matchings are the partial
+    assignments (minimizing): rows then a dummy row per column, columns
+    then an exit per row; exits cost r, dummies c, dummy-exit pairs 0."""
+    n, m = C.shape
+    P = np.full((n + m, m + n), np.inf)
+    P[:n, :m] = C
+    P[np.arange(n), m + np.arange(n)] = r
+    P[n + np.arange(m), np.arange(m)] = c
+    P[n:, m:] = 0.0
+    return P
+
+
+def _regions(sols: list[tuple[int, ...]], n: int):
+    """The complement of the solutions ``sols`` in the solution space as
+    disjoint regions ``(prefix, excluded)``: rows ``0..d-1`` fixed to
+    ``prefix``, row ``d`` taking none of ``excluded`` (the nodes of the
+    solutions' trie)."""
+    nxt: dict[tuple[int, ...], set[int]] = {}
+    for x in sols:
+        for d in range(n):
+            nxt.setdefault(x[:d], set()).add(x[d])
+    return list(nxt.items())
+
+
+def _region_matrix(P, n: int, m: int, prefix, excluded) -> np.ndarray:
+    Q = P.copy()
+    for i, j in enumerate(prefix):
+        keep = j if j >= 0 else m + i
+        saved = Q[i, keep]
+        Q[i, :] = np.inf
+        Q[:, keep] = np.inf
+        Q[i, keep] = saved
+    d = len(prefix)
+    for j in excluded:
+        Q[d, j if j >= 0 else m + d] = np.inf
+    return Q
+
+
+def _complete(C, r, c, A, count: int, k: int, last: float, tol: float) -> str:
+    """That no assignment outside the first ``count`` of ``A`` is better
+    than ``last`` (when ``count == k``) or exists at all (``count < k``):
+    each region of their complement (:func:`_regions`) solved by
+    :func:`jaxmatch.solve_lap` on the padded matrix and certified by
+    :func:`jaxmatch.verify_lap`. Minimizing; plain problems have ``r`` +inf
+    and ``c`` 0 with ``n <= m``."""
+    from ..api import solve_lap
+    from ..verify import verify_lap
+
+    n, m = C.shape
+    if n == 0 or count == 0:
+        return ""
+    sols = [tuple(int(v) for v in A[t]) for t in range(count)]
+    regions = _regions(sols, n)
+    P = _padded(C, r, c)
+    Q = np.stack([_region_matrix(P, n, m, p, e) for p, e in regions])
+    res = solve_lap(Q)
+    feasible = np.asarray(res.feasible)
+    cost = np.asarray(res.cost, np.float64)
+    certs = verify_lap(Q, res)
+    for q, (prefix, excluded) in enumerate(regions):
+        if not feasible[q]:
+            continue
+        if not certs[q].optimal:
+            return f"a region's optimum is not certified: {certs[q].reason}"
+        if count < k:
+            return (
+                f"only {count} assignments but another exists (rows {list(prefix)} then row "
+                f"{len(prefix)} not in {sorted(excluded)}: cost {cost[q]:.17g})"
+            )
+        if cost[q] < last - tol:
+            return (
+                f"an assignment of cost {cost[q]:.17g} is missing (rows {list(prefix)} then "
+                f"row {len(prefix)} not in {sorted(excluded)}), better than the last {last:.17g}"
+            )
+    return ""
+
+
+def _minimizing_frame(C, r, c, A, count: int, maximize: bool):
+    """The problem as the ranking minimizes it, rows <= columns without
+    prices: ``(C, r, c, A)`` with ``r`` +inf, ``c`` 0 and tall problems
+    transposed (each assignment then the row of each column)."""
+    sign = -1.0 if maximize else 1.0
+    C = sign * C
+    n, m = C.shape
+    if r is not None:
+        return C, sign * r, sign * c, A
+    if n <= m:
+        return C, np.full(n, np.inf), np.zeros(m), A
+    At = np.full((A.shape[0], m), -1, np.int64)
+    for t in range(count):
+        for i, j in enumerate(A[t]):
+            if j >= 0:
+                At[t, j] = i
+    return C.T, np.full(m, np.inf), np.zeros(n), At
+
+
 def verify_k_best(
     C: Any,
     result: Any,
@@ -115,13 +215,19 @@ def verify_k_best(
     unassigned_cost: Any = None,
     maximize: bool = False,
     tol: float | None = None,
+    complete: bool = True,
 ) -> KBestCertificate | list[KBestCertificate]:
     """Certifies a :class:`~jaxmatch.KBestResult` (NumPy), independently of
     the kernel: each assignment feasible, its cost its objective, the costs
     in order, no assignment twice, and the first the optimum (solved by
-    :func:`jaxmatch.solve_lap` and certified by :func:`jaxmatch.verify_lap`).
-    That the others are exactly the k best needs an oracle (the tests
-    enumerate or run Murty on scipy).
+    :func:`jaxmatch.solve_lap` and certified by :func:`jaxmatch.verify_lap`),
+    and, with ``complete``, that they are the k best: the assignments not
+    returned form at most ``count * n`` regions (the nodes of the returned
+    assignments' trie: a prefix of rows fixed, the next row barred from the
+    values the returned ones take there), and each region's optimum, by
+    :func:`jaxmatch.solve_lap` on the padded ``(n + m)`` square matrix and
+    certified by :func:`jaxmatch.verify_lap`, is no better than the last
+    returned cost (or the region is infeasible, when ``count < k``).
 
     Args:
       C: ``[..., n, m]`` the costs that were ranked.
@@ -132,6 +238,8 @@ def verify_k_best(
       tol: absolute tolerance on float costs; default
         ``64 * eps * max(1, sum |finite C| + sum |prices|)`` with the eps of
         the result's cost dtype.
+      complete: also check that no assignment left out is better than the
+        last returned (``count * n`` LAP solves of side ``n + m``, batched).
 
     Returns:
       A :class:`KBestCertificate` for a single matrix, a list of them (in
@@ -185,5 +293,16 @@ def verify_k_best(
                     why = f"solve_lap's optimum is not certified: {certs[b].reason}"
                 elif not abs(opt[b] - float(costs[b][0])) <= (0 if integer else tol_b):
                     why = f"first cost {costs[b][0]} but the optimum is {opt[b]:.17g}"
+        if not why and complete:
+            Cm, rm, cm, Am = _minimizing_frame(
+                Cf[b],
+                None if rf is None else rf[b],
+                None if cf is None else cf[b],
+                A[b],
+                int(count[b]),
+                maximize,
+            )
+            last = (-1.0 if maximize else 1.0) * float(costs[b][max(int(count[b]) - 1, 0)])
+            why = _complete(Cm, rm, cm, Am, int(count[b]), k, last, tol_b)
         out.append(KBestCertificate(not why, why))
     return out if batch else out[0]
