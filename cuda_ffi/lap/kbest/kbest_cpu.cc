@@ -43,9 +43,10 @@ void KBestSolveOne(const KBestProblem<T>& P, int k, int* assign, T* costs,
   using W = KBestWide<T>;
   const int n = P.n, m = P.m;
   std::fill(assign, assign + int64_t{k} * n, -1);
-  std::fill(costs, costs + k, std::numeric_limits<T>::has_infinity
-                                  ? std::numeric_limits<T>::infinity()
-                                  : std::numeric_limits<T>::max());
+  std::fill(costs, costs + k,
+            std::numeric_limits<T>::has_infinity
+                ? std::numeric_limits<T>::infinity()
+                : std::numeric_limits<T>::max());
   info[kKBestInfoCount] = 0;
   info[kKBestInfoIters] = 0;
   if (!KBestValid(P)) {
@@ -61,10 +62,9 @@ void KBestSolveOne(const KBestProblem<T>& P, int k, int* assign, T* costs,
   std::vector<int> order_out(static_cast<size_t>(k) * n);
   const KBestSearchWork<W> sw{dist.data(), pred.data(), state.data()};
   const SerialTeam team;
-  const int count =
-      KBestRank(team, P, k, ints.data(), wides.data(), sw, queue.data(),
-                bounds.data(), order_out.data(), found.data(),
-                &info[kKBestInfoIters]);
+  const int count = KBestRank(team, P, k, ints.data(), wides.data(), sw,
+                              queue.data(), bounds.data(), order_out.data(),
+                              found.data(), &info[kKBestInfoIters]);
   info[kKBestInfoCount] = count;
   info[kKBestInfoStatus] = count > 0 ? kLapOptimal : kLapInfeasible;
   // In order of the objectives summed afresh (ties keep the order found;
@@ -76,8 +76,7 @@ void KBestSolveOne(const KBestProblem<T>& P, int k, int* assign, T* costs,
   for (int t = 0; t < count; ++t) {
     const int s = rank[t];
     std::copy(order_out.begin() + int64_t{s} * n,
-              order_out.begin() + int64_t{s + 1} * n,
-              assign + int64_t{t} * n);
+              order_out.begin() + int64_t{s + 1} * n, assign + int64_t{t} * n);
     const W total = found[s];
     if (!std::is_floating_point<T>::value &&
         (total < static_cast<W>(std::numeric_limits<T>::min()) ||
@@ -128,9 +127,12 @@ ffi::Error KBestCpu(ffi::AnyBuffer C, ffi::AnyBuffer row_cost,
     int* id = static_cast<int*>(info->untyped_data());
     const std::vector<T> zeros(static_cast<size_t>(m), T(0));
     auto solve = [&](int64_t b) {
-      const KBestProblem<T> P{s.n,        s.m,
-                              Cd + b * n * m,  rd + b * n,
-                              exits ? cd + b * m : zeros.data(), exits != 0};
+      const KBestProblem<T> P{s.n,
+                              s.m,
+                              Cd + b * n * m,
+                              rd + b * n,
+                              exits ? cd + b * m : zeros.data(),
+                              exits != 0};
       KBestSolveOne(P, s.k, ad + b * s.k * n, kd + b * s.k,
                     id + b * kKBestInfoLen);
     };

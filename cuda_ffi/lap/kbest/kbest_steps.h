@@ -54,9 +54,8 @@ namespace jaxmatch {
 
 // Sums and duals of cost dtype T: double for floats, int64 for int32.
 template <class T>
-using KBestWide =
-    typename std::conditional<std::is_floating_point<T>::value, double,
-                              int64_t>::type;
+using KBestWide = typename std::conditional<std::is_floating_point<T>::value,
+                                            double, int64_t>::type;
 
 template <class W>
 JM_HD W KBestInf() {
@@ -113,8 +112,9 @@ JM_HD KBestNode<W> KBestNodeAt(const KBestNodeLayout& L, int* ints, W* wides,
                                int k) {
   int* b = ints + k * L.ints();
   W* w = wides + k * L.wides();
-  return KBestNode<W>{b,         b + L.n,           b + L.n + L.m,
-                      b + 2 * L.n + L.m, b + 2 * L.n + 2 * L.m + 1, w, w + L.m};
+  return KBestNode<W>{
+      b, b + L.n, b + L.n + L.m, b + 2 * L.n + L.m, b + 2 * L.n + 2 * L.m + 1,
+      w, w + L.m};
 }
 
 template <class W, class Team>
@@ -315,7 +315,8 @@ JM_HD KBestWide<T> KBestAugment(const Team& team, const KBestProblem<T>& P,
   team.sync();
   // Unassigned columns keep their price exactly (rounding).
   for (int j = team.rank(); j < m; j += team.size())
-    if (w.state[j] != kKBestOut && nd.y[j] < 0) nd.v[j] = static_cast<W>(P.c[j]);
+    if (w.state[j] != kKBestOut && nd.y[j] < 0)
+      nd.v[j] = static_cast<W>(P.c[j]);
   team.sync();
   return length;
 }
@@ -455,8 +456,7 @@ int KBestRank(const Team& team, const KBestProblem<T>& P, int k, int* ints,
         sw.state[parent.x[parent.order[q]]] = kKBestOut;
     for (int q = 0; q < A; ++q) {
       const int f = parent.order[q];
-      bounds[f] =
-          KBestRowBound(P, parent, sw, f, q == A - 1 ? pexcl : nullptr);
+      bounds[f] = KBestRowBound(P, parent, sw, f, q == A - 1 ? pexcl : nullptr);
     }
     for (int a = 1; a < A - 1; ++a) {  // insertion sort of order[0..A-2]
       const int f = parent.order[a];

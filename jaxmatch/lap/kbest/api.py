@@ -21,8 +21,8 @@ import jax.numpy as jnp
 import numpy as np
 
 from ... import _ffi
-from ..._display import result_repr, status_names
 from ..._batch import batched_ffi_call, batched_shape, whole_problems
+from ..._display import result_repr, status_names
 from .._costs import canonical_costs
 from ..types import LAPStatus
 from ..unassigned import unassigned_prices
@@ -56,7 +56,8 @@ class KBestResult(NamedTuple):
 
     assignments: jax.Array
     costs: jax.Array
-    count: jax.Array
+    # The issue's name; it shadows tuple.count, which results never need.
+    count: jax.Array  # type: ignore[assignment]
     iterations: jax.Array
     status: jax.Array
 
@@ -75,7 +76,7 @@ class KBestResult(NamedTuple):
 
 
 def _static_k(k: Any) -> int:
-    if isinstance(k, (bool, np.bool_)) or isinstance(k, jax.core.Tracer):
+    if isinstance(k, (bool, np.bool_, jax.core.Tracer)):
         raise TypeError(f"k must be a static Python int >= 1, got {k!r}")
     try:
         k = operator.index(k)
@@ -94,9 +95,9 @@ def _platforms(C: Any) -> set[str]:
     if isinstance(C, jax.Array) and not isinstance(C, jax.core.Tracer):
         try:
             return {d.platform for d in C.devices()}
-        except Exception:  # noqa: BLE001 - deleted or abstract arrays
+        except Exception:  # deleted or abstract arrays
             pass
-    default = jax.config.jax_default_device
+    default = getattr(jax.config, "jax_default_device", None)
     if default is not None:
         return {getattr(default, "platform", str(default))}
     return {jax.default_backend()}
@@ -166,9 +167,11 @@ def k_best_assignments(
     if maximize:
         if jnp.issubdtype(C.dtype, jnp.integer):
             low = jnp.iinfo(jnp.int32).min
-            overflow = jnp.any(C == low, axis=(-2, -1))
+            overflow = jnp.any(jnp.equal(C, low), axis=(-2, -1))
             if exits:
-                overflow |= jnp.any(r == low, axis=-1) | jnp.any(c == low, axis=-1)
+                overflow |= jnp.any(jnp.equal(r, low), axis=-1) | jnp.any(
+                    jnp.equal(c, low), axis=-1
+                )
         Ck, rk, ck = -Ck, -rk, -ck
     nk, mk = Ck.shape[-2:]
     if nk == 0:
@@ -201,6 +204,7 @@ def k_best_assignments(
     if maximize:
         costs = -costs
     live = jnp.arange(k) < count[..., None]
+    fill: float
     if jnp.issubdtype(C.dtype, jnp.integer):
         info32 = jnp.iinfo(jnp.int32)
         fill = info32.min if maximize else info32.max
@@ -230,9 +234,7 @@ def _empty(batch, k: int, m: int, r: jax.Array, c: jax.Array, exits: bool):
     """No rows (after transposing): one assignment, every column unassigned
     (its objective the column prices' sum with exits, else 0)."""
     total = jnp.sum(c, axis=-1) if exits else jnp.zeros(tuple(batch), c.dtype)
-    costs = jnp.concatenate(
-        [total[..., None], jnp.zeros((*batch, k - 1), c.dtype)], axis=-1
-    )
+    costs = jnp.concatenate([total[..., None], jnp.zeros((*batch, k - 1), c.dtype)], axis=-1)
     finite = (
         jnp.all(jnp.isfinite(c), axis=-1)
         if exits and jnp.issubdtype(c.dtype, jnp.floating)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
+import jax.numpy as jnp
 import numpy as np
 
 from ..types import LAPStatus
@@ -167,7 +168,7 @@ def _complete(C, r, c, A, count: int, k: int, last: float, tol: float) -> str:
     regions = _regions(sols, n)
     P = _padded(C, r, c)
     Q = np.stack([_region_matrix(P, n, m, p, e) for p, e in regions])
-    res = solve_lap(Q)
+    res = solve_lap(jnp.asarray(Q))
     feasible = np.asarray(res.feasible)
     cost = np.asarray(res.cost, np.float64)
     certs = verify_lap(Q, res)
@@ -269,7 +270,7 @@ def verify_k_best(
     for b in range(B):
         finite = Cf[b][np.isfinite(Cf[b])]
         scale = 1.0 + float(np.sum(np.abs(finite)))
-        if rf is not None:
+        if rf is not None and cf is not None:
             scale += float(np.sum(np.abs(rf[b])) + np.sum(np.abs(cf[b])))
         tol_b = tol if tol is not None else 64 * eps * scale
         why = _check_one(
