@@ -57,14 +57,18 @@ void KBestSolveOne(const KBestProblem<T>& P, int k, int* assign, T* costs,
   const int64_t slots = int64_t{k} + 2;
   std::vector<int> ints(static_cast<size_t>(slots * L.ints()));
   std::vector<W> wides(static_cast<size_t>(slots * L.wides()));
-  std::vector<W> dist(m), bounds(n), found(k);
-  std::vector<int> pred(m), state(m), queue(2 * static_cast<size_t>(k) + 2);
+  std::vector<W> dist(m), bounds(n), found(k), keys(k);
+  std::vector<int> pred(m), state(m), cols(m), queue(k),
+      free_slots(static_cast<size_t>(k) + 2);
   std::vector<int> order_out(static_cast<size_t>(k) * n);
-  const KBestSearchWork<W> sw{dist.data(), pred.data(), state.data()};
+  const KBestSearchWork<W> sw{dist.data(), pred.data(), state.data(),
+                              cols.data()};
   const SerialTeam team;
-  const int count = KBestRank(team, P, k, ints.data(), wides.data(), sw,
-                              queue.data(), bounds.data(), order_out.data(),
-                              found.data(), &info[kKBestInfoIters]);
+  const KBestRankWork<W> rw{queue.data(), keys.data(), free_slots.data(),
+                            bounds.data()};
+  const int count =
+      KBestRank(team, P, k, ints.data(), wides.data(), sw, rw, order_out.data(),
+                found.data(), &info[kKBestInfoIters]);
   info[kKBestInfoCount] = count;
   info[kKBestInfoStatus] = count > 0 ? kLapOptimal : kLapInfeasible;
   // In order of the objectives summed afresh (ties keep the order found;

@@ -84,23 +84,27 @@ struct KBestProblem {
   }
 };
 
-// The int32 and wide entries of one node (KBestNode).
+// The int32 and wide entries of one node (KBestNode): x [n], y [m],
+// order [n], meta [2], then the exclusions excl [m + 2]; v [m], cost.
 struct KBestNodeLayout {
   int n, m;
-  JM_HD int64_t ints() const { return 2 * int64_t{n} + 2 * int64_t{m} + 3; }
+  // The entries every child copies (all but the exclusions).
+  JM_HD int64_t core() const { return 2 * int64_t{n} + int64_t{m} + 2; }
+  JM_HD int64_t ints() const { return core() + int64_t{m} + 2; }
   JM_HD int64_t wides() const { return int64_t{m} + 1; }
 };
 
-// A node: its solution x [n] (column, kKBestExit) and y [m] (row, -1), its
-// column prices v [m], its rows' order [n], its active count, whether its
-// last active row carries the exclusions excl [m + 1], and its cost.
+// A node: its solution x [n] (column, or kKBestExit) and y [m] (row, -1),
+// its column prices v [m], its rows' order [n], its active count, and the
+// values its last active row may not take (when `special`): excl[0] of
+// them in excl[1..], m standing for the exit; and its cost.
 template <class W>
 struct KBestNode {
   int* x;
   int* y;
   int* order;
-  int* excl;
   int* meta;  // [0]: active rows, [1]: exclusions present
+  int* excl;
   W* v;
   W* cost;
   JM_HD int& active() const { return meta[0]; }
@@ -113,65 +117,87 @@ JM_HD KBestNode<W> KBestNodeAt(const KBestNodeLayout& L, int* ints, W* wides,
   int* b = ints + k * L.ints();
   W* w = wides + k * L.wides();
   return KBestNode<W>{
-      b, b + L.n, b + L.n + L.m, b + 2 * L.n + L.m, b + 2 * L.n + 2 * L.m + 1,
-      w, w + L.m};
+      b, b + L.n, b + L.n + L.m, b + 2 * L.n + L.m, b + L.core(), w, w + L.m};
 }
 
+// Copies a node but its exclusions.
 template <class W, class Team>
 JM_HD void KBestCopyNode(const Team& team, const KBestNodeLayout& L,
                          const KBestNode<W>& to, const KBestNode<W>& from) {
-  for (int64_t k = team.rank(); k < L.ints(); k += team.size())
-    to.x[k] = from.x[k];
-  for (int64_t k = team.rank(); k < L.wides(); k += team.size())
-    to.v[k] = from.v[k];
+  const int core = static_cast<int>(L.core()),
+            wides = static_cast<int>(L.wides());
+  for (int k = team.rank(); k < core; k += team.size()) to.x[k] = from.x[k];
+  for (int k = team.rank(); k < wides; k += team.size()) to.v[k] = from.v[k];
   team.sync();
 }
 
+// Whether value j (a column, or m: the exit) is in the exclusion list.
+JM_HD bool KBestExcluded(const int* excl, int j) {
+  if (excl == nullptr) return false;
+  for (int e = 1; e <= excl[0]; ++e)
+    if (excl[e] == j) return true;
+  return false;
+}
+
 // A search's workspace: per column its distance, predecessor row (or
-// kKBestZone), state (kOut: held by a fixed row; kOpen; kDone: scanned).
+// kKBestZone) and state (kKBestOut: held by a fixed row, or kKBestOpen; set
+// by the caller), and the open columns `cols`: the first `open` not yet
+// scanned, then the scanned ones in order (as fastmurty's cols2use, so that
+// every pass runs over the columns still unscanned alone).
 template <class W>
 struct KBestSearchWork {
   W* dist;
   int* pred;
   int* state;
+  int* cols;
 };
-constexpr int kKBestOut = 0, kKBestOpen = 1, kKBestDone = 2;
+constexpr int kKBestOut = 0, kKBestOpen = 1;
 
-// The least open distance and its column (ties: the lowest column) of the
-// team's columns; SerialTeam: its own.  A warp combines its lanes' here.
+// The least distance of the unscanned columns cols[0..open-1] and its
+// position in cols (-1: none below +inf); the team's lanes each take a
+// stride (SerialTeam: all; a warp combines its lanes' minima here).
 template <class W, class Team>
-JM_HD void KBestLeast(const Team& team, const KBestSearchWork<W>& w, int m,
+JM_HD void KBestLeast(const Team& team, const KBestSearchWork<W>& w, int open,
                       W* least, int* at) {
   W best = KBestInf<W>();
   int where = -1;
-  for (int j = team.rank(); j < m; j += team.size())
-    if (w.state[j] == kKBestOpen && w.dist[j] < best) {
-      best = w.dist[j];
-      where = j;
+  for (int q = team.rank(); q < open; q += team.size()) {
+    const W d = w.dist[w.cols[q]];
+    if (d < best) {
+      best = d;
+      where = q;
     }
+  }
   *least = best;
   *at = where;
 }
 
-// Relaxes row i's pairs from `shift` (the distance to column j is
-// C_ij - v_j - shift), or the zone's pairs to the assigned columns
-// (i < 0: c_j - v_j + shift, shift the zone's distance).
+// Relaxes the unscanned columns from row i (the distance to column j is
+// C_ij - v_j - shift), or from the zone to the assigned columns (i < 0:
+// c_j - v_j + shift, shift the zone's distance).
 template <class T, class W, class Team>
 JM_HD void KBestRelax(const Team& team, const KBestProblem<T>& P,
                       const KBestNode<W>& nd, const KBestSearchWork<W>& w,
-                      int i, W shift) {
-  for (int j = team.rank(); j < P.m; j += team.size()) {
-    if (w.state[j] != kKBestOpen) continue;
-    W d;
-    if (i >= 0) {
-      d = P.cost(i, j) - nd.v[j] - shift;
-    } else {
-      if (nd.y[j] < 0) continue;
-      d = static_cast<W>(P.c[j]) - nd.v[j] + shift;
+                      int open, int i, W shift) {
+  if (i >= 0) {
+    const T* row = P.C + static_cast<int64_t>(i) * P.m;
+    for (int q = team.rank(); q < open; q += team.size()) {
+      const int j = w.cols[q];
+      const W d = static_cast<W>(row[j]) - nd.v[j] - shift;
+      if (d < w.dist[j]) {
+        w.dist[j] = d;
+        w.pred[j] = i;
+      }
     }
-    if (d < w.dist[j]) {
-      w.dist[j] = d;
-      w.pred[j] = i >= 0 ? i : kKBestZone;
+  } else {
+    for (int q = team.rank(); q < open; q += team.size()) {
+      const int j = w.cols[q];
+      if (nd.y[j] < 0) continue;
+      const W d = static_cast<W>(P.c[j]) - nd.v[j] + shift;
+      if (d < w.dist[j]) {
+        w.dist[j] = d;
+        w.pred[j] = kKBestZone;
+      }
     }
   }
   team.sync();
@@ -188,7 +214,7 @@ JM_HD W KBestRowDual(const KBestProblem<T>& P, const KBestNode<W>& nd, int i) {
 
 // One shortest augmenting path from row f of node `nd` (in place): f's
 // value is freed (a column, or its exit; kKBestNone for a row the root's
-// solve adds), f may not take what `excl` [m + 1] excludes (null: nothing),
+// solve adds), f may not take what the list `excl` holds (null: nothing),
 // the rows order[0..active-1] may change, the columns of the other rows
 // are out (w.state set by the caller: kKBestOut or kKBestOpen).  Returns
 // the path's length L in reduced costs (the new cost is the old plus L),
@@ -206,28 +232,39 @@ JM_HD KBestWide<T> KBestAugment(const Team& team, const KBestProblem<T>& P,
   const int j0 = nd.x[f];
   const bool to_zone = j0 < 0;
   const W uf = KBestRowDual(P, nd, f);
-  for (int j = team.rank(); j < m; j += team.size()) {
+  // The open columns, listed (serially: a warp would ballot them).
+  int total = 0;
+  if (team.rank() == 0)
+    for (int j = 0; j < m; ++j)
+      if (w.state[j] == kKBestOpen) w.cols[total++] = j;
+  team.sync();
+  const T* frow = P.C + static_cast<int64_t>(f) * m;
+  for (int q = team.rank(); q < total; q += team.size()) {
+    const int j = w.cols[q];
     w.pred[j] = f;
-    w.dist[j] = inf;
-    if (w.state[j] == kKBestOpen && !(excl != nullptr && excl[j]))
-      w.dist[j] = P.cost(f, j) - nd.v[j] - uf;
+    w.dist[j] = static_cast<W>(frow[j]) - nd.v[j] - uf;
   }
+  team.sync();
+  if (team.rank() == 0 && excl != nullptr)
+    for (int e = 1; e <= excl[0]; ++e)
+      if (excl[e] < m) w.dist[excl[e]] = inf;
   team.sync();
   // The zone: its distance, whether scanned, and how it was entered (a
   // row's exit, or an unassigned column).
   W zone = inf, zone_at = inf;
   bool zone_open = true;
   int zone_row = -1, zone_col = -1;
-  if (P.exits && !(excl != nullptr && excl[m])) {
+  if (P.exits && !KBestExcluded(excl, m)) {
     zone = static_cast<W>(P.r[f]) - uf;
     zone_row = f;
   }
   W length = inf;
   int end = -1;  // the target column, or -1 for the zone
+  int open = total;
   for (;;) {
     W least;
     int at;
-    KBestLeast(team, w, m, &least, &at);
+    KBestLeast(team, w, open, &least, &at);
     if (zone_open && zone <= least) {
       least = zone;
       at = -1;
@@ -245,28 +282,35 @@ JM_HD KBestWide<T> KBestAugment(const Team& team, const KBestProblem<T>& P,
       for (int k = 0; k < nd.active(); ++k) {
         const int i = nd.order[k];
         if (i != f && nd.x[i] == kKBestExit)
-          KBestRelax(team, P, nd, w, i, static_cast<W>(P.r[i]) - least);
+          KBestRelax(team, P, nd, w, open, i, static_cast<W>(P.r[i]) - least);
       }
-      KBestRelax(team, P, nd, w, -1, least);
+      KBestRelax(team, P, nd, w, open, -1, least);
       continue;
     }
-    w.state[at] = kKBestDone;
-    if (at == j0) {
+    // Column cols[at] is scanned: it moves behind the unscanned ones.
+    const int j = w.cols[at];
+    if (team.rank() == 0) {
+      w.cols[at] = w.cols[open - 1];
+      w.cols[open - 1] = j;
+    }
+    team.sync();
+    --open;
+    if (j == j0) {
       length = least;
-      end = at;
+      end = j;
       break;
     }
-    const int i = nd.y[at];
+    const int i = nd.y[j];
     if (i < 0) {  // an unassigned column: the zone at its distance
       if (zone_open && least < zone) {
         zone = least;
         zone_row = -1;
-        zone_col = at;
+        zone_col = j;
       }
       continue;
     }
-    const W h = P.cost(i, at) - nd.v[at] - least;  // u_i - least
-    KBestRelax(team, P, nd, w, i, h);
+    const W h = P.cost(i, j) - nd.v[j] - least;  // u_i - least
+    KBestRelax(team, P, nd, w, open, i, h);
     if (P.exits && zone_open) {
       const W d = static_cast<W>(P.r[i]) - h;
       if (d < zone) {
@@ -280,9 +324,9 @@ JM_HD KBestWide<T> KBestAugment(const Team& team, const KBestProblem<T>& P,
   // was scanned before the end, every price shifts by length minus its
   // distance, so that the zone's potential stays 0.
   const W shift = !zone_open && !to_zone ? length - zone_at : W(0);
-  for (int j = team.rank(); j < m; j += team.size()) {
-    if (w.state[j] == kKBestOut) continue;
-    if (w.state[j] == kKBestDone && j != end) nd.v[j] += w.dist[j] - length;
+  for (int q = team.rank(); q < total; q += team.size()) {
+    const int j = w.cols[q];
+    if (q >= open && j != end) nd.v[j] += w.dist[j] - length;
     nd.v[j] += shift;
   }
   team.sync();
@@ -314,9 +358,10 @@ JM_HD KBestWide<T> KBestAugment(const Team& team, const KBestProblem<T>& P,
   }
   team.sync();
   // Unassigned columns keep their price exactly (rounding).
-  for (int j = team.rank(); j < m; j += team.size())
-    if (w.state[j] != kKBestOut && nd.y[j] < 0)
-      nd.v[j] = static_cast<W>(P.c[j]);
+  for (int q = team.rank(); q < total; q += team.size()) {
+    const int j = w.cols[q];
+    if (nd.y[j] < 0) nd.v[j] = static_cast<W>(P.c[j]);
+  }
   team.sync();
   return length;
 }
@@ -349,10 +394,9 @@ JM_HD bool KBestRoot(const Team& team, const KBestProblem<T>& P,
   for (int j = team.rank(); j < P.m; j += team.size()) {
     nd.y[j] = -1;
     nd.v[j] = static_cast<W>(P.c[j]);
-    nd.excl[j] = 0;
   }
   if (team.rank() == 0) {
-    nd.excl[P.m] = 0;
+    nd.excl[0] = 0;
     nd.special() = 0;
   }
   team.sync();
@@ -373,132 +417,173 @@ JM_HD bool KBestRoot(const Team& team, const KBestProblem<T>& P,
   return true;
 }
 
-// Row f's least reduced cost over the open columns and its exit, bar what
-// it holds and what `excl` excludes: a lower bound on its child's path.
+// Row f's least reduced cost over the open columns cols[0..open-1] and
+// its exit, bar what it holds and what `excl` excludes: a lower bound on
+// its child's path.
 template <class T, class W>
 JM_HD W KBestRowBound(const KBestProblem<T>& P, const KBestNode<W>& nd,
-                      const KBestSearchWork<W>& w, int f, const int* excl) {
+                      const int* cols, int open, int f, const int* excl) {
   const W uf = KBestRowDual(P, nd, f);
-  W least = KBestInf<W>();
-  for (int j = 0; j < P.m; ++j) {
-    if (w.state[j] != kKBestOpen || j == nd.x[f] || (excl && excl[j])) continue;
-    const W d = P.cost(f, j) - nd.v[j] - uf;
-    if (d < least) least = d;
+  const int held = nd.x[f];
+  const T* row = P.C + static_cast<int64_t>(f) * P.m;
+  W least = KBestInf<W>(), second = KBestInf<W>();
+  if (excl == nullptr || excl[0] == 0) {
+    // The least and the second least, free of branches; the second when
+    // the held column attains the least (then another column attains the
+    // least too, or the second is the least of the others).
+    for (int q = 0; q < open; ++q) {
+      const int j = cols[q];
+      const W d = static_cast<W>(row[j]) - nd.v[j];
+      second = d < second ? d : second;
+      second = least > second ? least : second;
+      least = d < least ? d : least;
+    }
+    if (held >= 0 && static_cast<W>(row[held]) - nd.v[held] == least)
+      least = second;
+  } else {
+    for (int q = 0; q < open; ++q) {
+      const int j = cols[q];
+      if (j == held || KBestExcluded(excl, j)) continue;
+      const W d = static_cast<W>(row[j]) - nd.v[j];
+      if (d < least) least = d;
+    }
   }
-  if (P.exits && nd.x[f] != kKBestExit && !(excl && excl[P.m])) {
+  least -= uf;
+  if (P.exits && held != kKBestExit && !KBestExcluded(excl, P.m)) {
     const W d = static_cast<W>(P.r[f]) - uf;
     if (d < least) least = d;
   }
   return least;
 }
 
+// The ranking's workspace beside the nodes: the queue's slots and keys
+// [k], the free slots [k + 2], the rows' bounds [n].
+template <class W>
+struct KBestRankWork {
+  int* queue;
+  W* keys;
+  int* free_slots;
+  W* bounds;
+};
+
 // The whole ranking of one problem (serial control; the searches over the
 // team).  ints [(k + 2) * L.ints()] and wides [(k + 2) * L.wides()] hold the
-// nodes, sw the search's workspace, queue [2 k + 2] and bounds [n] scratch.
-// Writes the k best solutions' columns (-1: unassigned) to assign [k, n]
-// and their objectives to costs [k] (unused entries: -1 and +inf, the
-// caller's), in the order found, and the searches run to *searches;
-// returns how many exist up to k (0: no assignment).
+// nodes, sw the search's workspace, rw the queue's.  Writes the k best
+// solutions' columns (-1: unassigned) to assign [k, n] and their objectives
+// to costs [k] (unused entries untouched), in the order found, and the
+// searches run to *searches; returns how many exist up to k (0: no
+// assignment).
 template <class T, class Team>
 int KBestRank(const Team& team, const KBestProblem<T>& P, int k, int* ints,
               KBestWide<T>* wides, const KBestSearchWork<KBestWide<T>>& sw,
-              int* queue, KBestWide<T>* bounds, int* assign,
+              const KBestRankWork<KBestWide<T>>& rw, int* assign,
               KBestWide<T>* costs, int* searches) {
   using W = KBestWide<T>;
   const KBestNodeLayout L{P.n, P.m};
-  const int slots = k + 2;
+  const int n = P.n, m = P.m;
   auto node = [&](int s) { return KBestNodeAt<W>(L, ints, wides, s); };
-  // Slots: the free ones on a stack (queue's tail end holds them).
   int free_top = 0;
-  int* free_slots = queue + k;  // [k + 2]
-  for (int s = slots - 1; s >= 0; --s) free_slots[free_top++] = s;
+  for (int s = k + 1; s >= 0; --s) rw.free_slots[free_top++] = s;
   int qsize = 0;
-  const int root = free_slots[--free_top];
-  *searches = P.n;
+  const int root = rw.free_slots[--free_top];
+  *searches = n;
   if (!KBestRoot(team, P, node(root), sw)) return 0;
-  queue[qsize++] = root;
+  rw.queue[qsize] = root;
+  rw.keys[qsize++] = *node(root).cost;
   int count = 0;
   for (int t = 0; t < k && qsize > 0; ++t) {
     int best = 0;
     for (int q = 1; q < qsize; ++q)
-      if (*node(queue[q]).cost < *node(queue[best]).cost) best = q;
-    const int ps = queue[best];
-    queue[best] = queue[--qsize];
+      if (rw.keys[q] < rw.keys[best]) best = q;
+    const int ps = rw.queue[best];
+    --qsize;
+    rw.queue[best] = rw.queue[qsize];
+    rw.keys[best] = rw.keys[qsize];
     const KBestNode<W> parent = node(ps);
-    for (int i = 0; i < P.n; ++i) {
+    const W pcost = *parent.cost;
+    for (int i = 0; i < n; ++i) {
       const int j = parent.x[i];
-      assign[static_cast<int64_t>(t) * P.n + i] = j >= 0 ? j : -1;
+      assign[static_cast<int64_t>(t) * n + i] = j >= 0 ? j : -1;
     }
     costs[t] = KBestObjective(P, parent.x, parent.y);
     count = t + 1;
     const int cap = k - t - 1;
     if (cap == 0) break;
-    // The worst queued cost when the queue is full (the bound).
-    auto worst = [&](int* at) {
-      W w = -KBestInf<W>();
-      *at = -1;
-      for (int q = 0; q < qsize; ++q)
-        if (*node(queue[q]).cost >= w) {
-          w = *node(queue[q]).cost;
-          *at = q;
-        }
-      return w;
-    };
+    // The worst queued key when the queue is full (the bound).
     int worst_at = -1;
-    W bound = qsize < cap ? KBestInf<W>() : worst(&worst_at);
-    // Split: the active rows but the last ordered by their bounds, the
-    // largest last (its child, the largest, is the likeliest skipped).
+    auto worst = [&]() {
+      worst_at = 0;
+      for (int q = 1; q < qsize; ++q)
+        if (rw.keys[q] > rw.keys[worst_at]) worst_at = q;
+      return rw.keys[worst_at];
+    };
+    W bound = qsize < cap ? KBestInf<W>() : worst();
+    // The parent's open columns (not held by its fixed rows), listed.
     const int A = parent.active();
     const int* pexcl = parent.special() ? parent.excl : nullptr;
-    for (int j = 0; j < P.m; ++j) sw.state[j] = kKBestOpen;
-    for (int q = A; q < P.n; ++q)
+    for (int j = 0; j < m; ++j) sw.state[j] = kKBestOpen;
+    for (int q = A; q < n; ++q)
       if (parent.x[parent.order[q]] >= 0)
         sw.state[parent.x[parent.order[q]]] = kKBestOut;
+    int open = 0;
+    for (int j = 0; j < m; ++j)
+      if (sw.state[j] == kKBestOpen) sw.cols[open++] = j;
     for (int q = 0; q < A; ++q) {
       const int f = parent.order[q];
-      bounds[f] = KBestRowBound(P, parent, sw, f, q == A - 1 ? pexcl : nullptr);
+      rw.bounds[f] = KBestRowBound(P, parent, sw.cols, open, f,
+                                   q == A - 1 ? pexcl : nullptr);
     }
-    for (int a = 1; a < A - 1; ++a) {  // insertion sort of order[0..A-2]
+    // Split: the active rows but the last ordered by their bounds, the
+    // largest last (its child, the largest, is the likeliest skipped).
+    for (int a = 1; a < A - 1; ++a) {
       const int f = parent.order[a];
       int b = a;
-      for (; b > 0 && bounds[parent.order[b - 1]] > bounds[f]; --b)
+      for (; b > 0 && rw.bounds[parent.order[b - 1]] > rw.bounds[f]; --b)
         parent.order[b] = parent.order[b - 1];
       parent.order[b] = f;
     }
-    int ws = free_slots[--free_top];
+    // Child p fixes rows order[p..A-1] beside the parent's: the columns
+    // of rows order[1..A-1] out for child 1, then freed one by one.
+    for (int q = 1; q < A; ++q)
+      if (parent.x[parent.order[q]] >= 0)
+        sw.state[parent.x[parent.order[q]]] = kKBestOut;
+    int ws = rw.free_slots[--free_top];
     for (int p = 1; p <= A; ++p) {
       const int f = parent.order[p - 1];
-      if (!(*parent.cost + bounds[f] < bound)) continue;  // skipped by bound
+      if (p > 1 && parent.x[f] >= 0) sw.state[parent.x[f]] = kKBestOpen;
+      if (!(pcost + rw.bounds[f] < bound)) continue;  // skipped by bound
       const KBestNode<W> child = node(ws);
       KBestCopyNode(team, L, child, parent);
       child.active() = p;
       child.special() = 1;
-      if (p < A || pexcl == nullptr)
-        for (int j = 0; j <= P.m; ++j) child.excl[j] = 0;
+      int excluded = 0;
+      if (p == A && pexcl != nullptr) {
+        excluded = pexcl[0];
+        for (int e = 1; e <= excluded; ++e) child.excl[e] = pexcl[e];
+      }
       const int held = parent.x[f];
-      child.excl[held >= 0 ? held : P.m] = 1;
-      // Open: the columns not held by the rows fixed in this child.
-      for (int j = 0; j < P.m; ++j) sw.state[j] = kKBestOpen;
-      for (int q = p; q < P.n; ++q)
-        if (parent.x[parent.order[q]] >= 0)
-          sw.state[parent.x[parent.order[q]]] = kKBestOut;
+      child.excl[++excluded] = held >= 0 ? held : m;
+      child.excl[0] = excluded;
       ++*searches;
       const W length =
-          KBestAugment(team, P, child, f, child.excl, sw, bound - *parent.cost);
+          KBestAugment(team, P, child, f, child.excl, sw, bound - pcost);
       if (!(length < KBestInf<W>())) continue;
-      *child.cost = *parent.cost + length;
+      const W key = pcost + length;
+      *child.cost = key;
       if (qsize < cap) {
-        queue[qsize++] = ws;
-        ws = free_slots[--free_top];
+        rw.queue[qsize] = ws;
+        rw.keys[qsize++] = key;
+        ws = rw.free_slots[--free_top];
       } else {
-        const int evicted = queue[worst_at];
-        queue[worst_at] = ws;
+        const int evicted = rw.queue[worst_at];
+        rw.queue[worst_at] = ws;
+        rw.keys[worst_at] = key;
         ws = evicted;
       }
-      if (qsize == cap) bound = worst(&worst_at);
+      if (qsize == cap) bound = worst();
     }
-    free_slots[free_top++] = ws;
-    free_slots[free_top++] = ps;
+    rw.free_slots[free_top++] = ws;
+    rw.free_slots[free_top++] = ps;
   }
   return count;
 }
