@@ -216,7 +216,8 @@ JM_HD W KBestRowDual(const KBestProblem<T>& P, const KBestNode<W>& nd, int i) {
 // value is freed (a column, or its exit; kKBestNone for a row the root's
 // solve adds), f may not take what the list `excl` holds (null: nothing),
 // the rows order[0..active-1] may change, the columns of the other rows
-// are out (w.state set by the caller: kKBestOut or kKBestOpen).  Returns
+// are out: the caller lists the open ones in w.cols[0..total-1] (which
+// the search permutes).  Returns
 // the path's length L in reduced costs (the new cost is the old plus L),
 // or KBestInf when no path is shorter than `bound` (nd then undefined).
 // The prices stay feasible and tight (see the file's comment).
@@ -225,19 +226,13 @@ JM_HD KBestWide<T> KBestAugment(const Team& team, const KBestProblem<T>& P,
                                 const KBestNode<KBestWide<T>>& nd, int f,
                                 const int* excl,
                                 const KBestSearchWork<KBestWide<T>>& w,
-                                KBestWide<T> bound) {
+                                int total, KBestWide<T> bound) {
   using W = KBestWide<T>;
   const W inf = KBestInf<W>();
   const int m = P.m;
   const int j0 = nd.x[f];
   const bool to_zone = j0 < 0;
   const W uf = KBestRowDual(P, nd, f);
-  // The open columns, listed (serially: a warp would ballot them).
-  int total = 0;
-  if (team.rank() == 0)
-    for (int j = 0; j < m; ++j)
-      if (w.state[j] == kKBestOpen) w.cols[total++] = j;
-  team.sync();
   const T* frow = P.C + static_cast<int64_t>(f) * m;
   for (int q = team.rank(); q < total; q += team.size()) {
     const int j = w.cols[q];
@@ -324,7 +319,8 @@ JM_HD KBestWide<T> KBestAugment(const Team& team, const KBestProblem<T>& P,
   // was scanned before the end, every price shifts by length minus its
   // distance, so that the zone's potential stays 0.
   const W shift = !zone_open && !to_zone ? length - zone_at : W(0);
-  for (int q = team.rank(); q < total; q += team.size()) {
+  const int first = shift != W(0) ? 0 : open;  // unscanned: only shifted
+  for (int q = first + team.rank(); q < total; q += team.size()) {
     const int j = w.cols[q];
     if (q >= open && j != end) nd.v[j] += w.dist[j] - length;
     nd.v[j] += shift;
@@ -357,8 +353,10 @@ JM_HD KBestWide<T> KBestAugment(const Team& team, const KBestProblem<T>& P,
     }
   }
   team.sync();
-  // Unassigned columns keep their price exactly (rounding).
-  for (int q = team.rank(); q < total; q += team.size()) {
+  // Unassigned columns keep their price exactly: against rounding, and an
+  // unscanned one shifted with the zone goes back (its dummy row's
+  // potential stays 0; lowering a price keeps every pair feasible).
+  for (int q = first + team.rank(); q < total; q += team.size()) {
     const int j = w.cols[q];
     if (nd.y[j] < 0) nd.v[j] = static_cast<W>(P.c[j]);
   }
@@ -399,13 +397,12 @@ JM_HD bool KBestRoot(const Team& team, const KBestProblem<T>& P,
     nd.excl[0] = 0;
     nd.special() = 0;
   }
+  for (int j = team.rank(); j < P.m; j += team.size()) w.cols[j] = j;
   team.sync();
   for (int f = 0; f < P.n; ++f) {
     if (team.rank() == 0) nd.active() = f + 1;
-    for (int j = team.rank(); j < P.m; j += team.size())
-      w.state[j] = kKBestOpen;
     team.sync();
-    if (!(KBestAugment(team, P, nd, f, nullptr, w, KBestInf<W>()) <
+    if (!(KBestAugment(team, P, nd, f, nullptr, w, P.m, KBestInf<W>()) <
           KBestInf<W>()))
       return false;
   }
@@ -547,10 +544,14 @@ int KBestRank(const Team& team, const KBestProblem<T>& P, int k, int* ints,
     for (int q = 1; q < A; ++q)
       if (parent.x[parent.order[q]] >= 0)
         sw.state[parent.x[parent.order[q]]] = kKBestOut;
+    int total = 0;
+    for (int j = 0; j < m; ++j)
+      if (sw.state[j] == kKBestOpen) sw.cols[total++] = j;
     int ws = rw.free_slots[--free_top];
     for (int p = 1; p <= A; ++p) {
       const int f = parent.order[p - 1];
-      if (p > 1 && parent.x[f] >= 0) sw.state[parent.x[f]] = kKBestOpen;
+      // The searches permute the list; each child adds its row's column.
+      if (p > 1 && parent.x[f] >= 0) sw.cols[total++] = parent.x[f];
       if (!(pcost + rw.bounds[f] < bound)) continue;  // skipped by bound
       const KBestNode<W> child = node(ws);
       KBestCopyNode(team, L, child, parent);
@@ -566,7 +567,7 @@ int KBestRank(const Team& team, const KBestProblem<T>& P, int k, int* ints,
       child.excl[0] = excluded;
       ++*searches;
       const W length =
-          KBestAugment(team, P, child, f, child.excl, sw, bound - pcost);
+          KBestAugment(team, P, child, f, child.excl, sw, total, bound - pcost);
       if (!(length < KBestInf<W>())) continue;
       const W key = pcost + length;
       *child.cost = key;
