@@ -36,6 +36,38 @@ bool KBestValid(const KBestProblem<T>& P) {
   return true;
 }
 
+// One thread's workspace, kept across the problems it solves (grown, never
+// shrunk, never cleared: the ranking initialises what it reads).
+template <class W>
+struct KBestScratch {
+  std::vector<int> ints, pred, state, cols, queue, free_slots, order_out, rank;
+  std::vector<W> wides, dist, bounds, found, keys;
+  void Fit(const KBestNodeLayout& L, int k) {
+    const size_t slots = static_cast<size_t>(k) + 2, n = L.n, m = L.m;
+    Grow(&ints, slots * L.ints());
+    Grow(&wides, slots * L.wides());
+    for (auto* v : {&pred, &state, &cols}) Grow(v, m);
+    Grow(&dist, m);
+    Grow(&bounds, n);
+    Grow(&found, k);
+    Grow(&keys, k);
+    Grow(&queue, k);
+    Grow(&rank, k);
+    Grow(&free_slots, slots);
+    Grow(&order_out, static_cast<size_t>(k) * n);
+  }
+  template <class V>
+  static void Grow(std::vector<V>* v, size_t len) {
+    if (v->size() < len) v->resize(len);
+  }
+};
+
+template <class W>
+KBestScratch<W>& ThreadScratch() {
+  thread_local KBestScratch<W> scratch;
+  return scratch;
+}
+
 // Solves one problem into its outputs: assign [k, n], costs [k], info.
 template <class T>
 void KBestSolveOne(const KBestProblem<T>& P, int k, int* assign, T* costs,
@@ -54,34 +86,31 @@ void KBestSolveOne(const KBestProblem<T>& P, int k, int* assign, T* costs,
     return;
   }
   const KBestNodeLayout L{n, m};
-  const int64_t slots = int64_t{k} + 2;
-  std::vector<int> ints(static_cast<size_t>(slots * L.ints()));
-  std::vector<W> wides(static_cast<size_t>(slots * L.wides()));
-  std::vector<W> dist(m), bounds(n), found(k), keys(k);
-  std::vector<int> pred(m), state(m), cols(m), queue(k),
-      free_slots(static_cast<size_t>(k) + 2);
-  std::vector<int> order_out(static_cast<size_t>(k) * n);
-  const KBestSearchWork<W> sw{dist.data(), pred.data(), state.data(),
-                              cols.data()};
+  KBestScratch<W>& s = ThreadScratch<W>();
+  s.Fit(L, k);
+  const KBestSearchWork<W> sw{s.dist.data(), s.pred.data(), s.state.data(),
+                              s.cols.data()};
   const SerialTeam team;
-  const KBestRankWork<W> rw{queue.data(), keys.data(), free_slots.data(),
-                            bounds.data()};
+  const KBestRankWork<W> rw{s.queue.data(), s.keys.data(), s.free_slots.data(),
+                            s.bounds.data()};
+  const int* order_out = s.order_out.data();
+  const W* found = s.found.data();
   const int count =
-      KBestRank(team, P, k, ints.data(), wides.data(), sw, rw, order_out.data(),
-                found.data(), &info[kKBestInfoIters]);
+      KBestRank(team, P, k, s.ints.data(), s.wides.data(), sw, rw,
+                s.order_out.data(), s.found.data(), &info[kKBestInfoIters]);
   info[kKBestInfoCount] = count;
   info[kKBestInfoStatus] = count > 0 ? kLapOptimal : kLapInfeasible;
   // In order of the objectives summed afresh (ties keep the order found;
   // floating sums may round the ranking's keys differently).
-  std::vector<int> rank(count);
-  std::iota(rank.begin(), rank.end(), 0);
-  std::stable_sort(rank.begin(), rank.end(),
+  int* rank = s.rank.data();
+  std::iota(rank, rank + count, 0);
+  std::stable_sort(rank, rank + count,
                    [&](int a, int b) { return found[a] < found[b]; });
   for (int t = 0; t < count; ++t) {
-    const int s = rank[t];
-    std::copy(order_out.begin() + int64_t{s} * n,
-              order_out.begin() + int64_t{s + 1} * n, assign + int64_t{t} * n);
-    const W total = found[s];
+    const int from = rank[t];
+    std::copy(order_out + int64_t{from} * n, order_out + int64_t{from + 1} * n,
+              assign + int64_t{t} * n);
+    const W total = found[from];
     if (!std::is_floating_point<T>::value &&
         (total < static_cast<W>(std::numeric_limits<T>::min()) ||
          total > static_cast<W>(std::numeric_limits<T>::max()))) {
