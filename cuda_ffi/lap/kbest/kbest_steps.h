@@ -471,10 +471,11 @@ struct KBestRankWork {
 // searches run to *searches; returns how many exist up to k (0: no
 // assignment).
 template <class T, class Team>
-int KBestRank(const Team& team, const KBestProblem<T>& P, int k, int* ints,
-              KBestWide<T>* wides, const KBestSearchWork<KBestWide<T>>& sw,
-              const KBestRankWork<KBestWide<T>>& rw, int* assign,
-              KBestWide<T>* costs, int* searches) {
+JM_HD int KBestRank(const Team& team, const KBestProblem<T>& P, int k,
+                    int* ints, KBestWide<T>* wides,
+                    const KBestSearchWork<KBestWide<T>>& sw,
+                    const KBestRankWork<KBestWide<T>>& rw, int* assign,
+                    KBestWide<T>* costs, int* searches) {
   using W = KBestWide<T>;
   const KBestNodeLayout L{P.n, P.m};
   const int n = P.n, m = P.m;
