@@ -151,27 +151,56 @@ def _region_matrix(P, n: int, m: int, prefix, excluded) -> np.ndarray:
     return Q
 
 
-def _complete(C, r, c, A, count: int, k: int, last: float, tol: float) -> str:
-    """That no assignment outside the first ``count`` of ``A`` is better
-    than ``last`` (when ``count == k``) or exists at all (``count < k``):
-    each region of their complement (:func:`_regions`) solved by
-    :func:`jaxmatch.solve_lap` on the padded matrix and certified by
-    :func:`jaxmatch.verify_lap`. Minimizing; plain problems have ``r`` +inf
-    and ``c`` 0 with ``n <= m``."""
-    from ..api import solve_lap
-    from ..verify import verify_lap
-
+def _region_problems(C, r, c, A, count: int):
+    """The regions of the complement of the first ``count`` assignments of
+    ``A`` (:func:`_regions`) and their padded matrices ``[R, n + m, n + m]``
+    (minimizing; plain problems have ``r`` +inf and ``c`` 0, ``n <= m``)."""
     n, m = C.shape
     if n == 0 or count == 0:
-        return ""
+        return [], np.zeros((0, n + m, n + m))
     sols = [tuple(int(v) for v in A[t]) for t in range(count)]
     regions = _regions(sols, n)
     P = _padded(C, r, c)
-    Q = np.stack([_region_matrix(P, n, m, p, e) for p, e in regions])
-    res = solve_lap(jnp.asarray(Q))
-    feasible = np.asarray(res.feasible)
-    cost = np.asarray(res.cost, np.float64)
-    certs = verify_lap(Q, res)
+    return regions, np.stack([_region_matrix(P, n, m, p, e) for p, e in regions])
+
+
+def _solve_regions(Qs: list[np.ndarray]):
+    """Every region of every problem by one :func:`jaxmatch.solve_lap` per
+    side length (the batch padded to a power of two, so that calls reuse
+    their compiled programs), certified by :func:`jaxmatch.verify_lap`:
+    per problem, (feasible, cost, certificates) of its regions."""
+    from ..api import solve_lap
+    from ..verify import verify_lap
+
+    out: list = [None] * len(Qs)
+    by_side: dict[int, list[int]] = {}
+    for b, Q in enumerate(Qs):
+        if len(Q):
+            by_side.setdefault(Q.shape[-1], []).append(b)
+        else:
+            out[b] = (np.zeros(0, bool), np.zeros(0), [])
+    for side, members in by_side.items():
+        stack = np.concatenate([Qs[b] for b in members])
+        total = len(stack)
+        padded = 1 << max(0, (total - 1).bit_length())
+        stack = np.concatenate([stack, np.zeros((padded - total, side, side))])
+        res = solve_lap(jnp.asarray(stack))
+        feasible = np.asarray(res.feasible)[:total]
+        cost = np.asarray(res.cost, np.float64)[:total]
+        certs = verify_lap(stack, res)[:total]
+        start = 0
+        for b in members:
+            stop = start + len(Qs[b])
+            out[b] = (feasible[start:stop], cost[start:stop], certs[start:stop])
+            start = stop
+    return out
+
+
+def _complete(regions, solved, count: int, k: int, last: float, tol: float) -> str:
+    """That no assignment outside the first ``count`` is better than
+    ``last`` (when ``count == k``) or exists at all (``count < k``): each
+    region of their complement, solved and certified (:func:`_solve_regions`)."""
+    feasible, cost, certs = solved
     for q, (prefix, excluded) in enumerate(regions):
         if not feasible[q]:
             continue
@@ -266,13 +295,14 @@ def verify_k_best(
     costs = costs.reshape(B, k)
     eps = 0.0 if integer else float(np.finfo(costs.dtype).eps)
     opt, feasible, certs = _optimum(C, unassigned_cost, maximize)
-    out = []
+    whys, tols = [], []
     for b in range(B):
         finite = Cf[b][np.isfinite(Cf[b])]
         scale = 1.0 + float(np.sum(np.abs(finite)))
         if rf is not None and cf is not None:
             scale += float(np.sum(np.abs(rf[b])) + np.sum(np.abs(cf[b])))
         tol_b = tol if tol is not None else 64 * eps * scale
+        tols.append(tol_b)
         why = _check_one(
             Cf[b],
             None if rf is None else rf[b],
@@ -294,7 +324,15 @@ def verify_k_best(
                     why = f"solve_lap's optimum is not certified: {certs[b].reason}"
                 elif not abs(opt[b] - float(costs[b][0])) <= (0 if integer else tol_b):
                     why = f"first cost {costs[b][0]} but the optimum is {opt[b]:.17g}"
-        if not why and complete:
+        whys.append(why)
+    if complete:
+        regions: list[list] = []
+        Qs: list[np.ndarray] = []
+        for b in range(B):
+            if whys[b]:
+                regions.append([])
+                Qs.append(np.zeros((0, 1, 1)))
+                continue
             Cm, rm, cm, Am = _minimizing_frame(
                 Cf[b],
                 None if rf is None else rf[b],
@@ -303,7 +341,13 @@ def verify_k_best(
                 int(count[b]),
                 maximize,
             )
-            last = (-1.0 if maximize else 1.0) * float(costs[b][max(int(count[b]) - 1, 0)])
-            why = _complete(Cm, rm, cm, Am, int(count[b]), k, last, tol_b)
-        out.append(KBestCertificate(not why, why))
+            got = _region_problems(Cm, rm, cm, Am, int(count[b]))
+            regions.append(got[0])
+            Qs.append(got[1])
+        solved = _solve_regions(Qs)
+        for b in range(B):
+            if not whys[b]:
+                last = (-1.0 if maximize else 1.0) * float(costs[b][max(int(count[b]) - 1, 0)])
+                whys[b] = _complete(regions[b], solved[b], int(count[b]), k, last, tols[b])
+    out = [KBestCertificate(not why, why) for why in whys]
     return out if batch else out[0]
