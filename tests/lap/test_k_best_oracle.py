@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from k_best_oracles import brute_force, objective, scipy_murty
 
 import jaxmatch
@@ -201,3 +203,38 @@ def test_oracles_agree():
         b = scipy_murty(C, 20, r, c)
         assert [x for x, _ in a] == [x for x, _ in b]
         assert len({s for _, s in b}) == len(b)
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    n=st.integers(0, 5),
+    m=st.integers(0, 5),
+    seed=st.integers(0, 2**31 - 1),
+    levels=st.sampled_from([2, 3, 1000]),
+    k=st.sampled_from([1, 7, 60]),
+    exits=st.booleans(),
+    maximize=st.booleans(),
+    forbid=st.sampled_from([0.0, 0.3]),
+)
+def test_property_against_brute_force(n, m, seed, levels, k, exits, maximize, forbid):
+    rng = np.random.default_rng(seed)
+    C = rng.integers(0, levels, (n, m)).astype(np.float64)
+    C[rng.random((n, m)) < forbid] = -np.inf if maximize else np.inf
+    r = rng.integers(0, levels, n).astype(np.float64) if exits else None
+    c = rng.integers(0, levels, m).astype(np.float64) if exits else None
+    res = jaxmatch.k_best_assignments(
+        C, k, unassigned_cost=(r, c) if exits else None, maximize=maximize
+    )
+    sign = -1.0 if maximize else 1.0
+    want = brute_force(
+        sign * C, k, None if r is None else sign * r, None if c is None else sign * c
+    )
+    _check(
+        C,
+        res,
+        want,
+        None if r is None else sign * r,
+        None if c is None else sign * c,
+        maximize=maximize,
+        certify=False,
+    )
