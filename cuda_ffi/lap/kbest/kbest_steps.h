@@ -2,7 +2,10 @@
 // Stone and Cox, "Optimizing Murty's ranked assignment method", IEEE TAES
 // 33(3), 1997, and of fastmurty, Motro and Ghosh, FUSION 2019), with a
 // price for leaving a row or a column unassigned, written once over a Team
-// (common/device.h's SerialTeam on the CPU; a warp later).
+// (common/device.h's SerialTeam on the CPU; a warp later: the loops over
+// columns stride over the team's lanes, the serial parts run on rank 0
+// between team.sync()s, and KBestLeast is where a warp will combine its
+// lanes' minima).  Everything here compiles for the device (JM_HD).
 //
 // The problem.  n rows, m columns, costs C [n, m] (+inf: a forbidden pair),
 // row prices r [n] and column prices c [m] (finite).  With exits, the
@@ -27,7 +30,8 @@
 // The ranking.  A node is a solution with its duals and its part of the
 // solution space: its rows `order` [n] hold first its `active` rows, free
 // to change, then rows fixed to their solution's value; the last active
-// row may carry exclusions (`excl` [m + 1], the last entry its exit).
+// row may carry exclusions (the list `excl`: the values it may not take,
+// m standing for its exit).
 // Splitting a node of A active rows gives A children: child p (1..A) keeps
 // rows order[0..p-1] active and excludes row order[p-1]'s value (inheriting
 // the node's exclusions when p = A; the node's excluded row is its last
@@ -38,8 +42,12 @@
 // columns not held by fixed rows.  A bounded queue holds at most k - t - 1
 // nodes after the t-th output; a child whose lower bound (its row's second
 // least reduced cost) or whose search reaches the queue's worst is
-// skipped.  Memory: (k + 2) nodes of n + m + n + (m + 1) + 2 int32 and
-// m + 1 wide entries, and a search's 4 m entries.
+// skipped; the rows are split in the order of those bounds, the largest
+// last.  Each search runs over a list of the open columns, the scanned ones
+// moved behind the others (fastmurty's cols2use), and each child's list is
+// its predecessor's plus the column its row frees.  Memory: (k + 2) nodes
+// of 2 n + 2 m + 4 int32 and m + 1 wide entries, a search's 4 m entries,
+// the queue's 3 k + 2 and the rows' bounds n.
 #pragma once
 
 #include <cstdint>
