@@ -51,7 +51,6 @@
 #pragma once
 
 #include <cstdint>
-#include <cstring>
 #include <limits>
 #include <type_traits>
 
