@@ -39,8 +39,8 @@
 // row).  Each child is solved from its parent's solution and duals by ONE
 // shortest augmenting path from the freed row to its freed column (or to
 // the zone when the row was unassigned), in reduced costs, over the
-// columns not held by fixed rows.  A bounded queue holds at most k - t - 1
-// nodes after the t-th output; a child whose lower bound (its row's second
+// columns not held by fixed rows.  A bounded queue, sorted by key, holds
+// at most k - t - 1 nodes after the t-th output; a child whose lower bound (its row's second
 // least reduced cost) or whose search reaches the queue's worst is
 // skipped; the rows are split in the order of those bounds, the largest
 // last.  Each search runs over a list of the open columns, the scanned ones
@@ -461,7 +461,8 @@ JM_HD W KBestRowBound(const KBestProblem<T>& P, const KBestNode<W>& nd,
 }
 
 // The ranking's workspace beside the nodes: the queue's slots and keys
-// [k], the free slots [k + 2], the rows' bounds [n].
+// [k] (sorted by key, the largest first), the free slots [k + 2], the rows'
+// bounds [n].
 template <class W>
 struct KBestRankWork {
   int* queue;
@@ -469,6 +470,39 @@ struct KBestRankWork {
   int* free_slots;
   W* bounds;
 };
+
+// Puts (key, slot) into the queue rw.keys/rw.queue [0..size-1], sorted by
+// key from the largest: with drop 0 it grows by one; with drop 1 its first
+// (largest) entry leaves instead, the size unchanged.  Binary search, then
+// one shift (a warp would shift in lanes).
+template <class W>
+JM_HD void KBestQueueInsert(const KBestRankWork<W>& rw, int size, int drop,
+                            W key, int slot) {
+  // p: the first position past every key >= key, among entries [drop, size).
+  int lo = drop, hi = size;
+  while (lo < hi) {
+    const int mid = (lo + hi) / 2;
+    if (rw.keys[mid] >= key)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  int p = lo;
+  if (drop) {  // entries [1, p) move up one place, the new one at p - 1
+    for (int q = 1; q < p; ++q) {
+      rw.keys[q - 1] = rw.keys[q];
+      rw.queue[q - 1] = rw.queue[q];
+    }
+    --p;
+  } else {  // entries [p, size) move down one place
+    for (int q = size; q > p; --q) {
+      rw.keys[q] = rw.keys[q - 1];
+      rw.queue[q] = rw.queue[q - 1];
+    }
+  }
+  rw.keys[p] = key;
+  rw.queue[p] = slot;
+}
 
 // The whole ranking of one problem (serial control; the searches over the
 // team).  ints [(k + 2) * L.ints()] and wides [(k + 2) * L.wides()] hold the
@@ -497,13 +531,8 @@ JM_HD int KBestRank(const Team& team, const KBestProblem<T>& P, int k,
   rw.keys[qsize++] = *node(root).cost;
   int count = 0;
   for (int t = 0; t < k && qsize > 0; ++t) {
-    int best = 0;
-    for (int q = 1; q < qsize; ++q)
-      if (rw.keys[q] < rw.keys[best]) best = q;
-    const int ps = rw.queue[best];
-    --qsize;
-    rw.queue[best] = rw.queue[qsize];
-    rw.keys[best] = rw.keys[qsize];
+    // The queue is sorted by key, largest first: the least is the last.
+    const int ps = rw.queue[--qsize];
     const KBestNode<W> parent = node(ps);
     const W pcost = *parent.cost;
     for (int i = 0; i < n; ++i) {
@@ -515,14 +544,7 @@ JM_HD int KBestRank(const Team& team, const KBestProblem<T>& P, int k,
     const int cap = k - t - 1;
     if (cap == 0) break;
     // The worst queued key when the queue is full (the bound).
-    int worst_at = -1;
-    auto worst = [&]() {
-      worst_at = 0;
-      for (int q = 1; q < qsize; ++q)
-        if (rw.keys[q] > rw.keys[worst_at]) worst_at = q;
-      return rw.keys[worst_at];
-    };
-    W bound = qsize < cap ? KBestInf<W>() : worst();
+    W bound = qsize < cap ? KBestInf<W>() : rw.keys[0];
     // The parent's open columns (not held by its fixed rows), listed.
     const int A = parent.active();
     const int* pexcl = parent.special() ? parent.excl : nullptr;
@@ -580,16 +602,15 @@ JM_HD int KBestRank(const Team& team, const KBestProblem<T>& P, int k,
       const W key = pcost + length;
       *child.cost = key;
       if (qsize < cap) {
-        rw.queue[qsize] = ws;
-        rw.keys[qsize++] = key;
+        KBestQueueInsert(rw, qsize, 0, key, ws);
+        ++qsize;
         ws = rw.free_slots[--free_top];
-      } else {
-        const int evicted = rw.queue[worst_at];
-        rw.queue[worst_at] = ws;
-        rw.keys[worst_at] = key;
+      } else {  // the worst leaves: its slot is the next child's
+        const int evicted = rw.queue[0];
+        KBestQueueInsert(rw, qsize, 1, key, ws);
         ws = evicted;
       }
-      if (qsize == cap) bound = worst();
+      if (qsize == cap) bound = rw.keys[0];
     }
     rw.free_slots[free_top++] = ws;
     rw.free_slots[free_top++] = ps;
