@@ -40,8 +40,8 @@
 // shortest augmenting path from the freed row to its freed column (or to
 // the zone when the row was unassigned), in reduced costs, over the
 // columns not held by fixed rows.  A bounded queue, sorted by key, holds
-// at most k - t - 1 nodes after the t-th output; a child whose lower bound (its row's second
-// least reduced cost) or whose search reaches the queue's worst is
+// at most k - t - 1 nodes after the t-th output; a child whose lower bound (its
+// row's second least reduced cost) or whose search reaches the queue's worst is
 // skipped; the rows are split in the order of those bounds, the largest
 // last.  Each search runs over a list of the open columns, the scanned ones
 // moved behind the others (fastmurty's cols2use), and each child's list is
