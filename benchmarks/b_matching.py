@@ -200,7 +200,8 @@ def run_case(
     ref = recs[0]["mask"]
     ref_weight = float(w64[ref & upper].sum())
     nk_all = next(
-        (r["median_s"] for r in recs if r.get("threads") == max(args.nk_thread_list)), None
+        (r["median_s"] for r in recs if r.get("threads") == max(args.nk_thread_list, default=0)),
+        None,
     )
     check = (
         info["m"] <= args.verify_max_edges

@@ -13,17 +13,18 @@
 #include "lap/split/split_ffi.h"
 #include "lap/split/split_steps.h"
 
-#define JM_LAP_HANDLERS(X, platform) \
-  X(lap_init, platform)              \
-  X(lap_step, platform)              \
-  X(lap_solve, platform)             \
-  X(lap_solve_warm, platform)        \
-  X(lap_init_warm, platform)         \
-  X(lap_csr_solve, platform)         \
-  X(lap_split_scan, platform)        \
-  X(lap_split_update, platform)      \
-  X(lap_points_sweep, platform)      \
-  X(lap_solve_unassigned, platform)  \
+#define JM_LAP_HANDLERS(X, platform)    \
+  X(lap_init, platform)                 \
+  X(lap_step, platform)                 \
+  X(lap_solve, platform)                \
+  X(lap_solve_warm, platform)           \
+  X(lap_init_warm, platform)            \
+  X(lap_csr_solve, platform)            \
+  X(lap_csr_solve_unassigned, platform) \
+  X(lap_split_scan, platform)           \
+  X(lap_split_update, platform)         \
+  X(lap_points_sweep, platform)         \
+  X(lap_solve_unassigned, platform)     \
   X(lap_k_best, platform)
 
 #define JM_LAP_DECLARE(target, platform) \

@@ -121,7 +121,9 @@ def _tied_rows(C: jax.Array) -> Callable[[], float]:
 _tied_rows_of = jax.jit(tied_rows)
 
 
-def _solve_sparse(S: SparseCosts, maximize, method, execution, max_iterations, init, tuning):
+def _solve_sparse(
+    S: SparseCosts, maximize, method, execution, max_iterations, init, tuning, unassigned_cost
+):
     _check_tuning(tuning)  # the sparse solve has no tuning values yet
     if execution != "auto" or max_iterations is not None or init is not None:
         raise ValueError(
@@ -131,7 +133,7 @@ def _solve_sparse(S: SparseCosts, maximize, method, execution, max_iterations, i
     capacity = np.shape(S.indices)[-1] if np.ndim(S.indices) else 0
     _limits.check_csr(S.shape, capacity, f"SparseCosts of shape {S.shape}")
     _check_sparse_memory(S)
-    return solve_sparse_costs(S, maximize=maximize, method=method)
+    return solve_sparse_costs(S, maximize=maximize, method=method, unassigned_cost=unassigned_cost)
 
 
 def _check_sparse_memory(S: SparseCosts) -> None:
@@ -216,9 +218,12 @@ def solve_lap(
         ``row_for_col`` hold -1 for those, ``cost`` is the whole objective,
         and the duals certify it (:func:`jaxmatch.verify_lap` with the same
         ``unassigned_cost``). Integer costs take integer prices. Prices must
-        be finite (NaN or an infinite price: ``INVALID_ENTRIES``). Solved by
-        JV's kernels (``method`` ``"auto"`` or ``"jv"``, no ``init``); dense
-        costs only (``docs/lap.md``, "Leaving rows and columns unassigned").
+        be finite (NaN or an infinite price: ``INVALID_ENTRIES``). Dense
+        costs are solved by JV's kernels (``method`` ``"auto"`` or
+        ``"jv"``, no ``init``); a :class:`SparseCosts` by its solvers
+        (``"auto"``, ``"jv"`` or ``"tree"``), on its stored entries, and is
+        then never infeasible (``docs/lap.md``, "Leaving rows and columns
+        unassigned").
       init: a warm start: the :class:`LAPResult` of an earlier solve of a
         problem of the same shape and ``maximize`` (its arrays may be
         traced, and batched like ``C``). JV (``"jv"``, and ``"auto"`` where
@@ -270,10 +275,9 @@ def solve_lap(
         :class:`SparseCosts`: ``max(shape) + 1`` or its capacity), beyond
         the kernels' int32 indices (``jaxmatch/_limits.py``); an
         ``unassigned_cost`` that is neither a scalar nor a pair, or whose
-        prices do not broadcast to ``[..., n]`` and ``[..., m]``, with a
-        ``method`` other than ``"auto"``/``"jv"``, ``execution="stepped"``
-        or an ``init``.
-      NotImplementedError: ``unassigned_cost`` with a :class:`SparseCosts`.
+        prices do not broadcast to ``[..., n]`` and ``[..., m]``, or (dense
+        costs) with a ``method`` other than ``"auto"``/``"jv"``,
+        ``execution="stepped"`` or an ``init``.
       OverflowError: concrete NumPy int64, uint32 or uint64 costs outside
         the int32 range without x64 (never wrapped); concrete integer
         ``unassigned_cost`` outside int32 for integer costs.
@@ -281,12 +285,14 @@ def solve_lap(
         their workspaces do not fit the memory of a device the solve runs
         on (checked before any kernel runs; skipped under ``jax.jit``).
     """
+    if isinstance(C, SparseCosts):
+        return _solve_sparse(
+            C, maximize, method, execution, max_iterations, init, tuning, unassigned_cost
+        )
     if unassigned_cost is not None:
         return _solve_unassigned(
             C, unassigned_cost, maximize, method, execution, max_iterations, init, tuning
         )
-    if isinstance(C, SparseCosts):
-        return _solve_sparse(C, maximize, method, execution, max_iterations, init, tuning)
     _check_execution(execution)
     _check_method(method, execution)
     _limits.check_dense_side(np.shape(C))
@@ -333,12 +339,8 @@ def _iteration_limit(max_iterations: int | None) -> int:
 def _solve_unassigned(
     C, unassigned_cost, maximize, method, execution, max_iterations, init, tuning
 ):
-    """:func:`solve_lap` with ``unassigned_cost`` (:mod:`.unassigned`)."""
-    if isinstance(C, SparseCosts):
-        raise NotImplementedError(
-            "unassigned_cost takes dense costs; for a SparseCosts, solve the dense matrix "
-            "(+inf for the absent pairs)"
-        )
+    """:func:`solve_lap` with ``unassigned_cost`` (:mod:`.unassigned`) on
+    dense costs."""
     _check_execution(execution)
     _check_method(method, execution)
     if method not in ("auto", "jv") or execution == "stepped":

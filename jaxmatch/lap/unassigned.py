@@ -19,7 +19,9 @@ lap/jv/jv_team.cuh on the GPU) run JV on the implicit ``n x (m + n)``
 problem in which row ``i`` also has a private exit column of cost ``r[i]``
 and the column prices start at ``c``; they take rows ``<=`` columns, so a
 tall problem is solved transposed (rows and columns, ``r`` and ``c``
-swapped: the same problem).
+swapped: the same problem). Sparse costs (:class:`jaxmatch.SparseCosts`)
+are solved by the sparse kernels on the same implicit problem, over the
+stored entries (:mod:`jaxmatch.lap.sparse.solve`).
 """
 
 from __future__ import annotations
@@ -73,11 +75,14 @@ def _prices(x: Any, side: str, shape: tuple[int, ...], dtype) -> jax.Array:
     return jnp.broadcast_to(jnp.asarray(x, dtype), shape)
 
 
-def unassigned_prices(unassigned_cost: Any, C: jax.Array) -> tuple[jax.Array, jax.Array]:
+def unassigned_prices(
+    unassigned_cost: Any, C: jax.Array | jax.ShapeDtypeStruct
+) -> tuple[jax.Array, jax.Array]:
     """The row prices ``[..., n]`` and column prices ``[..., m]`` of
     ``unassigned_cost`` for the costs ``C`` (``[..., n, m]``, the kernel
-    dtype): a scalar prices every row and column alike; a pair gives each
-    side's, broadcast to its shape."""
+    dtype; only its shape and dtype are read, so sparse costs pass a
+    ``ShapeDtypeStruct``): a scalar prices every row and column alike; a
+    pair gives each side's, broadcast to its shape."""
     *batch, n, m = C.shape
     if isinstance(unassigned_cost, (tuple, list)):
         if len(unassigned_cost) != 2:

@@ -157,8 +157,9 @@ def verify_lap(
     :class:`~jaxmatch.SparseCosts` as its solvers read it (zeros are edges,
     a pair stored twice costs its cheaper entry), a scipy sparse matrix as
     scipy's csgraph reads it (duplicates summed, explicit zeros removed);
-    the assignment must then be full (``min(n, m)`` pairs) and the
-    tolerance defaults to ``64 * eps64 * max(1, |C|, |u|, |v|)``.
+    the assignment must then be full (``min(n, m)`` pairs) unless
+    ``unassigned_cost`` is given, and the tolerance defaults to
+    ``64 * eps64 * max(1, |C|, |u|, |v|)``.
 
     Args:
       C: ``[..., n, m]`` the costs that were solved (a real dtype), a
@@ -173,11 +174,12 @@ def verify_lap(
       unassigned_cost: the prices of unassigned rows and columns the
         result was solved with (:func:`jaxmatch.solve_lap`: a scalar or a
         pair ``(row_costs, col_costs)`` broadcastable to ``[..., n]`` and
-        ``[..., m]``; dense ``C`` only). The assignment may then be partial,
-        and the checks are those of that problem's LP dual: ``u[i] + v[j]
-        <= C[i, j]``, ``u[i] <= row_costs[i]``, ``v[j] <= col_costs[j]``,
-        with equality on assigned pairs, unassigned rows and unassigned
-        columns; ``primal_cost`` counts the prices of the unassigned.
+        ``[..., m]``). The assignment may then be partial, and the checks
+        are those of that problem's LP dual: ``u[i] + v[j] <= C[i, j]``
+        (on sparse costs: over the stored entries), ``u[i] <=
+        row_costs[i]``, ``v[j] <= col_costs[j]``, with equality on
+        assigned pairs, unassigned rows and unassigned columns;
+        ``primal_cost`` counts the prices of the unassigned.
 
     Returns:
       A :class:`LAPCertificate` for a single matrix, or a list of them (in
@@ -192,9 +194,11 @@ def verify_lap(
     if missing:
         raise TypeError(f"verify_lap: result has no {', '.join(missing)}")
     if _is_sparse(C):
+        prices = None
         if unassigned_cost is not None:
-            raise ValueError("verify_lap: unassigned_cost takes dense costs")
-        return verify_sparse(C, result, maximize=maximize, tol=tol)
+            batch = np.shape(C.indptr)[:-1] if isinstance(C, SparseCosts) else ()
+            prices = _prices_of(unassigned_cost, batch, *C.shape)
+        return verify_sparse(C, result, maximize=maximize, tol=tol, prices=prices)
     C = np.asarray(C)
     if C.ndim < 2:
         raise ValueError(f"verify_lap: C must have shape [..., n, m], got {C.shape}")

@@ -12,7 +12,6 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-import scipy.sparse
 from lap_cases import unassigned_optimum
 
 import jaxmatch
@@ -208,9 +207,6 @@ def test_errors():
         jaxmatch.solve_lap(C, unassigned_cost=1.0, execution="stepped")
     with pytest.raises(ValueError, match="init"):
         jaxmatch.solve_lap(C, unassigned_cost=1.0, init=jaxmatch.solve_lap(C))
-    S = jaxmatch.SparseCosts.from_scipy(scipy.sparse.csr_array(np.ones((2, 2), np.float32)))
-    with pytest.raises(NotImplementedError, match="dense"):
-        jaxmatch.solve_lap(S, unassigned_cost=1.0)
     with pytest.raises(OverflowError, match="int32"):
         jaxmatch.solve_lap(np.zeros((2, 2), np.int32), unassigned_cost=np.int64(2**40))
 

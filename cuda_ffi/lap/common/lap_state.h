@@ -422,6 +422,11 @@ struct LapCsrView : LapView<T> {
   int* capped;         // [1] an int32 key of this phase did not fit
   T* rdist;            // [n] the distance at which a forest row joined
   int* edge_for_row;   // [n] the position of each row's matched entry
+  // Unassigned costs (null without): row i's price of staying unassigned,
+  // the cost of its private exit column, [n]; the columns' starting prices
+  // (their prices of staying unassigned), [m].
+  const T* row_cost = nullptr;
+  const T* col_cost = nullptr;
 
   JM_HD LapCsrView(int n_, int m_, int cap_, const int* indptr_,
                    const int* indices_, const T* cost_, const LapBuffers<T>& b,
@@ -442,6 +447,11 @@ struct LapCsrView : LapView<T> {
   JM_HD bool present(int k) const {
     return Num<T>::kIsInteger || cost[k] < Num<T>::inf();
   }
+  // Whether each row has an exit (unassigned costs).
+  JM_HD bool exits() const { return row_cost != nullptr; }
+  // The internal column of a row assigned to its exit (beyond every real
+  // column; lap_csr_finish writes -1).
+  JM_HD int exit_of(int i) const { return this->m + i; }
 };
 
 // A batch of sparse problems of one shape and capacity: the operands of one
@@ -456,6 +466,8 @@ struct LapCsrProblem {
   LapBuffers<T> base;  // each [batch, len], workspaces of kLapCsrTree
   int* edge_for_row;
   int max_iters = 0;
+  const T* row_cost = nullptr;  // [batch, n], or null: no unassigned costs
+  const T* col_cost = nullptr;  // [batch, m], with row_cost
 
   JM_HD LapCsrView<T> view(int64_t b) const {
     LapCsrView<T> p(n, m, cap, indptr + b * (n + 1), indices + b * cap,
@@ -463,6 +475,10 @@ struct LapCsrProblem {
                     base.member(b, n, m, LapWorkLayout(n, m, kLapCsrTree)),
                     edge_for_row + b * n);
     p.max_iters = max_iters;
+    if (row_cost != nullptr) {
+      p.row_cost = row_cost + b * n;
+      p.col_cost = col_cost + b * m;
+    }
     return p;
   }
 };

@@ -14,9 +14,25 @@ namespace jaxmatch {
 //                  info, edge_for_row, work, twork), attribute variant:
 //                  kLapJv (the CPU only), kLapCsrTree, or kLapCsrAuto (JV on
 //                  the CPU, the tree variant on a GPU)
+//   unassigned:    lap_csr_solve_unassigned, the same with two more
+//                  operands after cost: row_cost [..., n] and col_cost
+//                  [..., m] in the cost dtype, the prices of leaving each
+//                  row and column unassigned (CheckLapCsrPrices)
 template <class Binding>
 auto BindLapCsrSolve(Binding b) {
   return std::move(b)
+      .template Arg<ffi::AnyBuffer>()
+      .template Arg<ffi::AnyBuffer>()
+      .template Arg<ffi::AnyBuffer>()
+      .RemainingRets()
+      .template Attr<int32_t>("variant");
+}
+
+template <class Binding>
+auto BindLapCsrSolveUnassigned(Binding b) {
+  return std::move(b)
+      .template Arg<ffi::AnyBuffer>()
+      .template Arg<ffi::AnyBuffer>()
       .template Arg<ffi::AnyBuffer>()
       .template Arg<ffi::AnyBuffer>()
       .template Arg<ffi::AnyBuffer>()
@@ -90,6 +106,18 @@ inline ffi::Error CheckLapCsr(const ffi::AnyBuffer& indptr,
     s->out[k] = (*r)->untyped_data();
   }
   return ffi::Error::Success();
+}
+
+// The prices of an unassigned-cost call, once CheckLapCsr has read the
+// shape: row_cost [..., n] and col_cost [..., m] in the cost dtype.
+inline ffi::Error CheckLapCsrPrices(const ffi::AnyBuffer& cost,
+                                    const ffi::AnyBuffer& row_cost,
+                                    const ffi::AnyBuffer& col_cost,
+                                    const LapCsrShape& s) {
+  JM_RETURN_IF_ERROR(
+      CheckLapPrices(row_cost, "row_cost", cost.element_type(), s.batch, s.n));
+  return CheckLapPrices(col_cost, "col_cost", cost.element_type(), s.batch,
+                        s.m);
 }
 
 inline ffi::Error CheckLapCsrVariant(int32_t variant) {

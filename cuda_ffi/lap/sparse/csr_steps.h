@@ -16,6 +16,19 @@
 // only drops once it is in a tree, which then matches it: v <= 0 with v = 0
 // on the columns left free, the rectangular LP's dual certificate.
 //
+// Unassigned costs (LapCsrView::exits): every row also has a private exit
+// column of cost row_cost_i, and the column prices start at col_cost (the
+// implicit n x (m + n) problem of jaxmatch/lap/unassigned.py).  Then u_i
+// starts at the least of row_cost_i and row i's c_ij - col_cost_j; a forest
+// row's exit has the key rdist_i + row_cost_i - u_i (its price stays 0: it
+// only ever ends a path), checked by lap_csr_s2_exits and claimed as column
+// m + i (after every real column on ties); a row that takes its exit keeps
+// it (no other row reaches that column, so no path passes it) with
+// u_i = row_cost_i.  Prices stay <= col_cost, equal on the free columns;
+// u_i <= row_cost_i since an exit's key is never below D: the duals of
+// jaxmatch/lap/unassigned.py, and every row is assigned, to a column or
+// its exit (never INFEASIBLE).
+//
 // Determinism: a column's predecessor is the least row of the latest
 // frontier that reached its least key (two passes: an atomic minimum of the
 // key, then of the row among those achieving it); everything else is
@@ -46,9 +59,9 @@ JM_HD void lap_csr_init_zero(const Team& team, LapCsrView<T>& p) {
   }
 }
 
-// Checks the stored columns (in [0, m)) and costs (no NaN, no -inf).  A bad
-// column wins over a bad cost: its store overwrites, the cost's
-// compare-and-swap only fills an empty flag.
+// Checks the stored columns (in [0, m)) and costs (no NaN, no -inf), and
+// the unassigned costs (finite).  A bad column wins over a bad cost: its
+// store overwrites, the cost's compare-and-swap only fills an empty flag.
 template <class T, class Team>
 JM_HD void lap_csr_init_entries(const Team& team, LapCsrView<T>& p) {
   // Malformed pointers (init_zero) stop every worker; a bad cost another
@@ -62,20 +75,62 @@ JM_HD void lap_csr_init_entries(const Team& team, LapCsrView<T>& p) {
     if (!Num<T>::kIsInteger && !(c == c && c > -Num<T>::inf()))
       atomic_cas_int(&p.sc[kFlagInput], 0, kLapInvalidEntries);
   }
+  // Unassigned costs: every price finite.
+  for (int k = team.rank(); p.exits() && k < p.n + p.m; k += team.size()) {
+    const T c = k < p.n ? p.row_cost[k] : p.col_cost[k - p.n];
+    if (!Num<T>::is_finite(c))
+      atomic_cas_int(&p.sc[kFlagInput], 0, kLapInvalidEntries);
+  }
+}
+
+// The least c_ij - col_cost_j of row i and its exit's cost (unassigned
+// costs); sets *ovf when an int32 value does not fit.
+template <class T>
+JM_HD T lap_csr_least_priced(const LapCsrView<T>& p, int i, int* ovf) {
+  if constexpr (Num<T>::kIsInteger) {
+    long long best = p.row_cost[i];
+    for (int k = p.indptr[i]; k < p.indptr[i + 1]; ++k) {
+      const long long h =
+          static_cast<long long>(p.cost[k]) - p.col_cost[p.indices[k]];
+      if (h < best) best = h;
+    }
+    if (best <= -static_cast<long long>(INT_MAX)) {
+      *ovf = 1;
+      return T(0);
+    }
+    return static_cast<T>(best);
+  } else {
+    T best = p.row_cost[i];
+    for (int k = p.indptr[i]; k < p.indptr[i + 1]; ++k) {
+      if (!p.present(k)) continue;
+      const T h = p.cost[k] - p.col_cost[p.indices[k]];
+      if (h < best) best = h;
+    }
+    return best;
+  }
 }
 
 // Row reduction u_i = least cost of row i (infeasible when it has no edge);
 // clears the assignment; v = +inf (square: the column reduction below) or 0.
+// With unassigned costs v = col_cost and u_i = lap_csr_least_priced (every
+// row has its exit).
 template <class T, class Team>
 JM_HD void lap_csr_init_rows(const Team& team, LapCsrView<T>& p) {
   const bool bad = load_shared_scalar(&p.sc[kFlagInput]) != 0;
   for (int i = team.rank(); i < p.n; i += team.size()) {
     T best = Num<T>::inf();
     bool any = false;
-    for (int k = bad ? 0 : p.indptr[i]; !bad && k < p.indptr[i + 1]; ++k) {
-      if (!p.present(k)) continue;
+    if (p.exits() && !bad) {
+      int ovf = 0;
+      best = lap_csr_least_priced(p, i, &ovf);
+      if (ovf) p.sc[kFlagOverflow] = 1;
       any = true;
-      if (p.cost[k] < best) best = p.cost[k];
+    } else if (!bad) {
+      for (int k = p.indptr[i]; k < p.indptr[i + 1]; ++k) {
+        if (!p.present(k)) continue;
+        any = true;
+        if (p.cost[k] < best) best = p.cost[k];
+      }
     }
     if (!any) p.sc[kFlagInfeas] = 1;
     p.u[i] = any ? best : T(0);
@@ -84,7 +139,7 @@ JM_HD void lap_csr_init_rows(const Team& team, LapCsrView<T>& p) {
   }
   for (int j = team.rank(); j < p.m; j += team.size()) {
     p.row_for_col[j] = -1;
-    p.v[j] = p.n == p.m ? Num<T>::inf() : T(0);
+    p.v[j] = p.exits() ? p.col_cost[j] : p.n == p.m ? Num<T>::inf() : T(0);
     p.pred[j] = INT_MAX;
     p.cand[j] = INT_MAX;
   }
@@ -95,7 +150,7 @@ JM_HD void lap_csr_init_rows(const Team& team, LapCsrView<T>& p) {
 // infeasible).
 template <class T, class Team>
 JM_HD void lap_csr_init_cols(const Team& team, LapCsrView<T>& p) {
-  if (p.n != p.m || p.sc[kFlagInput] || p.sc[kFlagInfeas]) return;
+  if (p.n != p.m || p.exits() || p.sc[kFlagInput] || p.sc[kFlagInfeas]) return;
   for (int i = team.rank(); i < p.n; i += team.size()) {
     const T ui = p.u[i];
     for (int k = p.indptr[i]; k < p.indptr[i + 1]; ++k) {
@@ -109,7 +164,7 @@ JM_HD void lap_csr_init_cols(const Team& team, LapCsrView<T>& p) {
 
 template <class T, class Team>
 JM_HD void lap_csr_init_cols_check(const Team& team, LapCsrView<T>& p) {
-  if (p.n != p.m || p.sc[kFlagInput] || p.sc[kFlagInfeas]) return;
+  if (p.n != p.m || p.exits() || p.sc[kFlagInput] || p.sc[kFlagInfeas]) return;
   for (int j = team.rank(); j < p.m; j += team.size()) {
     if (!p.col_flag[j]) p.sc[kFlagInfeas] = 1;
     // An int32 reduction that saturated: 0 is a feasible price too.
@@ -193,7 +248,9 @@ JM_HD void lap_csr_init_finish(const Team& team, LapCsrView<T>& p) {
 
 template <class T>
 JM_HD void lap_csr_ctrl_init(LapCsrView<T>& p) {
-  lap_ctrl_init(p, lap_max_iters(p.max_iters, p.n, p.m));
+  // With exits a phase's distances also stop at the forest rows' exits.
+  lap_ctrl_init(p,
+                lap_max_iters(p.max_iters, p.n, p.m + (p.exits() ? p.n : 0)));
   if (p.sc[kFlagInput]) p.sc[kStatus] = p.sc[kFlagInput];
 }
 
@@ -318,6 +375,46 @@ JM_HD int lap_join_forest(LapView<T>& p, int j, int* next) {
   return r;
 }
 
+// The key of forest row i's exit (unassigned costs): rdist_i + row_cost_i -
+// u_i, inf (and the phase marked, as lap_csr_key) when an int32 key does not
+// fit.
+template <class T>
+JM_HD T lap_csr_exit_key(LapCsrView<T>& p, int i) {
+  const T r = Num<T>::reduced(p.row_cost[i], p.u[i], T(0));
+  int ovf = 0;
+  const T key =
+      r < Num<T>::inf() ? Num<T>::add(p.rdist[i], r, &ovf) : Num<T>::inf();
+  if (Num<T>::kIsInteger && (ovf || !(key < Num<T>::inf()))) {
+    *p.capped = 1;
+    return Num<T>::inf();
+  }
+  return key;
+}
+
+// s2c (unassigned costs): a forest row whose exit's key is D bids for its
+// tree's root with the exit (column m + i); the least key of the others goes
+// to delta[0], where s3 starts its least key from.  The forest does not grow
+// in this step; rows s3 adds are checked in the next iteration, at the same
+// D (the frontier they form keeps D where it is).
+template <class T, class Team>
+JM_HD void lap_csr_s2_exits(const Team& team, LapCsrView<T>& p) {
+  if (!lap_running(p) || !p.exits()) return;
+  const T D = p.delta[1];
+  T least = Num<T>::inf();
+  for (int t = team.rank(); t < p.sc[kNForest]; t += team.size()) {
+    const int i = p.forest[t];
+    const T key = lap_csr_exit_key(p, i);
+    if (key <= D) {
+      atomic_min_int(&p.claim[p.root[i]], p.exit_of(i));
+      atomic_add_int(&p.sc[kNFree], 1);
+    } else if (key < least) {
+      least = key;
+    }
+  }
+  least = from_ordered_bits<T>(~team.all_max(~ordered_bits(least)));
+  if (team.rank() == 0) p.delta[0] = least;
+}
+
 // s3: a touched column takes its candidate; one whose key is D joins the
 // forest (a free one bids for its tree's root, an assigned one brings its
 // row into the next frontier at distance D); the least key of the others is
@@ -327,7 +424,8 @@ JM_HD void lap_csr_s3_mark(const Team& team, LapCsrView<T>& p) {
   if (!lap_running(p)) return;
   const T D = p.delta[1];
   int* next = p.list_next();
-  T least = Num<T>::inf();
+  // With exits, s2c left the least key of the forest's exits.
+  T least = p.exits() ? p.delta[0] : Num<T>::inf();
   for (int t = team.rank(); t < p.sc[kNTouched]; t += team.size()) {
     const int j = p.touched[t];
     if (p.col_flag[j]) continue;
@@ -350,6 +448,23 @@ JM_HD void lap_csr_s3_mark(const Team& team, LapCsrView<T>& p) {
   if (team.rank() == 0) p.delta[0] = least;
 }
 
+// Augments along the path of forest row i's tree that ends at row i's exit:
+// row i takes its exit, its column goes to that column's predecessor, and so
+// on back to the root.
+template <class T>
+JM_HD void lap_csr_augment_exit(LapCsrView<T>& p, int i) {
+  int cur = p.col_for_row[i];
+  p.col_for_row[i] = p.exit_of(i);
+  while (cur >= 0) {
+    const int r = p.pred[cur];
+    const int nxt = p.col_for_row[r];
+    p.col_for_row[r] = cur;
+    p.row_for_col[cur] = r;
+    cur = nxt;
+  }
+  atomic_add_int(&p.sc[kNAug], 1);
+}
+
 // s4: when trees reached free columns, the phase ends: augment along every
 // claimed path and apply D to the forest's prices.
 template <class T, class Team>
@@ -365,7 +480,13 @@ JM_HD void lap_csr_s4_augment(const Team& team, LapCsrView<T>& p) {
   }
   for (int t = team.rank(); t < p.sc[kNForest]; t += team.size()) {
     const int i = p.forest[t];
-    p.add_u(i, D - p.rdist[i], ovf);
+    if (p.exits() && p.claim[p.root[i]] == p.exit_of(i)) {
+      lap_csr_augment_exit(p, i);
+      p.u[i] = p.row_cost[i];  // tight on the exit, with no rounding
+      p.ulo[i] = T(0);
+    } else {
+      p.add_u(i, D - p.rdist[i], ovf);
+    }
   }
 }
 
@@ -393,11 +514,13 @@ JM_HD void lap_csr_ctrl_iteration(LapCsrView<T>& p) {
   }
 }
 
-// The position of each assigned row's entry (the cheapest of duplicates).
+// The position of each assigned row's entry (the cheapest of duplicates);
+// a row on its exit reads -1.
 template <class T, class Team>
 JM_HD void lap_csr_finish(const Team& team, LapCsrView<T>& p) {
   if (load_shared_scalar(&p.sc[kFlagInput])) return;
   for (int i = team.rank(); i < p.n; i += team.size()) {
+    if (p.col_for_row[i] >= p.m) p.col_for_row[i] = -1;  // an exit
     const int j = p.col_for_row[i];
     int best = -1;
     for (int k = p.indptr[i]; j >= 0 && k < p.indptr[i + 1]; ++k)
@@ -445,6 +568,8 @@ JM_HD void lap_csr_iteration(const Team& team, LapCsrView<T>& p) {
   lap_csr_s2_keys(team, p);
   team.sync();
   lap_csr_s2_pred(team, p);
+  team.sync();
+  lap_csr_s2_exits(team, p);
   team.sync();
   lap_csr_s3_mark(team, p);
   team.sync();

@@ -16,17 +16,28 @@ namespace {
 
 // Sparse (CSR) costs, each batch member in turn: JV (variant kLapJv or
 // kLapCsrAuto), or the steps of the GPU's tree variant on a serial team
-// (kLapCsrTree), stopped like the dense solves when cancelled.
-ffi::Error LapCsrSolveCpu(ffi::AnyBuffer indptr, ffi::AnyBuffer indices,
-                          ffi::AnyBuffer cost, ffi::RemainingRets rets,
-                          int32_t variant) {
+// (kLapCsrTree), stopped like the dense solves when cancelled.  With
+// unassigned costs (row_cost and col_cost not null) every row and column
+// may stay unassigned at its price.
+ffi::Error RunLapCsrCpu(const ffi::AnyBuffer& indptr,
+                        const ffi::AnyBuffer& indices,
+                        const ffi::AnyBuffer& cost, ffi::RemainingRets& rets,
+                        int32_t variant, const ffi::AnyBuffer* row_cost,
+                        const ffi::AnyBuffer* col_cost) {
   LapCsrShape s;
   JM_RETURN_IF_ERROR(CheckLapCsrVariant(variant));
   JM_RETURN_IF_ERROR(CheckLapCsr(indptr, indices, cost, rets, &s));
+  if (row_cost != nullptr)
+    JM_RETURN_IF_ERROR(CheckLapCsrPrices(cost, *row_cost, *col_cost, s));
   return DispatchCost(cost.element_type(), [&](auto zero) -> ffi::Error {
     using T = decltype(zero);
-    const LapCsrProblem<T> problem =
-        LapCsrProblemOf<T>(s, indptr, indices, cost);
+    LapCsrProblem<T> problem = LapCsrProblemOf<T>(s, indptr, indices, cost);
+    if (row_cost != nullptr) {
+      problem.row_cost = static_cast<const T*>(row_cost->untyped_data());
+      problem.col_cost = static_cast<const T*>(col_cost->untyped_data());
+    }
+    const T* rc = problem.row_cost;
+    const T* cc = problem.col_cost;
     if (variant == kLapCsrTree) {
       const SerialTeam team;
       const CancelToken cancel;
@@ -50,10 +61,26 @@ ffi::Error LapCsrSolveCpu(ffi::AnyBuffer indptr, ffi::AnyBuffer indices,
                        problem.indices + b * s.cap, problem.cost + b * s.cap,
                        o.col_for_row + b * s.n, o.row_for_col + b * s.m,
                        o.u + b * s.n, o.v + b * s.m,
-                       problem.edge_for_row + b * s.n,
-                       o.info + b * kLapInfoLen);
+                       problem.edge_for_row + b * s.n, o.info + b * kLapInfoLen,
+                       rc == nullptr ? nullptr : rc + b * s.n,
+                       cc == nullptr ? nullptr : cc + b * s.m);
     return ffi::Error::Success();
   });
+}
+
+ffi::Error LapCsrSolveCpu(ffi::AnyBuffer indptr, ffi::AnyBuffer indices,
+                          ffi::AnyBuffer cost, ffi::RemainingRets rets,
+                          int32_t variant) {
+  return RunLapCsrCpu(indptr, indices, cost, rets, variant, nullptr, nullptr);
+}
+
+ffi::Error LapCsrSolveUnassignedCpu(ffi::AnyBuffer indptr,
+                                    ffi::AnyBuffer indices, ffi::AnyBuffer cost,
+                                    ffi::AnyBuffer row_cost,
+                                    ffi::AnyBuffer col_cost,
+                                    ffi::RemainingRets rets, int32_t variant) {
+  return RunLapCsrCpu(indptr, indices, cost, rets, variant, &row_cost,
+                      &col_cost);
 }
 
 }  // namespace
@@ -63,6 +90,9 @@ namespace ffi = xla::ffi;
 
 JM_EXPORT_HANDLER(jaxmatch_lap_csr_solve_cpu, jaxmatch::LapCsrSolveCpu,
                   jaxmatch::BindLapCsrSolve(ffi::Ffi::Bind()));
+JM_EXPORT_HANDLER(jaxmatch_lap_csr_solve_unassigned_cpu,
+                  jaxmatch::LapCsrSolveUnassignedCpu,
+                  jaxmatch::BindLapCsrSolveUnassigned(ffi::Ffi::Bind()));
 
 namespace jaxmatch {
 namespace {

@@ -20,6 +20,16 @@
 // rectangular LP's dual, the certificate of lap/sparse.py.  Edges of
 // infinite cost are absent; a search that runs out of columns before it
 // reaches a free one proves that no full matching exists.
+//
+// Unassigned costs (SolveFromPrices, lap_csr_solve with prices): the caller
+// appends to each row i a private exit column m + i of cost row_cost_i and
+// starts the real columns' prices at col_cost; the greedy start and the
+// searches are those of a rectangular problem (prices only drop, a free
+// column's never), and the exits' prices stay 0 (the augmenting row
+// reduction lowers no exit's price, and a search reaches an exit only from
+// its row, so never past it), so u_i <= row_cost_i with equality on a row
+// left on its exit, and v <= col_cost with equality on the free columns:
+// the duals of jaxmatch/lap/unassigned.py.
 #pragma once
 
 #include <cmath>
@@ -63,6 +73,17 @@ class SparseLapJv {
       ColumnReduction(&free_rows);
     else
       RowMinimaGreedy(&free_rows);
+    return Finish(&free_rows, searches);
+  }
+
+  // Unassigned costs: the problem with prices v0 [m] to start from, whose
+  // columns from `exits_from` on are the rows' exits (their prices never
+  // drop, see the top of the file); rectangular (n < m).
+  int SolveFromPrices(const double* v0, int exits_from, int* searches) {
+    for (int j = 0; j < m_; ++j) v_[j] = v0[j];
+    fixed_from_ = exits_from;
+    std::vector<int> free_rows;
+    RowMinimaGreedy(&free_rows);
     return Finish(&free_rows, searches);
   }
 
@@ -137,22 +158,27 @@ class SparseLapJv {
   // is one (the first least-cost column otherwise decides).  On integer
   // costs a row has many columns at its least cost, and the first of them
   // is often taken: looking past it leaves few rows to the searches.
+  // With starting prices (SolveFromPrices) the least c_ij - v_j decides
+  // (without, the prices are 0 and go unread).
   void RowMinimaGreedy(std::vector<int>* free_rows) {
+    const bool priced = fixed_from_ < m_;
     for (int i = 0; i < n_; ++i) {
       int best = -1;
-      double least = INFINITY;
+      double least = INFINITY, best_cost = INFINITY;
       for (int64_t e = indptr_[i]; e < indptr_[i + 1]; ++e) {
         const int j = indices_[e];
-        if (cost_[e] < least ||
-            (cost_[e] == least && best >= 0 && y_[best] >= 0 && y_[j] < 0)) {
-          least = cost_[e];
+        const double h = priced ? cost_[e] - v_[j] : cost_[e];
+        if (h < least ||
+            (h == least && best >= 0 && y_[best] >= 0 && y_[j] < 0)) {
+          least = h;
           best = j;
+          best_cost = cost_[e];
         }
       }
       if (best >= 0 && y_[best] < 0) {
         x_[i] = best;
         y_[best] = i;
-        matched_cost_[best] = least;
+        matched_cost_[best] = best_cost;
       } else {
         free_rows->push_back(i);
       }
@@ -255,7 +281,7 @@ class SparseLapJv {
       }
       int i0 = y_[j1];
       const double lowered = j2 >= 0 ? v_[j1] - (u2 - u1) : v_[j1];
-      const bool lowers = lowered < v_[j1];
+      const bool lowers = lowered < v_[j1] && j1 < fixed_from_;
       if (visits < static_cast<int64_t>(current) * arr_bound_) {
         if (lowers) {
           v_[j1] = lowered;
@@ -475,6 +501,7 @@ class SparseLapJv {
   static constexpr int64_t kPrefetchAhead = 16;
 
   int n_, arr_bound_, m_;
+  int fixed_from_ = m_;  // the first column whose price never drops (exits)
   const int64_t* indptr_;
   const int* indices_;
   const double* cost_;
@@ -520,11 +547,15 @@ class SparseLapJv {
 // problem is solved in double precision.  Writes the assignment, the duals
 // (in T; kLapOverflow when an int32 dual would not fit), the position of
 // each row's matched entry (the cheapest of duplicates, -1 for a free row)
-// and info (status, searches).
+// and info (status, searches).  With unassigned costs row_cost [n] and
+// col_cost [m] (both null without; any finite values, else
+// kLapInvalidEntries) it solves the n x (m + n) problem with the rows' exits
+// (SolveFromPrices; never infeasible), a row on its exit reading -1.
 template <class T>
 void lap_csr_solve(int n, int m, int cap, const int* indptr, const int* indices,
                    const T* cost, int* col_for_row, int* row_for_col, T* u,
-                   T* v, int* edge_for_row, int* info) {
+                   T* v, int* edge_for_row, int* info,
+                   const T* row_cost = nullptr, const T* col_cost = nullptr) {
   for (int k = 0; k < kLapInfoLen; ++k) info[k] = 0;
   for (int i = 0; i < n; ++i) {
     col_for_row[i] = -1;
@@ -552,11 +583,49 @@ void lap_csr_solve(int n, int m, int cap, const int* indptr, const int* indices,
       return;
     }
   }
-  SparseLapJv jv(n, m, ptr.data(), indices, c.data());
-  int searches = 0;
-  int status = jv.Solve(&searches);
+  int searches = 0, status = kLapOptimal;
   std::vector<double> ud(n), vd(m);
-  jv.Write(col_for_row, row_for_col, ud.data(), vd.data());
+  if (row_cost == nullptr) {
+    SparseLapJv jv(n, m, ptr.data(), indices, c.data());
+    status = jv.Solve(&searches);
+    jv.Write(col_for_row, row_for_col, ud.data(), vd.data());
+  } else {
+    // The CSR with each row's exit (column m + i) after its entries.
+    std::vector<int64_t> xptr(n + 1);
+    std::vector<int> xidx(static_cast<std::size_t>(nnz) + n);
+    std::vector<double> xcost(static_cast<std::size_t>(nnz) + n);
+    std::vector<double> v0(static_cast<std::size_t>(m) + n, 0.0);
+    for (int j = 0; j < m; ++j) v0[j] = static_cast<double>(col_cost[j]);
+    for (int i = 0; i < n; ++i) {
+      xptr[i] = ptr[i] + i;
+      int64_t at = xptr[i];
+      for (int64_t k = ptr[i]; k < ptr[i + 1]; ++k, ++at) {
+        xidx[at] = indices[k];
+        xcost[at] = c[k];
+      }
+      xidx[at] = m + i;
+      xcost[at] = static_cast<double>(row_cost[i]);
+    }
+    xptr[n] = ptr[n] + n;
+    for (int k = 0; k < n + m; ++k) {
+      const double p = k < n ? xcost[xptr[k + 1] - 1] : v0[k - n];
+      if (!std::isfinite(p)) {
+        info[kStatus] = kLapInvalidEntries;
+        return;
+      }
+    }
+    SparseLapJv jv(n, m + n, xptr.data(), xidx.data(), xcost.data());
+    status = jv.SolveFromPrices(v0.data(), m, &searches);
+    std::vector<int> xrfc(static_cast<std::size_t>(m) + n);
+    std::vector<double> xv(static_cast<std::size_t>(m) + n);
+    jv.Write(col_for_row, xrfc.data(), ud.data(), xv.data());
+    for (int i = 0; i < n; ++i)
+      if (col_for_row[i] >= m) col_for_row[i] = -1;  // on its exit
+    for (int j = 0; j < m; ++j) {
+      row_for_col[j] = xrfc[j];
+      vd[j] = xv[j];
+    }
+  }
   for (int i = 0; i < n; ++i) {  // the matched entry: the cheapest (i, j)
     const int j = col_for_row[i];
     int best = -1;

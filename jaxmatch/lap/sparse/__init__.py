@@ -1,7 +1,8 @@
 """The sparse LAP: costs on the stored entries of a CSR matrix.
 
 :class:`SparseCosts` under ``jax.jit``/``jax.vmap`` (solved by
-:func:`jaxmatch.solve_lap` through :func:`solve_sparse_costs`), the eager
+:func:`jaxmatch.solve_lap` through :func:`solve_sparse_costs`, with or
+without ``unassigned_cost``), the eager
 host solve behind the scipy drop-in (:mod:`.host`), and the certificate
 (:mod:`.verify`, reached through :func:`jaxmatch.verify_lap`)."""
 

@@ -65,30 +65,41 @@ def _solve_eps(data_dtype: np.dtype, dual_dtype: np.dtype) -> float:
 
 
 def verify_sparse(
-    C: Any, result: Any, *, maximize: bool = False, tol: float | None = None
+    C: Any,
+    result: Any,
+    *,
+    maximize: bool = False,
+    tol: float | None = None,
+    prices: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> LAPCertificate | list[LAPCertificate]:
     """:func:`jaxmatch.verify_lap` for sparse costs ``C``: a
     :class:`SparseCosts` (a list of certificates for a batch) or a scipy
-    sparse matrix (read as scipy's csgraph reads it)."""
+    sparse matrix (read as scipy's csgraph reads it). ``prices``: the row
+    prices ``[..., n]`` and column prices ``[..., m]`` of staying unassigned
+    (``unassigned_cost``, broadcast), or None for the plain LAP."""
     if not isinstance(C, SparseCosts):
         edges = edges_of_scipy(C)
-        return _verify_edges(edges, result, maximize, tol, _EPS64, _has_invalid(edges[2], maximize))
+        bad = _has_invalid(edges[2], maximize)
+        return _verify_edges(edges, result, maximize, tol, _EPS64, bad, prices)
     eps = _solve_eps(np.asarray(C.data).dtype, np.asarray(result.u).dtype)
     indptr = np.asarray(C.indptr)
     indices, data = np.asarray(C.indices), np.asarray(C.data)
     if indptr.ndim == 1:
-        return _verify_member(indptr, indices, data, C.shape, result, maximize, tol, eps)
+        return _verify_member(indptr, indices, data, C.shape, result, maximize, tol, eps, prices)
     fields = {f: np.asarray(getattr(result, f)) for f in ("col_for_row", "row_for_col", "u", "v")}
     out = []
     for b in np.ndindex(*indptr.shape[:-1]):
         member = types.SimpleNamespace(**{f: a[b] for f, a in fields.items()})
+        p = None if prices is None else (prices[0][b], prices[1][b])
         out.append(
-            _verify_member(indptr[b], indices[b], data[b], C.shape, member, maximize, tol, eps)
+            _verify_member(indptr[b], indices[b], data[b], C.shape, member, maximize, tol, eps, p)
         )
     return out
 
 
-def _verify_member(indptr, indices, data, shape, solution, maximize, tol, eps) -> LAPCertificate:
+def _verify_member(
+    indptr, indices, data, shape, solution, maximize, tol, eps, prices=None
+) -> LAPCertificate:
     """One :class:`SparseCosts` problem's certificate; a malformed CSR (the
     solvers' ``INVALID_STRUCTURE``) has no optimum to certify."""
     try:
@@ -99,7 +110,7 @@ def _verify_member(indptr, indices, data, shape, solution, maximize, tol, eps) -
         return invalid(f"SparseCosts: data of shape {data.shape}, indices of {indices.shape}")
     edges = edges_of_costs(indptr, indices, data, shape, maximize)
     bad = _has_invalid(data[: int(indptr[-1])], maximize)
-    return _verify_edges(edges, solution, maximize, tol, eps, bad)
+    return _verify_edges(edges, solution, maximize, tol, eps, bad, prices)
 
 
 def _has_invalid(weights: np.ndarray, maximize: bool) -> bool:
@@ -110,7 +121,13 @@ def _has_invalid(weights: np.ndarray, maximize: bool) -> bool:
 
 
 def _verify_edges(
-    edges, solution, maximize: bool, tol: float | None, eps: float, invalid_entries: bool
+    edges,
+    solution,
+    maximize: bool,
+    tol: float | None,
+    eps: float,
+    invalid_entries: bool,
+    prices: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> LAPCertificate:
     """The certificate of ``solution`` (its ``col_for_row``, ``row_for_col``,
     ``u``, ``v``) on the weighted edges ``(r, c, w, (n, m))``, never optimal
@@ -119,7 +136,11 @@ def _verify_edges(
     maximizing) on every edge within ``tol``, equality on the matched edges,
     on a rectangular matrix the larger side's duals ``<= 0`` (``>= 0``) and
     0 on its unmatched vertices, and no duality gap; ``tol`` defaults to
-    ``64 * eps * max(1, |w|, |u|, |v|)``."""
+    ``64 * eps * max(1, |w|, |u|, |v|)``. With ``prices`` (the row and
+    column prices of staying unassigned, ``[n]`` and ``[m]``) the matching
+    may be partial, the primal counts the prices of the unassigned, and
+    ``u <= row prices``, ``v <= column prices`` (``>=`` when maximizing)
+    hold, with equality on the unassigned rows and columns."""
     r, c, w, (n, m) = edges
     if invalid_entries:
         return invalid(f"C has NaN or {'+' if maximize else '-'}inf entries")
@@ -139,7 +160,7 @@ def _verify_edges(
         return invalid("col_for_row and row_for_col disagree")
     if u.shape != (n,) or v.shape != (m,):
         return invalid(f"duals of shapes {u.shape}, {v.shape} do not fit a {n} x {m} matrix")
-    if ri.size != min(n, m):
+    if prices is None and ri.size != min(n, m):
         return invalid(f"{ri.size} pairs; a full matching has {min(n, m)}")
     if np.unique(ri).size != ri.size or np.unique(ci).size != ci.size:
         return invalid("a vertex is matched twice")
@@ -153,12 +174,31 @@ def _verify_edges(
         return invalid("a matched pair is not an edge of finite weight")
     matched_w = ws[order][pos]
     primal = float(matched_w.sum())
+    rs = cs = np.zeros(0)
+    if prices is not None:
+        rs, cs = (sign * np.asarray(x, np.float64) for x in prices)
+        if not (np.all(np.isfinite(rs)) and np.all(np.isfinite(cs))):
+            return invalid("unassigned_cost is NaN or infinite")
+        if not (np.all(np.isfinite(u)) and np.all(np.isfinite(v))):
+            return invalid("a dual is NaN or infinite")
+        free_r, free_c = cfr < 0, rfc < 0
+        primal += float(rs[free_r].sum() + cs[free_c].sum())
     if tol is None:
-        scale = max(1.0, *(float(np.abs(x[np.isfinite(x)]).max(initial=0.0)) for x in (ws, u, v)))
+        scale = max(
+            1.0, *(float(np.abs(x[np.isfinite(x)]).max(initial=0.0)) for x in (ws, u, v, rs, cs))
+        )
         tol = 64 * eps * scale
     reduced = ws[finite] - u[r[finite]] - v[c[finite]]
     viol_dual = max(0.0, -float(reduced.min(initial=0.0)))
     viol_cs = float(np.abs(matched_w - u[ri] - v[ci]).max(initial=0.0))
+    if prices is not None:
+        # Each row's and column's price of staying unassigned bounds its
+        # dual, tightly where it stays unassigned.
+        viol_dual = max(viol_dual, -float((rs - u).min(initial=0.0)))
+        viol_dual = max(viol_dual, -float((cs - v).min(initial=0.0)))
+        tight = ((rs - u)[free_r], (cs - v)[free_c])
+        viol_cs = max(viol_cs, *(float(np.abs(x).max(initial=0.0)) for x in tight))
+        return certificate(primal, float(u.sum() + v.sum()), viol_dual, viol_cs, tol, sign, n + m)
     # Rectangular LP: the larger side's duals are <= 0, and 0 where that
     # vertex is unmatched (a square LP has equality constraints: no sign).
     if n != m:
