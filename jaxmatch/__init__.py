@@ -7,6 +7,8 @@ from ._ffi import backends
 from ._float64 import Float64RoundingWarning
 from ._version import __version__ as __version__
 from .lap import (
+    KBestCertificate,
+    KBestResult,
     LAPCertificate,
     LAPResult,
     LAPStatus,
@@ -14,11 +16,13 @@ from .lap import (
     PointsLAPResult,
     SparseCosts,
     hungarian,
+    k_best_assignments,
     linear_sum_assignment,
     min_weight_full_bipartite_matching,
     solve_lap,
     solve_lap_points,
     solve_lap_split,
+    verify_k_best,
     verify_lap,
     verify_lap_points,
 )
@@ -61,6 +65,8 @@ __all__ = [
     "Graph",
     "GraphStatus",
     "GraphValidationError",
+    "KBestCertificate",
+    "KBestResult",
     "LAPCertificate",
     "LAPResult",
     "LAPStatus",
@@ -83,6 +89,7 @@ __all__ = [
     "ffi_targets",
     "greedy_matching",
     "hungarian",
+    "k_best_assignments",
     "karp_sipser_matching",
     "linear_sum_assignment",
     "max_cardinality_matching",
@@ -92,6 +99,7 @@ __all__ = [
     "solve_lap_points",
     "solve_lap_split",
     "verify_b_matching",
+    "verify_k_best",
     "verify_lap",
     "verify_lap_points",
     "verify_matching",

@@ -105,7 +105,9 @@ def test_options_are_keyword_only(name):
         assert [(p.name, p.default) for p in params] == SCIPY_SIGNATURES[name]
         assert all(p.kind == p.POSITIONAL_OR_KEYWORD for p in params)
         return
-    inputs = {"C", "G", "X", "Y", "b", "result", "solution"}
+    # k: how many assignments k_best_assignments ranks (issue 53 names it
+    # positional, as a b-matching's capacities b).
+    inputs = {"C", "G", "X", "Y", "b", "k", "result", "solution"}
     for p in sig.parameters.values():
         if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
             assert p.name in inputs, f"{name}({p.name}=...) should be keyword-only"

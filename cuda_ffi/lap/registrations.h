@@ -2,11 +2,13 @@
 // library.cc exports (common/registration.h).  The handlers: the dense
 // targets in lap/common/dense_{cpu,cuda}.cc (variant attribute: hungarian/
 // or jv/), the sparse one in lap/sparse/, the split forest's in lap/split/,
-// the points sweep's in lap/points/.
+// the points sweep's in lap/points/, the k best assignments' in lap/kbest/
+// (the CPU's; the CUDA library's refuses, naming the CPU).
 #pragma once
 
 #include "common/registration.h"
 #include "lap/common/lap_state.h"
+#include "lap/kbest/kbest_ffi.h"
 #include "lap/points/points_steps.h"
 #include "lap/split/split_ffi.h"
 #include "lap/split/split_steps.h"
@@ -22,7 +24,8 @@
   X(lap_split_scan, platform)           \
   X(lap_split_update, platform)         \
   X(lap_points_sweep, platform)         \
-  X(lap_solve_unassigned, platform)
+  X(lap_solve_unassigned, platform)     \
+  X(lap_k_best, platform)
 
 #define JM_LAP_DECLARE(target, platform) \
   JM_DECLARE_HANDLER(jaxmatch_##target##_##platform);
@@ -78,6 +81,10 @@ inline constexpr NamedConstant kLapConstants[] = {
     {"LAP_POINTS_CITYBLOCK", kPointsCityblock},
     {"LAP_POINTS_MAX_K", kPointsMaxK},
     {"LAP_POINTS_MAX_DIM", kPointsMaxDim},
+    {"LAP_KBEST_INFO_STATUS", kKBestInfoStatus},
+    {"LAP_KBEST_INFO_COUNT", kKBestInfoCount},
+    {"LAP_KBEST_INFO_ITERS", kKBestInfoIters},
+    {"LAP_KBEST_INFO_LEN", kKBestInfoLen},
 };
 
 }  // namespace jaxmatch

@@ -1,0 +1,181 @@
+// The CPU's k best assignments (kbest_steps.h on a SerialTeam), one problem
+// per core at a time:
+//   jaxmatch_lap_k_best_cpu   operands and results in kbest_ffi.h
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <numeric>
+#include <thread>
+#include <vector>
+
+#include "common/device.h"
+#include "common/ffi_helpers.h"
+#include "lap/kbest/kbest_ffi.h"
+#include "lap/kbest/kbest_steps.h"
+
+namespace jaxmatch {
+namespace {
+
+// Whether every cost is a number below -inf (+inf forbids a pair) and,
+// with exits, every price finite.
+template <class T>
+bool KBestValid(const KBestProblem<T>& P) {
+  if (!std::is_floating_point<T>::value) return true;
+  const int64_t len = int64_t{P.n} * P.m;
+  for (int64_t e = 0; e < len; ++e) {
+    const double x = static_cast<double>(P.C[e]);
+    if (std::isnan(x) || x == -std::numeric_limits<double>::infinity())
+      return false;
+  }
+  if (!P.exits) return true;
+  for (int i = 0; i < P.n; ++i)
+    if (!std::isfinite(static_cast<double>(P.r[i]))) return false;
+  for (int j = 0; j < P.m; ++j)
+    if (!std::isfinite(static_cast<double>(P.c[j]))) return false;
+  return true;
+}
+
+// One thread's workspace, kept across the problems it solves (grown, never
+// shrunk, never cleared: the ranking initialises what it reads).
+template <class W>
+struct KBestScratch {
+  std::vector<int> ints, pred, state, cols, queue, free_slots, order_out, rank;
+  std::vector<W> wides, dist, bounds, found, keys;
+  void Fit(const KBestNodeLayout& L, int k) {
+    const size_t slots = static_cast<size_t>(k) + 2, n = L.n, m = L.m;
+    Grow(&ints, slots * L.ints());
+    Grow(&wides, slots * L.wides());
+    for (auto* v : {&pred, &state, &cols}) Grow(v, m);
+    Grow(&dist, m);
+    Grow(&bounds, n);
+    Grow(&found, k);
+    Grow(&keys, k);
+    Grow(&queue, k);
+    Grow(&rank, k);
+    Grow(&free_slots, slots);
+    Grow(&order_out, static_cast<size_t>(k) * n);
+  }
+  template <class V>
+  static void Grow(std::vector<V>* v, size_t len) {
+    if (v->size() < len) v->resize(len);
+  }
+};
+
+template <class W>
+KBestScratch<W>& ThreadScratch() {
+  thread_local KBestScratch<W> scratch;
+  return scratch;
+}
+
+// Solves one problem into its outputs: assign [k, n], costs [k], info.
+template <class T>
+void KBestSolveOne(const KBestProblem<T>& P, int k, int* assign, T* costs,
+                   int* info) {
+  using W = KBestWide<T>;
+  const int n = P.n, m = P.m;
+  std::fill(assign, assign + int64_t{k} * n, -1);
+  std::fill(costs, costs + k,
+            std::numeric_limits<T>::has_infinity
+                ? std::numeric_limits<T>::infinity()
+                : std::numeric_limits<T>::max());
+  info[kKBestInfoCount] = 0;
+  info[kKBestInfoIters] = 0;
+  if (!KBestValid(P)) {
+    info[kKBestInfoStatus] = kLapInvalidEntries;
+    return;
+  }
+  const KBestNodeLayout L{n, m};
+  KBestScratch<W>& s = ThreadScratch<W>();
+  s.Fit(L, k);
+  const KBestSearchWork<W> sw{s.dist.data(), s.pred.data(), s.state.data(),
+                              s.cols.data()};
+  const SerialTeam team;
+  const KBestRankWork<W> rw{s.queue.data(), s.keys.data(), s.free_slots.data(),
+                            s.bounds.data()};
+  const int* order_out = s.order_out.data();
+  const W* found = s.found.data();
+  const int count =
+      KBestRank(team, P, k, s.ints.data(), s.wides.data(), sw, rw,
+                s.order_out.data(), s.found.data(), &info[kKBestInfoIters]);
+  info[kKBestInfoCount] = count;
+  info[kKBestInfoStatus] = count > 0 ? kLapOptimal : kLapInfeasible;
+  // In order of the objectives summed afresh (ties keep the order found;
+  // floating sums may round the ranking's keys differently).
+  int* rank = s.rank.data();
+  std::iota(rank, rank + count, 0);
+  std::stable_sort(rank, rank + count,
+                   [&](int a, int b) { return found[a] < found[b]; });
+  for (int t = 0; t < count; ++t) {
+    const int from = rank[t];
+    std::copy(order_out + int64_t{from} * n, order_out + int64_t{from + 1} * n,
+              assign + int64_t{t} * n);
+    const W total = found[from];
+    if (!std::is_floating_point<T>::value &&
+        (total < static_cast<W>(std::numeric_limits<T>::min()) ||
+         total > static_cast<W>(std::numeric_limits<T>::max()))) {
+      info[kKBestInfoStatus] = kLapOverflow;
+      costs[t] = total < 0 ? std::numeric_limits<T>::min()
+                           : std::numeric_limits<T>::max();
+    } else {
+      costs[t] = static_cast<T>(total);
+    }
+  }
+}
+
+// solve(b) for every member b, spread over the host's cores.
+template <class Solve>
+void ForEachKBestMember(int64_t batch, const Solve& solve) {
+  const int64_t cores = std::max(1u, std::thread::hardware_concurrency());
+  const int64_t workers = std::min(cores, batch);
+  if (workers < 2) {
+    for (int64_t b = 0; b < batch; ++b) solve(b);
+    return;
+  }
+  std::vector<std::thread> threads;
+  for (int64_t w = 0; w < workers; ++w)
+    threads.emplace_back([&, w] {
+      for (int64_t b = w; b < batch; b += workers) solve(b);
+    });
+  for (auto& t : threads) t.join();
+}
+
+ffi::Error KBestCpu(ffi::AnyBuffer C, ffi::AnyBuffer row_cost,
+                    ffi::AnyBuffer col_cost,
+                    ffi::Result<ffi::AnyBuffer> assignments,
+                    ffi::Result<ffi::AnyBuffer> costs,
+                    ffi::Result<ffi::AnyBuffer> info, int32_t k,
+                    int32_t exits) {
+  KBestShape s;
+  JM_RETURN_IF_ERROR(CheckKBest(C, row_cost, col_cost, *assignments, *costs,
+                                *info, k, exits, &s));
+  return DispatchCost(C.element_type(), [&](auto zero) -> ffi::Error {
+    using T = decltype(zero);
+    const int64_t n = s.n, m = s.m;
+    const T* Cd = static_cast<const T*>(C.untyped_data());
+    const T* rd = static_cast<const T*>(row_cost.untyped_data());
+    const T* cd = static_cast<const T*>(col_cost.untyped_data());
+    int* ad = static_cast<int*>(assignments->untyped_data());
+    T* kd = static_cast<T*>(costs->untyped_data());
+    int* id = static_cast<int*>(info->untyped_data());
+    const std::vector<T> zeros(static_cast<size_t>(m), T(0));
+    auto solve = [&](int64_t b) {
+      const KBestProblem<T> P{s.n,
+                              s.m,
+                              Cd + b * n * m,
+                              rd + b * n,
+                              exits ? cd + b * m : zeros.data(),
+                              exits != 0};
+      KBestSolveOne(P, s.k, ad + b * s.k * n, kd + b * s.k,
+                    id + b * kKBestInfoLen);
+    };
+    ForEachKBestMember(s.batch, solve);
+    return ffi::Error::Success();
+  });
+}
+
+}  // namespace
+}  // namespace jaxmatch
+
+JM_EXPORT_HANDLER(jaxmatch_lap_k_best_cpu, jaxmatch::KBestCpu,
+                  jaxmatch::BindKBest(xla::ffi::Ffi::Bind()));

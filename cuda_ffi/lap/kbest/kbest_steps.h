@@ -1,0 +1,621 @@
+// The k best assignments (Murty's ranking, with the optimizations of Miller,
+// Stone and Cox, "Optimizing Murty's ranked assignment method", IEEE TAES
+// 33(3), 1997, and of fastmurty, Motro and Ghosh, FUSION 2019), with a
+// price for leaving a row or a column unassigned, written once over a Team
+// (common/device.h's SerialTeam on the CPU; a warp later: the loops over
+// columns stride over the team's lanes, the serial parts run on rank 0
+// between team.sync()s, and KBestLeast is where a warp will combine its
+// lanes' minima).  Everything here compiles for the device (JM_HD).
+//
+// The problem.  n rows, m columns, costs C [n, m] (+inf: a forbidden pair),
+// row prices r [n] and column prices c [m] (finite).  With exits, the
+// objective of a partial assignment x is the sum of its pairs' costs plus
+// r_i for every row left unassigned plus c_j for every column left
+// unassigned.  Without exits (the plain LAP, n <= m, c = 0) every row is
+// assigned.  It is the square problem of the n + m rows {real rows, a dummy
+// row D_j per column} over the m + n columns {real columns, an exit column
+// E_i per row}: (i, j) costs C_ij, (i, E_i) r_i, (D_j, j) c_j, (D_j, E_i) 0;
+// a partial assignment is one of its perfect matchings up to the pairing of
+// dummy rows with exit columns.  Its duals are kept as the column prices v
+// [m] with the exits' and dummies' potentials 0, so that u_i + v_j <= C_ij,
+// u_i <= r_i and v_j <= c_j, tight on the pairs, on the unassigned rows
+// (u_i = r_i) and on the unassigned columns (v_j = c_j): the duals of
+// jaxmatch/lap/unassigned.py.  The dummy rows and exit columns joined by
+// zero-cost pairs are one node of the shortest-path searches, the zone:
+// entered from a row's exit (the row leaves its column) or from an
+// unassigned column (which becomes assigned); left to a row at its exit
+// (which takes a column) or to an assigned column's dummy (the column
+// becomes unassigned).
+//
+// The ranking.  A node is a solution with its duals and its part of the
+// solution space: its rows `order` [n] hold first its `active` rows, free
+// to change, then rows fixed to their solution's value; the last active
+// row may carry exclusions (the list `excl`: the values it may not take,
+// m standing for its exit).
+// Splitting a node of A active rows gives A children: child p (1..A) keeps
+// rows order[0..p-1] active and excludes row order[p-1]'s value (inheriting
+// the node's exclusions when p = A; the node's excluded row is its last
+// active one, so every other child fixes it and exclusions stay on one
+// row).  Each child is solved from its parent's solution and duals by ONE
+// shortest augmenting path from the freed row to its freed column (or to
+// the zone when the row was unassigned), in reduced costs, over the
+// columns not held by fixed rows.  A bounded queue, sorted by key, holds
+// at most k - t - 1 nodes after the t-th output; a child whose lower bound (its
+// row's second least reduced cost) or whose search reaches the queue's worst is
+// skipped; the rows are split in the order of those bounds, the largest
+// last.  Each search runs over a list of the open columns, the scanned ones
+// moved behind the others (fastmurty's cols2use), and each child's list is
+// its predecessor's plus the column its row frees.  Memory: (k + 2) nodes
+// of 2 n + 2 m + 4 int32 and m + 1 wide entries, a search's 4 m entries,
+// the queue's 3 k + 2 and the rows' bounds n.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+
+#include "common/device.h"
+#include "lap/common/lap_state.h"
+
+namespace jaxmatch {
+
+// Sums and duals of cost dtype T: double for floats, int64 for int32.
+template <class T>
+using KBestWide = typename std::conditional<std::is_floating_point<T>::value,
+                                            double, int64_t>::type;
+
+template <class W>
+JM_HD W KBestInf() {
+  if (std::is_floating_point<W>::value)
+    return std::numeric_limits<W>::infinity();
+  return std::numeric_limits<W>::max() / 4;
+}
+
+// x[i]: a row left unassigned (at its exit), or not yet added (the root's
+// solve adds the rows one at a time).
+constexpr int kKBestExit = -1;
+constexpr int kKBestNone = -2;
+// pred[j]: reached from the zone (through its dummy row).
+constexpr int kKBestZone = -1;
+
+// One problem's data.  With exits false, r is ignored and c is 0.
+template <class T>
+struct KBestProblem {
+  int n, m;
+  const T* C;  // [n, m]
+  const T* r;  // [n]
+  const T* c;  // [m]
+  bool exits;
+  JM_HD KBestWide<T> cost(int i, int j) const {
+    return static_cast<KBestWide<T>>(C[static_cast<int64_t>(i) * m + j]);
+  }
+};
+
+// The int32 and wide entries of one node (KBestNode): x [n], y [m],
+// order [n], meta [2], then the exclusions excl [m + 2]; v [m], cost.
+struct KBestNodeLayout {
+  int n, m;
+  // The entries every child copies (all but the exclusions).
+  JM_HD int64_t core() const { return 2 * int64_t{n} + int64_t{m} + 2; }
+  JM_HD int64_t ints() const { return core() + int64_t{m} + 2; }
+  JM_HD int64_t wides() const { return int64_t{m} + 1; }
+};
+
+// A node: its solution x [n] (column, or kKBestExit) and y [m] (row, -1),
+// its column prices v [m], its rows' order [n], its active count, and the
+// values its last active row may not take (when `special`): excl[0] of
+// them in excl[1..], m standing for the exit; and its cost.
+template <class W>
+struct KBestNode {
+  int* x;
+  int* y;
+  int* order;
+  int* meta;  // [0]: active rows, [1]: exclusions present
+  int* excl;
+  W* v;
+  W* cost;
+  JM_HD int& active() const { return meta[0]; }
+  JM_HD int& special() const { return meta[1]; }
+};
+
+template <class W>
+JM_HD KBestNode<W> KBestNodeAt(const KBestNodeLayout& L, int* ints, W* wides,
+                               int k) {
+  int* b = ints + k * L.ints();
+  W* w = wides + k * L.wides();
+  return KBestNode<W>{
+      b, b + L.n, b + L.n + L.m, b + 2 * L.n + L.m, b + L.core(), w, w + L.m};
+}
+
+// Copies a node but its exclusions.
+template <class W, class Team>
+JM_HD void KBestCopyNode(const Team& team, const KBestNodeLayout& L,
+                         const KBestNode<W>& to, const KBestNode<W>& from) {
+  const int core = static_cast<int>(L.core()),
+            wides = static_cast<int>(L.wides());
+  for (int k = team.rank(); k < core; k += team.size()) to.x[k] = from.x[k];
+  for (int k = team.rank(); k < wides; k += team.size()) to.v[k] = from.v[k];
+  team.sync();
+}
+
+// Whether value j (a column, or m: the exit) is in the exclusion list.
+JM_HD bool KBestExcluded(const int* excl, int j) {
+  if (excl == nullptr) return false;
+  for (int e = 1; e <= excl[0]; ++e)
+    if (excl[e] == j) return true;
+  return false;
+}
+
+// A search's workspace: per column its distance, predecessor row (or
+// kKBestZone) and state (kKBestOut: held by a fixed row, or kKBestOpen; set
+// by the caller), and the open columns `cols`: the first `open` not yet
+// scanned, then the scanned ones in order (as fastmurty's cols2use, so that
+// every pass runs over the columns still unscanned alone).
+template <class W>
+struct KBestSearchWork {
+  W* dist;
+  int* pred;
+  int* state;
+  int* cols;
+};
+constexpr int kKBestOut = 0, kKBestOpen = 1;
+
+// The least distance of the unscanned columns cols[0..open-1] and its
+// position in cols (-1: none below +inf); the team's lanes each take a
+// stride (SerialTeam: all; a warp combines its lanes' minima here).
+template <class W, class Team>
+JM_HD void KBestLeast(const Team& team, const KBestSearchWork<W>& w, int open,
+                      W* least, int* at) {
+  W best = KBestInf<W>();
+  int where = -1;
+  for (int q = team.rank(); q < open; q += team.size()) {
+    const W d = w.dist[w.cols[q]];
+    if (d < best) {
+      best = d;
+      where = q;
+    }
+  }
+  *least = best;
+  *at = where;
+}
+
+// Relaxes the unscanned columns from row i (the distance to column j is
+// C_ij - v_j - shift), or from the zone to the assigned columns (i < 0:
+// c_j - v_j + shift, shift the zone's distance).
+template <class T, class W, class Team>
+JM_HD void KBestRelax(const Team& team, const KBestProblem<T>& P,
+                      const KBestNode<W>& nd, const KBestSearchWork<W>& w,
+                      int open, int i, W shift) {
+  if (i >= 0) {
+    const T* row = P.C + static_cast<int64_t>(i) * P.m;
+    for (int q = team.rank(); q < open; q += team.size()) {
+      const int j = w.cols[q];
+      const W d = static_cast<W>(row[j]) - nd.v[j] - shift;
+      if (d < w.dist[j]) {
+        w.dist[j] = d;
+        w.pred[j] = i;
+      }
+    }
+  } else {
+    for (int q = team.rank(); q < open; q += team.size()) {
+      const int j = w.cols[q];
+      if (nd.y[j] < 0) continue;
+      const W d = static_cast<W>(P.c[j]) - nd.v[j] + shift;
+      if (d < w.dist[j]) {
+        w.dist[j] = d;
+        w.pred[j] = kKBestZone;
+      }
+    }
+  }
+  team.sync();
+}
+
+// Row i's dual u_i (x[i] a column or the exit).
+template <class T, class W>
+JM_HD W KBestRowDual(const KBestProblem<T>& P, const KBestNode<W>& nd, int i) {
+  const int j = nd.x[i];
+  if (j >= 0) return P.cost(i, j) - nd.v[j];
+  if (j == kKBestExit) return static_cast<W>(P.r[i]);
+  return W(0);
+}
+
+// One shortest augmenting path from row f of node `nd` (in place): f's
+// value is freed (a column, or its exit; kKBestNone for a row the root's
+// solve adds), f may not take what the list `excl` holds (null: nothing),
+// the rows order[0..active-1] may change, the columns of the other rows
+// are out: the caller lists the open ones in w.cols[0..total-1] (which
+// the search permutes).  Returns
+// the path's length L in reduced costs (the new cost is the old plus L),
+// or KBestInf when no path is shorter than `bound` (nd then undefined).
+// The prices stay feasible and tight (see the file's comment).
+template <class T, class Team>
+JM_HD KBestWide<T> KBestAugment(const Team& team, const KBestProblem<T>& P,
+                                const KBestNode<KBestWide<T>>& nd, int f,
+                                const int* excl,
+                                const KBestSearchWork<KBestWide<T>>& w,
+                                int total, KBestWide<T> bound) {
+  using W = KBestWide<T>;
+  const W inf = KBestInf<W>();
+  const int m = P.m;
+  const int j0 = nd.x[f];
+  const bool to_zone = j0 < 0;
+  const W uf = KBestRowDual(P, nd, f);
+  const T* frow = P.C + static_cast<int64_t>(f) * m;
+  for (int q = team.rank(); q < total; q += team.size()) {
+    const int j = w.cols[q];
+    w.pred[j] = f;
+    w.dist[j] = static_cast<W>(frow[j]) - nd.v[j] - uf;
+  }
+  team.sync();
+  if (team.rank() == 0 && excl != nullptr)
+    for (int e = 1; e <= excl[0]; ++e)
+      if (excl[e] < m) w.dist[excl[e]] = inf;
+  team.sync();
+  // The zone: its distance, whether scanned, and how it was entered (a
+  // row's exit, or an unassigned column).
+  W zone = inf, zone_at = inf;
+  bool zone_open = true;
+  int zone_row = -1, zone_col = -1;
+  if (P.exits && !KBestExcluded(excl, m)) {
+    zone = static_cast<W>(P.r[f]) - uf;
+    zone_row = f;
+  }
+  W length = inf;
+  int end = -1;  // the target column, or -1 for the zone
+  int open = total;
+  for (;;) {
+    W least;
+    int at;
+    KBestLeast(team, w, open, &least, &at);
+    if (zone_open && zone <= least) {
+      least = zone;
+      at = -1;
+    }
+    if (!(least < bound) || !(least < inf)) return inf;
+    if (at < 0) {
+      zone_open = false;
+      zone_at = least;
+      if (to_zone) {
+        length = least;
+        break;
+      }
+      // Rows at their exits take columns; assigned columns' dummies leave
+      // them unassigned.
+      for (int k = 0; k < nd.active(); ++k) {
+        const int i = nd.order[k];
+        if (i != f && nd.x[i] == kKBestExit)
+          KBestRelax(team, P, nd, w, open, i, static_cast<W>(P.r[i]) - least);
+      }
+      KBestRelax(team, P, nd, w, open, -1, least);
+      continue;
+    }
+    // Column cols[at] is scanned: it moves behind the unscanned ones.
+    const int j = w.cols[at];
+    if (team.rank() == 0) {
+      w.cols[at] = w.cols[open - 1];
+      w.cols[open - 1] = j;
+    }
+    team.sync();
+    --open;
+    if (j == j0) {
+      length = least;
+      end = j;
+      break;
+    }
+    const int i = nd.y[j];
+    if (i < 0) {  // an unassigned column: the zone at its distance
+      if (zone_open && least < zone) {
+        zone = least;
+        zone_row = -1;
+        zone_col = j;
+      }
+      continue;
+    }
+    const W h = P.cost(i, j) - nd.v[j] - least;  // u_i - least
+    KBestRelax(team, P, nd, w, open, i, h);
+    if (P.exits && zone_open) {
+      const W d = static_cast<W>(P.r[i]) - h;
+      if (d < zone) {
+        zone = d;
+        zone_row = i;
+        zone_col = -1;
+      }
+    }
+  }
+  // Prices: the scanned columns by distance minus length; when the zone
+  // was scanned before the end, every price shifts by length minus its
+  // distance, so that the zone's potential stays 0.
+  const W shift = !zone_open && !to_zone ? length - zone_at : W(0);
+  const int first = shift != W(0) ? 0 : open;  // unscanned: only shifted
+  for (int q = first + team.rank(); q < total; q += team.size()) {
+    const int j = w.cols[q];
+    if (q >= open && j != end) nd.v[j] += w.dist[j] - length;
+    nd.v[j] += shift;
+  }
+  team.sync();
+  // The path, from its end back to f.
+  if (team.rank() == 0) {
+    int cur = end;  // a column, or -1: the zone
+    for (;;) {
+      if (cur >= 0) {
+        const int p = w.pred[cur];
+        if (p == kKBestZone) {
+          nd.y[cur] = -1;
+          cur = -1;
+          continue;
+        }
+        const int old = nd.x[p];
+        nd.x[p] = cur;
+        nd.y[cur] = p;
+        if (p == f) break;
+        cur = old >= 0 ? old : -1;
+      } else if (zone_row >= 0) {
+        const int old = nd.x[zone_row];
+        nd.x[zone_row] = kKBestExit;
+        if (zone_row == f) break;
+        cur = old;
+      } else {
+        cur = zone_col;
+      }
+    }
+  }
+  team.sync();
+  // Unassigned columns keep their price exactly: against rounding, and an
+  // unscanned one shifted with the zone goes back (its dummy row's
+  // potential stays 0; lowering a price keeps every pair feasible).
+  for (int q = first + team.rank(); q < total; q += team.size()) {
+    const int j = w.cols[q];
+    if (nd.y[j] < 0) nd.v[j] = static_cast<W>(P.c[j]);
+  }
+  team.sync();
+  return length;
+}
+
+// The objective of node nd's solution, summed afresh.
+template <class T>
+JM_HD KBestWide<T> KBestObjective(const KBestProblem<T>& P, const int* x,
+                                  const int* y) {
+  using W = KBestWide<T>;
+  W total = W(0);
+  for (int i = 0; i < P.n; ++i)
+    total += x[i] >= 0 ? P.cost(i, x[i]) : static_cast<W>(P.r[i]);
+  if (P.exits)
+    for (int j = 0; j < P.m; ++j)
+      if (y[j] < 0) total += static_cast<W>(P.c[j]);
+  return total;
+}
+
+// The root: every row added by one search (the successive shortest paths
+// from prices c).  false when some row has no path (no assignment).
+template <class T, class Team>
+JM_HD bool KBestRoot(const Team& team, const KBestProblem<T>& P,
+                     const KBestNode<KBestWide<T>>& nd,
+                     const KBestSearchWork<KBestWide<T>>& w) {
+  using W = KBestWide<T>;
+  for (int i = team.rank(); i < P.n; i += team.size()) {
+    nd.x[i] = kKBestNone;
+    nd.order[i] = i;
+  }
+  for (int j = team.rank(); j < P.m; j += team.size()) {
+    nd.y[j] = -1;
+    nd.v[j] = static_cast<W>(P.c[j]);
+  }
+  if (team.rank() == 0) {
+    nd.excl[0] = 0;
+    nd.special() = 0;
+  }
+  for (int j = team.rank(); j < P.m; j += team.size()) w.cols[j] = j;
+  team.sync();
+  for (int f = 0; f < P.n; ++f) {
+    if (team.rank() == 0) nd.active() = f + 1;
+    team.sync();
+    if (!(KBestAugment(team, P, nd, f, nullptr, w, P.m, KBestInf<W>()) <
+          KBestInf<W>()))
+      return false;
+  }
+  if (team.rank() == 0) {
+    nd.active() = P.n;
+    *nd.cost = KBestObjective(P, nd.x, nd.y);
+  }
+  team.sync();
+  return true;
+}
+
+// Row f's least reduced cost over the open columns cols[0..open-1] and
+// its exit, bar what it holds and what `excl` excludes: a lower bound on
+// its child's path.
+template <class T, class W>
+JM_HD W KBestRowBound(const KBestProblem<T>& P, const KBestNode<W>& nd,
+                      const int* cols, int open, int f, const int* excl) {
+  const W uf = KBestRowDual(P, nd, f);
+  const int held = nd.x[f];
+  const T* row = P.C + static_cast<int64_t>(f) * P.m;
+  W least = KBestInf<W>(), second = KBestInf<W>();
+  if (excl == nullptr || excl[0] == 0) {
+    // The least and the second least, free of branches; the second when
+    // the held column attains the least (then another column attains the
+    // least too, or the second is the least of the others).
+    for (int q = 0; q < open; ++q) {
+      const int j = cols[q];
+      const W d = static_cast<W>(row[j]) - nd.v[j];
+      second = d < second ? d : second;
+      second = least > second ? least : second;
+      least = d < least ? d : least;
+    }
+    if (held >= 0 && static_cast<W>(row[held]) - nd.v[held] == least)
+      least = second;
+  } else {
+    for (int q = 0; q < open; ++q) {
+      const int j = cols[q];
+      if (j == held || KBestExcluded(excl, j)) continue;
+      const W d = static_cast<W>(row[j]) - nd.v[j];
+      if (d < least) least = d;
+    }
+  }
+  least -= uf;
+  if (P.exits && held != kKBestExit && !KBestExcluded(excl, P.m)) {
+    const W d = static_cast<W>(P.r[f]) - uf;
+    if (d < least) least = d;
+  }
+  return least;
+}
+
+// The ranking's workspace beside the nodes: the queue's slots and keys
+// [k] (sorted by key, the largest first), the free slots [k + 2], the rows'
+// bounds [n].
+template <class W>
+struct KBestRankWork {
+  int* queue;
+  W* keys;
+  int* free_slots;
+  W* bounds;
+};
+
+// Puts (key, slot) into the queue rw.keys/rw.queue [0..size-1], sorted by
+// key from the largest: with drop 0 it grows by one; with drop 1 its first
+// (largest) entry leaves instead, the size unchanged.  Binary search, then
+// one shift (a warp would shift in lanes).
+template <class W>
+JM_HD void KBestQueueInsert(const KBestRankWork<W>& rw, int size, int drop,
+                            W key, int slot) {
+  // p: the first position past every key >= key, among entries [drop, size).
+  int lo = drop, hi = size;
+  while (lo < hi) {
+    const int mid = (lo + hi) / 2;
+    if (rw.keys[mid] >= key)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  int p = lo;
+  if (drop) {  // entries [1, p) move up one place, the new one at p - 1
+    for (int q = 1; q < p; ++q) {
+      rw.keys[q - 1] = rw.keys[q];
+      rw.queue[q - 1] = rw.queue[q];
+    }
+    --p;
+  } else {  // entries [p, size) move down one place
+    for (int q = size; q > p; --q) {
+      rw.keys[q] = rw.keys[q - 1];
+      rw.queue[q] = rw.queue[q - 1];
+    }
+  }
+  rw.keys[p] = key;
+  rw.queue[p] = slot;
+}
+
+// The whole ranking of one problem (serial control; the searches over the
+// team).  ints [(k + 2) * L.ints()] and wides [(k + 2) * L.wides()] hold the
+// nodes, sw the search's workspace, rw the queue's.  Writes the k best
+// solutions' columns (-1: unassigned) to assign [k, n] and their objectives
+// to costs [k] (unused entries untouched), in the order found, and the
+// searches run to *searches; returns how many exist up to k (0: no
+// assignment).
+template <class T, class Team>
+JM_HD int KBestRank(const Team& team, const KBestProblem<T>& P, int k,
+                    int* ints, KBestWide<T>* wides,
+                    const KBestSearchWork<KBestWide<T>>& sw,
+                    const KBestRankWork<KBestWide<T>>& rw, int* assign,
+                    KBestWide<T>* costs, int* searches) {
+  using W = KBestWide<T>;
+  const KBestNodeLayout L{P.n, P.m};
+  const int n = P.n, m = P.m;
+  auto node = [&](int s) { return KBestNodeAt<W>(L, ints, wides, s); };
+  int free_top = 0;
+  for (int s = k + 1; s >= 0; --s) rw.free_slots[free_top++] = s;
+  int qsize = 0;
+  const int root = rw.free_slots[--free_top];
+  *searches = n;
+  if (!KBestRoot(team, P, node(root), sw)) return 0;
+  rw.queue[qsize] = root;
+  rw.keys[qsize++] = *node(root).cost;
+  int count = 0;
+  for (int t = 0; t < k && qsize > 0; ++t) {
+    // The queue is sorted by key, largest first: the least is the last.
+    const int ps = rw.queue[--qsize];
+    const KBestNode<W> parent = node(ps);
+    const W pcost = *parent.cost;
+    for (int i = 0; i < n; ++i) {
+      const int j = parent.x[i];
+      assign[static_cast<int64_t>(t) * n + i] = j >= 0 ? j : -1;
+    }
+    costs[t] = KBestObjective(P, parent.x, parent.y);
+    count = t + 1;
+    const int cap = k - t - 1;
+    if (cap == 0) break;
+    // The worst queued key when the queue is full (the bound).
+    W bound = qsize < cap ? KBestInf<W>() : rw.keys[0];
+    // The parent's open columns (not held by its fixed rows), listed.
+    const int A = parent.active();
+    const int* pexcl = parent.special() ? parent.excl : nullptr;
+    for (int j = 0; j < m; ++j) sw.state[j] = kKBestOpen;
+    for (int q = A; q < n; ++q)
+      if (parent.x[parent.order[q]] >= 0)
+        sw.state[parent.x[parent.order[q]]] = kKBestOut;
+    int open = 0;
+    for (int j = 0; j < m; ++j)
+      if (sw.state[j] == kKBestOpen) sw.cols[open++] = j;
+    for (int q = 0; q < A; ++q) {
+      const int f = parent.order[q];
+      rw.bounds[f] = KBestRowBound(P, parent, sw.cols, open, f,
+                                   q == A - 1 ? pexcl : nullptr);
+    }
+    // Split: the active rows but the last ordered by their bounds, the
+    // largest last (its child, the largest, is the likeliest skipped).
+    for (int a = 1; a < A - 1; ++a) {
+      const int f = parent.order[a];
+      int b = a;
+      for (; b > 0 && rw.bounds[parent.order[b - 1]] > rw.bounds[f]; --b)
+        parent.order[b] = parent.order[b - 1];
+      parent.order[b] = f;
+    }
+    // Child p fixes rows order[p..A-1] beside the parent's: the columns
+    // of rows order[1..A-1] out for child 1, then freed one by one.
+    for (int q = 1; q < A; ++q)
+      if (parent.x[parent.order[q]] >= 0)
+        sw.state[parent.x[parent.order[q]]] = kKBestOut;
+    int total = 0;
+    for (int j = 0; j < m; ++j)
+      if (sw.state[j] == kKBestOpen) sw.cols[total++] = j;
+    int ws = rw.free_slots[--free_top];
+    for (int p = 1; p <= A; ++p) {
+      const int f = parent.order[p - 1];
+      // The searches permute the list; each child adds its row's column.
+      if (p > 1 && parent.x[f] >= 0) sw.cols[total++] = parent.x[f];
+      if (!(pcost + rw.bounds[f] < bound)) continue;  // skipped by bound
+      const KBestNode<W> child = node(ws);
+      KBestCopyNode(team, L, child, parent);
+      child.active() = p;
+      child.special() = 1;
+      int excluded = 0;
+      if (p == A && pexcl != nullptr) {
+        excluded = pexcl[0];
+        for (int e = 1; e <= excluded; ++e) child.excl[e] = pexcl[e];
+      }
+      const int held = parent.x[f];
+      child.excl[++excluded] = held >= 0 ? held : m;
+      child.excl[0] = excluded;
+      ++*searches;
+      const W length =
+          KBestAugment(team, P, child, f, child.excl, sw, total, bound - pcost);
+      if (!(length < KBestInf<W>())) continue;
+      const W key = pcost + length;
+      *child.cost = key;
+      if (qsize < cap) {
+        KBestQueueInsert(rw, qsize, 0, key, ws);
+        ++qsize;
+        ws = rw.free_slots[--free_top];
+      } else {  // the worst leaves: its slot is the next child's
+        const int evicted = rw.queue[0];
+        KBestQueueInsert(rw, qsize, 1, key, ws);
+        ws = evicted;
+      }
+      if (qsize == cap) bound = rw.keys[0];
+    }
+    rw.free_slots[free_top++] = ws;
+    rw.free_slots[free_top++] = ps;
+  }
+  return count;
+}
+
+}  // namespace jaxmatch

@@ -1,0 +1,246 @@
+"""The k lowest-cost assignments of a cost matrix (Murty's ranking with the
+optimizations of Miller, Stone and Cox, 1997), with an optional price for
+leaving rows and columns unassigned: the data association of
+multiple-hypothesis trackers.
+
+The kernel (``jaxmatch_lap_k_best``: cuda_ffi/lap/kbest/kbest_steps.h) runs
+on the CPU; each child of the partition is solved from its parent's duals
+by one shortest augmenting path, and children whose bound cannot enter the
+k best are skipped. It takes rows ``<=`` columns: a tall problem is solved
+transposed (rows and columns, row and column prices swapped: the same
+problem) and its assignments turned back.
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Any, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from ... import _ffi
+from ..._batch import batched_ffi_call, batched_shape, whole_problems
+from ..._display import result_repr, status_names
+from .._costs import canonical_costs
+from ..types import LAPStatus
+from ..unassigned import unassigned_prices
+
+
+class KBestResult(NamedTuple):
+    """The k best assignments of a (batch of) cost matrix(es) ``C``
+    ``[..., n, m]``, best first.
+
+    Attributes:
+      assignments: int32 ``[..., k, n]``. Assignment ``t`` gives the column
+        of each row, ``-1`` for a row left unassigned (at its price with
+        ``unassigned_cost``; the rows left over when ``n > m`` without
+        it); every entry ``-1`` past ``count``.
+      costs: ``[..., k]``, the cost dtype (float32, float64 or int32). The
+        objectives, nondecreasing (nonincreasing when maximizing): the
+        assigned pairs' costs plus, with ``unassigned_cost``, the prices
+        of the unassigned rows and columns. Past ``count``: ``+inf``
+        (``-inf`` when maximizing; the int32 extremes for integer costs).
+      count: int32 ``[...]``. How many assignments were found: ``k``, or
+        fewer when the problem has fewer; 0 when it has none.
+      iterations: int32 ``[...]``. Shortest augmenting path searches run
+        (one per row for the best assignment, one per subproblem solved;
+        subproblems skipped by their bound cost none).
+      status: int32 ``[...]``, a :class:`LAPStatus` code: OPTIMAL,
+        INFEASIBLE (no assignment avoids the forbidden entries),
+        INVALID_ENTRIES (NaN or ``-inf``, ``+inf`` when maximizing, in
+        ``C``; a non-finite price) or OVERFLOW (an int32 total that does not
+        fit int32).
+    """
+
+    assignments: jax.Array
+    costs: jax.Array
+    # The issue's name; it shadows tuple.count, which results never need.
+    count: jax.Array  # type: ignore[assignment]
+    iterations: jax.Array
+    status: jax.Array
+
+    @property
+    def status_name(self) -> str | np.ndarray:
+        """The :class:`LAPStatus` name of ``status``: a ``str`` for one
+        problem, a ``str`` array of the batch shape for a batch.
+
+        Raises:
+          TypeError: the result is traced.
+        """
+        return status_names(self.status, LAPStatus)
+
+    def __repr__(self) -> str:
+        return result_repr(self, ("count", "iterations", "status"), LAPStatus)
+
+
+def _static_k(k: Any) -> int:
+    if isinstance(k, (bool, np.bool_, jax.core.Tracer)):
+        raise TypeError(f"k must be a static Python int >= 1, got {k!r}")
+    try:
+        k = operator.index(k)
+    except TypeError:
+        raise TypeError(f"k must be a static Python int >= 1, got {k!r}") from None
+    if k < 1:
+        raise ValueError(f"k must be >= 1, got {k}")
+    if k >= 1 << 24:
+        raise ValueError(f"k must be below 2**24, got {k}")
+    return k
+
+
+def _platforms(C: Any) -> set[str]:
+    """The platforms the computation on ``C`` will run on, as far as trace
+    time tells: a concrete array's devices, else the default device's."""
+    if isinstance(C, jax.Array) and not isinstance(C, jax.core.Tracer):
+        try:
+            return {d.platform for d in C.devices()}
+        except Exception:  # deleted or abstract arrays
+            pass
+    default = getattr(jax.config, "jax_default_device", None)
+    if default is not None:
+        return {getattr(default, "platform", str(default))}
+    return {jax.default_backend()}
+
+
+def _require_cpu(C: Any) -> None:
+    other = sorted(p for p in _platforms(C) if p != "cpu")
+    if other:
+        raise NotImplementedError(
+            f"k_best_assignments runs on the CPU only for now (this computation would run on "
+            f"{', '.join(other)}); place it on the CPU: "
+            "`with jax.default_device(jax.devices('cpu')[0]):` or jax.device_put(C, cpu)"
+        )
+
+
+def k_best_assignments(
+    C: Any, k: int, *, unassigned_cost: Any = None, maximize: bool = False
+) -> KBestResult:
+    """The ``k`` lowest-cost (highest, maximizing) assignments, in order.
+
+    Murty's partition of the solution space with Miller, Stone and Cox's
+    optimizations (each subproblem solved from its parent's duals by one
+    shortest augmenting path; a bounded queue; subproblems skipped by their
+    lower bound). Every assignment is returned once; ties come in any order.
+
+    Args:
+      C: ``[..., n, m]`` costs (bool, integers or floating point; solved in
+        float32, float64 under x64, or int32 as :func:`jaxmatch.solve_lap`).
+        ``+inf`` (``-inf`` when maximizing) forbids a pair. Leading
+        dimensions are a batch.
+      k: how many assignments, a static Python int ``>= 1``.
+      unassigned_cost: None (every row assigned when ``n <= m``, every
+        column when ``n > m``, as :func:`jaxmatch.solve_lap`), or the price
+        of leaving a row or a column unassigned: a scalar, or a pair
+        ``(row_costs [..., n], col_costs [..., m])``; finite; integer prices
+        for integer costs. The objective is then the assigned pairs' costs
+        plus the prices of every unassigned row and column, over every
+        partial assignment.
+      maximize: a Python bool: rank from the highest objective.
+
+    Returns:
+      A :class:`KBestResult`.
+
+    Raises:
+      TypeError: ``k`` is not a Python int, ``maximize`` is not a bool, or
+        ``C`` or ``unassigned_cost`` have an unsupported dtype.
+      ValueError: ``k < 1``, ``C`` of rank < 2, or prices of the wrong
+        shape.
+      NotImplementedError: the computation would run on a GPU (the CPU only,
+        for now).
+    """
+    k = _static_k(k)
+    if not isinstance(maximize, (bool, np.bool_)):
+        raise TypeError(f"maximize must be a Python bool, got {maximize!r}")
+    maximize = bool(maximize)
+    _require_cpu(C)
+    C = whole_problems(canonical_costs(C), 2)
+    *batch, n, m = C.shape
+    exits = unassigned_cost is not None
+    if exits:
+        r, c = unassigned_prices(unassigned_cost, C)
+    else:
+        r, c = jnp.zeros((*batch, n), C.dtype), jnp.zeros((*batch, m), C.dtype)
+    tall = n > m
+    Ck, rk, ck = (jnp.swapaxes(C, -1, -2), c, r) if tall else (C, r, c)
+    overflow = None
+    if maximize:
+        if jnp.issubdtype(C.dtype, jnp.integer):
+            low = jnp.iinfo(jnp.int32).min
+            overflow = jnp.any(jnp.equal(C, low), axis=(-2, -1))
+            if exits:
+                overflow |= jnp.any(jnp.equal(r, low), axis=-1) | jnp.any(
+                    jnp.equal(c, low), axis=-1
+                )
+        Ck, rk, ck = -Ck, -rk, -ck
+    nk, mk = Ck.shape[-2:]
+    if nk == 0:
+        assignments, costs, count, status = _empty(batch, k, mk, rk, ck, exits)
+        iterations = jnp.zeros(tuple(batch), jnp.int32)
+    else:
+        _ffi.register()
+
+        def shapes(lead: tuple[int, ...]):
+            return (
+                jax.ShapeDtypeStruct((*lead, k, nk), jnp.int32),
+                batched_shape(lead, k, C.dtype),
+                batched_shape(lead, _ffi.constant("LAP_KBEST_INFO_LEN")),
+            )
+
+        assignments, costs, info = batched_ffi_call(
+            "jaxmatch_lap_k_best",
+            shapes,
+            [Ck, rk, ck],
+            [2, 1, 1],
+            dict(k=np.int32(k), exits=np.int32(exits)),
+        )
+        count = info[..., _ffi.constant("LAP_KBEST_INFO_COUNT")]
+        iterations = info[..., _ffi.constant("LAP_KBEST_INFO_ITERS")]
+        status = info[..., _ffi.constant("LAP_KBEST_INFO_STATUS")]
+    if tall:
+        assignments = _inverse(assignments, n)
+    if overflow is not None:
+        status = jnp.where(overflow, LAPStatus.OVERFLOW, status).astype(jnp.int32)
+    if maximize:
+        costs = -costs
+    live = jnp.arange(k) < count[..., None]
+    fill: float
+    if jnp.issubdtype(C.dtype, jnp.integer):
+        info32 = jnp.iinfo(jnp.int32)
+        fill = info32.min if maximize else info32.max
+    else:
+        fill = -jnp.inf if maximize else jnp.inf
+    costs = jnp.where(live, costs, jnp.asarray(fill, C.dtype))
+    assignments = jnp.where(live[..., None], assignments, -1)
+    return KBestResult(
+        assignments,
+        costs,
+        count.astype(jnp.int32),
+        iterations.astype(jnp.int32),
+        status.astype(jnp.int32),
+    )
+
+
+def _inverse(assign: jax.Array, n: int) -> jax.Array:
+    """``[..., k, n]`` row for each column of the transposed assignments
+    ``assign`` ``[..., k, m]`` (the column of each of its ``m < n`` rows)."""
+    if assign.shape[-1] == 0:
+        return jnp.full((*assign.shape[:-1], n), -1, jnp.int32)
+    hit = assign[..., :, :, None] == jnp.arange(n, dtype=jnp.int32)
+    return jnp.where(jnp.any(hit, axis=-2), jnp.argmax(hit, axis=-2), -1).astype(jnp.int32)
+
+
+def _empty(batch, k: int, m: int, r: jax.Array, c: jax.Array, exits: bool):
+    """No rows (after transposing): one assignment, every column unassigned
+    (its objective the column prices' sum with exits, else 0)."""
+    total = jnp.sum(c, axis=-1) if exits else jnp.zeros(tuple(batch), c.dtype)
+    costs = jnp.concatenate([total[..., None], jnp.zeros((*batch, k - 1), c.dtype)], axis=-1)
+    finite = (
+        jnp.all(jnp.isfinite(c), axis=-1)
+        if exits and jnp.issubdtype(c.dtype, jnp.floating)
+        else jnp.ones(tuple(batch), bool)
+    )
+    count = jnp.where(finite, 1, 0).astype(jnp.int32)
+    status = jnp.where(finite, LAPStatus.OPTIMAL, LAPStatus.INVALID_ENTRIES).astype(jnp.int32)
+    assignments = jnp.full((*batch, k, 0), -1, jnp.int32)
+    return assignments, costs, count, status

@@ -1,0 +1,255 @@
+"""k_best_assignments' interface: batches, jit, vmap, dtypes, statuses,
+errors; and verify_k_best rejecting corrupted results."""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from k_best_oracles import brute_force, objective
+
+import jaxmatch
+from jaxmatch.lap.kbest import api as kbest_api
+
+
+def _costs(seed=0, shape=(3, 4, 5)):
+    return np.random.default_rng(seed).integers(0, 6, shape).astype(np.float64)
+
+
+def test_batch_dimensions_match_one_by_one():
+    C = _costs(0, (2, 3, 4, 5))
+    res = jaxmatch.k_best_assignments(C, 6, unassigned_cost=2.0)
+    assert res.assignments.shape == (2, 3, 6, 4)
+    assert res.costs.shape == (2, 3, 6)
+    assert res.count.shape == res.status.shape == res.iterations.shape == (2, 3)
+    for a in range(2):
+        for b in range(3):
+            one = jaxmatch.k_best_assignments(C[a, b], 6, unassigned_cost=2.0)
+            np.testing.assert_array_equal(one.costs, res.costs[a, b])
+    for cert in jaxmatch.verify_k_best(C, res, unassigned_cost=2.0):
+        assert cert.valid, cert.reason
+
+
+def test_jit_and_vmap_agree_with_eager():
+    C = _costs(1)
+    eager = jaxmatch.k_best_assignments(C, 5)
+    jitted = jax.jit(lambda x: jaxmatch.k_best_assignments(x, 5))(C)
+    mapped = jax.vmap(lambda x: jaxmatch.k_best_assignments(x, 5))(C)
+    nested = jax.jit(jax.vmap(lambda x: jaxmatch.k_best_assignments(x, 5, maximize=True)))(C)
+    for res in (jitted, mapped):
+        np.testing.assert_array_equal(res.costs, eager.costs)
+        np.testing.assert_array_equal(res.count, eager.count)
+    for cert in jaxmatch.verify_k_best(C, nested, maximize=True):
+        assert cert.valid, cert.reason
+
+
+def test_traced_prices_per_problem_under_vmap():
+    C = _costs(2)
+    r = np.arange(12, dtype=np.float64).reshape(3, 4) / 4
+    c = np.ones((3, 5))
+    res = jax.vmap(lambda x, a, b: jaxmatch.k_best_assignments(x, 4, unassigned_cost=(a, b)))(
+        C, r, c
+    )
+    for cert in jaxmatch.verify_k_best(C, res, unassigned_cost=(r, c)):
+        assert cert.valid, cert.reason
+
+
+def test_dtypes():
+    C = _costs(3)
+    for dtype in (np.float32, np.int32, np.int16, np.bool_):
+        res = jaxmatch.k_best_assignments(C.astype(dtype), 3)
+        want = np.float32 if dtype == np.float32 else np.int32
+        assert res.costs.dtype == want
+        assert jaxmatch.verify_k_best(C.astype(dtype), res)[0].valid
+    assert jaxmatch.k_best_assignments(C, 3).costs.dtype == np.float64  # x64 on
+
+
+def test_fewer_than_k_and_fill_values():
+    C = np.array([[1.0, 2.0], [3.0, 4.0]])
+    res = jaxmatch.k_best_assignments(C, 5)
+    assert int(res.count) == 2
+    np.testing.assert_array_equal(res.costs, [5, 5, np.inf, np.inf, np.inf])
+    assert np.all(np.asarray(res.assignments)[2:] == -1)
+    res = jaxmatch.k_best_assignments(C.astype(np.int32), 5, maximize=True)
+    assert list(np.asarray(res.costs)[2:]) == [np.iinfo(np.int32).min] * 3
+    res = jaxmatch.k_best_assignments(C, 5, maximize=True)
+    assert list(np.asarray(res.costs)[2:]) == [-np.inf] * 3
+    # 2 x 2 with exits: 7 partial assignments.
+    res = jaxmatch.k_best_assignments(C, 10, unassigned_cost=1.0)
+    assert int(res.count) == 7
+    assert res.status_name == "OPTIMAL"
+
+
+def test_statuses():
+    C = np.array([[np.nan, 1.0], [1.0, 1.0]])
+    assert jaxmatch.k_best_assignments(C, 2).status_name == "INVALID_ENTRIES"
+    C = np.array([[-np.inf, 1.0], [1.0, 1.0]])
+    assert jaxmatch.k_best_assignments(C, 2).status_name == "INVALID_ENTRIES"
+    assert jaxmatch.k_best_assignments(-C, 2, maximize=True).status_name == "INVALID_ENTRIES"
+    C = np.array([[np.inf, 1.0], [np.inf, 1.0]])
+    res = jaxmatch.k_best_assignments(C, 2)
+    assert res.status_name == "INFEASIBLE" and int(res.count) == 0
+    assert jaxmatch.verify_k_best(C, res).valid
+    big = np.full((2, 2), 2**30 + 5, np.int32)
+    assert jaxmatch.k_best_assignments(big, 2).status_name == "OVERFLOW"
+    low = np.full((2, 2), np.iinfo(np.int32).min, np.int32)
+    assert jaxmatch.k_best_assignments(low, 2, maximize=True).status_name == "OVERFLOW"
+    C = np.ones((2, 2))
+    assert (
+        jaxmatch.k_best_assignments(C, 2, unassigned_cost=np.inf).status_name == "INVALID_ENTRIES"
+    )
+
+
+def test_bad_arguments():
+    C = _costs(4)
+    for k in (0, -1):
+        with pytest.raises(ValueError, match="k must be >= 1"):
+            jaxmatch.k_best_assignments(C, k)
+    for k in (2.0, True, None, np.array([2, 3])):
+        with pytest.raises(TypeError, match="k must be a static Python int"):
+            jaxmatch.k_best_assignments(C, k)
+    with pytest.raises(TypeError, match="k must be a static Python int"):
+        jax.jit(lambda x, k: jaxmatch.k_best_assignments(x, k))(C, 2)
+    with pytest.raises(TypeError, match="maximize must be a Python bool"):
+        jaxmatch.k_best_assignments(C, 2, maximize=jnp.array(True))
+    with pytest.raises(ValueError, match="matrix"):
+        jaxmatch.k_best_assignments(np.ones(3), 2)
+    with pytest.raises(ValueError, match="do not broadcast"):
+        jaxmatch.k_best_assignments(C, 2, unassigned_cost=(np.ones(3), np.ones(5)))
+    with pytest.raises(TypeError, match="integer prices"):
+        jaxmatch.k_best_assignments(C.astype(np.int32), 2, unassigned_cost=0.5)
+
+
+def test_refused_off_the_cpu(monkeypatch):
+    """Until the GPU kernel exists, a computation placed on a GPU is refused
+    at trace time, naming the CPU."""
+    monkeypatch.setattr(kbest_api, "_platforms", lambda C: {"gpu"})
+    with pytest.raises(NotImplementedError, match="CPU only"):
+        jaxmatch.k_best_assignments(_costs(5), 2)
+
+
+def test_numbers_of_searches_drop_with_bound_skips():
+    """Every child of every popped node is searched at most once; most are
+    skipped by their bound (the iterations count the searches run)."""
+    rng = np.random.default_rng(6)
+    C = rng.random((30, 40))
+    res = jaxmatch.k_best_assignments(C, 50)
+    assert 30 <= int(res.iterations) < 30 + 49 * 30
+
+
+# ---------------------------------------------------------------- checker
+
+
+def _good():
+    C = _costs(7, (4, 5))
+    return C, jaxmatch.k_best_assignments(C, 8, unassigned_cost=2.0)
+
+
+def _corrupt(res, **fields):
+    return res._replace(**{k: jnp.asarray(v) for k, v in fields.items()})
+
+
+def test_checker_rejects_corrupted_results():
+    C, res = _good()
+    assert jaxmatch.verify_k_best(C, res, unassigned_cost=2.0).valid
+    A = np.asarray(res.assignments).copy()
+    costs = np.asarray(res.costs).copy()
+    bad = []
+    # A column twice.
+    x = A.copy()
+    x[1, 0] = x[1, 1] = 0
+    bad.append(_corrupt(res, assignments=x))
+    # A column out of range.
+    x = A.copy()
+    x[2, 3] = 5
+    bad.append(_corrupt(res, assignments=x))
+    # An assignment twice (its cost made consistent).
+    x, y = A.copy(), costs.copy()
+    x[3], y[3] = x[2], y[2]
+    bad.append(_corrupt(res, assignments=x, costs=y))
+    # A wrong cost.
+    y = costs.copy()
+    y[4] += 0.5
+    bad.append(_corrupt(res, costs=y))
+    # Out of order (two assignments of different costs swapped).
+    t = int(np.nonzero(costs != costs[0])[0][0])
+    x, y = A.copy(), costs.copy()
+    x[[0, t]], y[[0, t]] = x[[t, 0]], y[[t, 0]]
+    bad.append(_corrupt(res, assignments=x, costs=y))
+    # Not the optimum first: the best dropped.
+    x, y = A.copy(), costs.copy()
+    x[:-1], y[:-1] = A[1:], costs[1:]
+    x[-1], y[-1] = -1, np.inf
+    bad.append(_corrupt(res, assignments=x, costs=y, count=np.int32(7)))
+    # Count past k, and filled entries not cleared.
+    bad.append(_corrupt(res, count=np.int32(9)))
+    bad.append(_corrupt(res, count=np.int32(6)))
+    # Wrong shapes.
+    bad.append(_corrupt(res, assignments=A[:, :3]))
+    for r in bad:
+        cert = jaxmatch.verify_k_best(C, r, unassigned_cost=2.0)
+        assert not cert.valid
+        assert cert.reason
+
+
+def test_checker_rejects_forbidden_pairs_and_partial_plain_assignments():
+    C = np.array([[1.0, np.inf], [2.0, 3.0]])
+    res = jaxmatch.k_best_assignments(C, 2)
+    assert jaxmatch.verify_k_best(C, res).valid
+    x = np.asarray(res.assignments).copy()
+    x[0] = [1, 0]  # uses the forbidden (0, 1)
+    assert not jaxmatch.verify_k_best(C, _corrupt(res, assignments=x)).valid
+    x[0] = [0, -1]  # a row left unassigned without unassigned_cost
+    y = np.asarray(res.costs).copy()
+    y[0] = 1.0
+    assert not jaxmatch.verify_k_best(C, _corrupt(res, assignments=x, costs=y)).valid
+
+
+def test_checker_never_passes_what_the_oracle_rejects():
+    """Random corruptions of correct results: whatever the checker passes
+    has the oracle's costs."""
+    rng = np.random.default_rng(8)
+    for _ in range(30):
+        C = rng.integers(0, 4, (3, 4)).astype(np.float64)
+        res = jaxmatch.k_best_assignments(C, 10, unassigned_cost=1.0)
+        want = [w for w, _ in brute_force(C, 10, np.ones(3), np.ones(4))]
+        A = np.asarray(res.assignments).copy()
+        t, i = rng.integers(0, 10), rng.integers(0, 3)
+        A[t, i] = rng.integers(-1, 4)
+        y = np.asarray(res.costs).copy()
+        y[t] = objective(C, np.ones(3), np.ones(4), tuple(A[t]))
+        r = _corrupt(res, assignments=A, costs=y)
+        if jaxmatch.verify_k_best(C, r, unassigned_cost=1.0).valid:
+            assert np.asarray(r.costs).tolist() == want
+            assert len({tuple(a) for a in A}) == 10
+            for a, cost in zip(A, want):
+                assert objective(C, np.ones(3), np.ones(4), tuple(a)) == cost
+
+
+def test_checker_finds_a_missing_assignment():
+    """The last assignment swapped for a worse one that keeps the order:
+    feasible, costed right, in order, but not the k best (the regions of
+    the complete check find the one left out); and a count below k while
+    more exist."""
+    C = np.array([[1.0, 2.0, 4.0], [2.0, 1.0, 8.0], [5.0, 6.0, 1.0]])
+    res = jaxmatch.k_best_assignments(C, 3)
+    assert jaxmatch.verify_k_best(C, res).valid
+    every = brute_force(C, 6)
+    worse_cost, worse = every[4]
+    A = np.asarray(res.assignments).copy()
+    y = np.asarray(res.costs).copy()
+    assert worse_cost > y[2]
+    A[2], y[2] = worse, worse_cost
+    r = _corrupt(res, assignments=A, costs=y)
+    assert jaxmatch.verify_k_best(C, r, complete=False).valid  # what it takes an oracle for
+    cert = jaxmatch.verify_k_best(C, r)
+    assert not cert.valid and "missing" in cert.reason
+    short = _corrupt(
+        res,
+        count=np.int32(2),
+        assignments=np.where(np.arange(3)[:, None] < 2, res.assignments, -1),
+        costs=np.where(np.arange(3) < 2, res.costs, np.inf),
+    )
+    cert = jaxmatch.verify_k_best(C, short)
+    assert not cert.valid and "another exists" in cert.reason
