@@ -22,7 +22,7 @@ def test_batch_dimensions_match_one_by_one():
     res = jaxmatch.k_best_assignments(C, 6, unassigned_cost=2.0)
     assert res.assignments.shape == (2, 3, 6, 4)
     assert res.costs.shape == (2, 3, 6)
-    assert res.count.shape == res.status.shape == res.iterations.shape == (2, 3)
+    assert res.found.shape == res.status.shape == res.iterations.shape == (2, 3)
     for a in range(2):
         for b in range(3):
             one = jaxmatch.k_best_assignments(C[a, b], 6, unassigned_cost=2.0)
@@ -39,7 +39,7 @@ def test_jit_and_vmap_agree_with_eager():
     nested = jax.jit(jax.vmap(lambda x: jaxmatch.k_best_assignments(x, 5, maximize=True)))(C)
     for res in (jitted, mapped):
         np.testing.assert_array_equal(res.costs, eager.costs)
-        np.testing.assert_array_equal(res.count, eager.count)
+        np.testing.assert_array_equal(res.found, eager.found)
     for cert in jaxmatch.verify_k_best(C, nested, maximize=True):
         assert cert.valid, cert.reason
 
@@ -68,7 +68,7 @@ def test_dtypes():
 def test_fewer_than_k_and_fill_values():
     C = np.array([[1.0, 2.0], [3.0, 4.0]])
     res = jaxmatch.k_best_assignments(C, 5)
-    assert int(res.count) == 2
+    assert int(res.found) == 2
     np.testing.assert_array_equal(res.costs, [5, 5, np.inf, np.inf, np.inf])
     assert np.all(np.asarray(res.assignments)[2:] == -1)
     res = jaxmatch.k_best_assignments(C.astype(np.int32), 5, maximize=True)
@@ -77,7 +77,7 @@ def test_fewer_than_k_and_fill_values():
     assert list(np.asarray(res.costs)[2:]) == [-np.inf] * 3
     # 2 x 2 with exits: 7 partial assignments.
     res = jaxmatch.k_best_assignments(C, 10, unassigned_cost=1.0)
-    assert int(res.count) == 7
+    assert int(res.found) == 7
     assert res.status_name == "OPTIMAL"
 
 
@@ -89,7 +89,7 @@ def test_statuses():
     assert jaxmatch.k_best_assignments(-C, 2, maximize=True).status_name == "INVALID_ENTRIES"
     C = np.array([[np.inf, 1.0], [np.inf, 1.0]])
     res = jaxmatch.k_best_assignments(C, 2)
-    assert res.status_name == "INFEASIBLE" and int(res.count) == 0
+    assert res.status_name == "INFEASIBLE" and int(res.found) == 0
     assert jaxmatch.verify_k_best(C, res).valid
     big = np.full((2, 2), 2**30 + 5, np.int32)
     assert jaxmatch.k_best_assignments(big, 2).status_name == "OVERFLOW"
@@ -181,10 +181,10 @@ def test_checker_rejects_corrupted_results():
     x, y = A.copy(), costs.copy()
     x[:-1], y[:-1] = A[1:], costs[1:]
     x[-1], y[-1] = -1, np.inf
-    bad.append(_corrupt(res, assignments=x, costs=y, count=np.int32(7)))
+    bad.append(_corrupt(res, assignments=x, costs=y, found=np.int32(7)))
     # Count past k, and filled entries not cleared.
-    bad.append(_corrupt(res, count=np.int32(9)))
-    bad.append(_corrupt(res, count=np.int32(6)))
+    bad.append(_corrupt(res, found=np.int32(9)))
+    bad.append(_corrupt(res, found=np.int32(6)))
     # Wrong shapes.
     bad.append(_corrupt(res, assignments=A[:, :3]))
     for r in bad:
@@ -247,7 +247,7 @@ def test_checker_finds_a_missing_assignment():
     assert not cert.valid and "missing" in cert.reason
     short = _corrupt(
         res,
-        count=np.int32(2),
+        found=np.int32(2),
         assignments=np.where(np.arange(3)[:, None] < 2, res.assignments, -1),
         costs=np.where(np.arange(3) < 2, res.costs, np.inf),
     )

@@ -28,7 +28,7 @@ def _check(
     batch."""
     if certify:
         _certify(C, res, unassigned_cost=unassigned_cost, maximize=maximize)
-    count = int(res.count)
+    count = int(res.found)
     assert count == len(want)
     got = np.asarray(res.costs, np.float64)[:count]
     sign = -1.0 if maximize else 1.0
@@ -166,7 +166,7 @@ def test_empty_sides(n, m, exits):
     u = (np.arange(n, dtype=float), np.arange(m, dtype=float) + 1) if exits else None
     res = jaxmatch.k_best_assignments(C, 3, unassigned_cost=u)
     assert res.assignments.shape == (3, n)
-    assert int(res.count) == 1
+    assert int(res.found) == 1
     want = float(np.sum(u[0]) + np.sum(u[1])) if exits else 0.0
     assert float(res.costs[0]) == want
     assert np.all(np.asarray(res.costs)[1:] == np.inf)

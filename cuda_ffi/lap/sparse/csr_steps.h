@@ -299,13 +299,14 @@ JM_HD void lap_csr_s1_plant(const Team& team, LapCsrView<T>& p) {
   }
 }
 
-// The key of entry k from forest row i: rdist_i + its reduced cost at the
-// phase's prices.  An int32 key that does not fit reads inf (beyond any
-// distance the forest reaches first) and marks the phase: should the forest
-// need to grow that far, the solve reports OVERFLOW, not INFEASIBLE.
+// The key from forest row i of a cost c at column price v: rdist_i + its
+// reduced cost at the phase's prices.  An int32 key that does not fit reads
+// inf (beyond any distance the forest reaches first) and marks the phase:
+// should the forest need to grow that far, the solve reports OVERFLOW, not
+// INFEASIBLE.
 template <class T>
-JM_HD T lap_csr_key(LapCsrView<T>& p, int i, int k, int j) {
-  const T r = Num<T>::reduced(p.cost[k], p.u[i], p.v[j]);
+JM_HD T lap_csr_key_at(LapCsrView<T>& p, int i, T c, T v) {
+  const T r = Num<T>::reduced(c, p.u[i], v);
   int ovf = 0;
   const T key =
       r < Num<T>::inf() ? Num<T>::add(p.rdist[i], r, &ovf) : Num<T>::inf();
@@ -314,6 +315,12 @@ JM_HD T lap_csr_key(LapCsrView<T>& p, int i, int k, int j) {
     return Num<T>::inf();
   }
   return key;
+}
+
+// The key of entry k = (i, j) from forest row i.
+template <class T>
+JM_HD T lap_csr_key(LapCsrView<T>& p, int i, int k, int j) {
+  return lap_csr_key_at(p, i, p.cost[k], p.v[j]);
 }
 
 // Calls visit(i, k, j, key) for every entry k = (i, j) of the frontier's
@@ -376,19 +383,10 @@ JM_HD int lap_join_forest(LapView<T>& p, int j, int* next) {
 }
 
 // The key of forest row i's exit (unassigned costs): rdist_i + row_cost_i -
-// u_i, inf (and the phase marked, as lap_csr_key) when an int32 key does not
-// fit.
+// u_i (an exit's price stays 0).
 template <class T>
 JM_HD T lap_csr_exit_key(LapCsrView<T>& p, int i) {
-  const T r = Num<T>::reduced(p.row_cost[i], p.u[i], T(0));
-  int ovf = 0;
-  const T key =
-      r < Num<T>::inf() ? Num<T>::add(p.rdist[i], r, &ovf) : Num<T>::inf();
-  if (Num<T>::kIsInteger && (ovf || !(key < Num<T>::inf()))) {
-    *p.capped = 1;
-    return Num<T>::inf();
-  }
-  return key;
+  return lap_csr_key_at(p, i, p.row_cost[i], T(0));
 }
 
 // s2c (unassigned costs): a forest row whose exit's key is D bids for its

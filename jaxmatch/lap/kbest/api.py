@@ -36,13 +36,13 @@ class KBestResult(NamedTuple):
       assignments: int32 ``[..., k, n]``. Assignment ``t`` gives the column
         of each row, ``-1`` for a row left unassigned (at its price with
         ``unassigned_cost``; the rows left over when ``n > m`` without
-        it); every entry ``-1`` past ``count``.
+        it); every entry ``-1`` past ``found``.
       costs: ``[..., k]``, the cost dtype (float32, float64 or int32). The
         objectives, nondecreasing (nonincreasing when maximizing): the
         assigned pairs' costs plus, with ``unassigned_cost``, the prices
-        of the unassigned rows and columns. Past ``count``: ``+inf``
+        of the unassigned rows and columns. Past ``found``: ``+inf``
         (``-inf`` when maximizing; the int32 extremes for integer costs).
-      count: int32 ``[...]``. How many assignments were found: ``k``, or
+      found: int32 ``[...]``. How many assignments were found: ``k``, or
         fewer when the problem has fewer; 0 when it has none.
       iterations: int32 ``[...]``. Shortest augmenting path searches run
         (one per row for the best assignment, one per subproblem solved;
@@ -56,8 +56,7 @@ class KBestResult(NamedTuple):
 
     assignments: jax.Array
     costs: jax.Array
-    # The issue's name; it shadows tuple.count, which results never need.
-    count: jax.Array  # type: ignore[assignment]
+    found: jax.Array
     iterations: jax.Array
     status: jax.Array
 
@@ -72,7 +71,7 @@ class KBestResult(NamedTuple):
         return status_names(self.status, LAPStatus)
 
     def __repr__(self) -> str:
-        return result_repr(self, ("count", "iterations", "status"), LAPStatus)
+        return result_repr(self, ("found", "iterations", "status"), LAPStatus)
 
 
 def _static_k(k: Any) -> int:

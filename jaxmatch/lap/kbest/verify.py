@@ -15,18 +15,18 @@ class KBestCertificate(NamedTuple):
     """Outcome of :func:`jaxmatch.verify_k_best` for one problem.
 
     Attributes:
-      valid: every check passed: each of the first ``count`` assignments is
+      valid: every check passed: each of the first ``found`` assignments is
         feasible (columns in range, none twice, no forbidden pair, every
         row assigned when ``n <= m`` without ``unassigned_cost``, every
         column when ``n > m``), its cost is its objective recomputed
         (exactly for integers, within ``tol`` for floats), the costs are
         nondecreasing (nonincreasing when maximizing), no assignment comes
-        twice, the entries past ``count`` are the fill values, and the
+        twice, the entries past ``found`` are the fill values, and the
         first cost is the optimum that :func:`jaxmatch.solve_lap` finds and
-        :func:`jaxmatch.verify_lap` certifies (or ``count`` is 0 exactly
+        :func:`jaxmatch.verify_lap` certifies (or ``found`` is 0 exactly
         when it finds the problem infeasible), and (``complete``) no
         assignment left out is better than the last returned, or exists at
-        all when ``count < k``.
+        all when ``found < k``.
       reason: the first failed check; empty when ``valid``.
     """
 
@@ -279,7 +279,7 @@ def verify_k_best(
     *batch, n, m = C.shape
     A = np.asarray(result.assignments)
     costs = np.asarray(result.costs)
-    count = np.asarray(result.count).reshape(-1)
+    count = np.asarray(result.found).reshape(-1)
     status = np.asarray(result.status).reshape(-1)
     k = A.shape[-2] if A.ndim >= 2 else 0
     B = int(np.prod(batch)) if batch else 1
