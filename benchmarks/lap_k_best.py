@@ -1,5 +1,6 @@
-"""``k_best_assignments`` on tracking-like batches, jitted, on the CPU, and
-optionally fastmurty (github motrom/fastmurty, its dense C build) on the same
+"""``k_best_assignments`` on tracking-like batches, jitted, on the CPU (or,
+``--device gpu``, the GPU's fused kernel, its costs checked against the
+CPU's), and optionally fastmurty (github motrom/fastmurty, its dense C build) on the same
 problems, one call per problem, with the costs compared.
 
 Each problem: ``n`` tracks uniform in a 100 x 100 square, each detected
@@ -11,6 +12,7 @@ the same problems as costs ``C - 2 price`` with misses free, the constant
 added back. Times: the median of ``--repeats`` calls after a warm-up, ms.
 
     python -m benchmarks.lap_k_best [--shapes 256x40x50] [--k 100]
+        [--device cpu|gpu]
         [--fastmurty /path/to/mhtda.so]   # gcc -O3 -DNDEBUG -shared -fPIC
                                           # subproblem.c queue.c sspDense.c
                                           # murtysplitDense.c da.c -o mhtda.so
@@ -143,16 +145,24 @@ def main(argv=None) -> list[dict]:
     p.add_argument("--price", type=float, default=1.3)
     p.add_argument("--repeats", type=int, default=10)
     p.add_argument("--fastmurty", default=None, help="fastmurty's dense mhtda.so")
+    p.add_argument("--device", choices=("cpu", "gpu"), default="cpu")
     args = p.parse_args(argv)
     rng = np.random.default_rng(0)
     cpu = jax.devices("cpu")[0]
+    dev = jax.devices(args.device)[0]
     rank = jax.jit(lambda C: jaxmatch.k_best_assignments(C, args.k, unassigned_cost=args.price))
-    print(f"CPU, k = {args.k}, price {args.price}; ms, median of {args.repeats}")
+    print(f"{dev.device_kind}, k = {args.k}, price {args.price}; ms, median of {args.repeats}")
     rows = []
     for shape in args.shapes:
         B, n, m = (int(x) for x in shape.split("x"))
-        C = jax.device_put(problems(rng, B, n, m).astype(np.float64), cpu)
+        C = jax.device_put(problems(rng, B, n, m).astype(np.float64), dev)
         res = rank(C)
+        if args.device != "cpu":
+            on_cpu = rank(jax.device_put(C, cpu))
+            same = np.array_equal(np.asarray(res.costs), np.asarray(on_cpu.costs))
+            same &= np.array_equal(np.asarray(res.assignments), np.asarray(on_cpu.assignments))
+            if not same:
+                raise SystemExit(f"{shape}: the {args.device}'s results differ from the CPU's")
         t_ours = median_ms(lambda x: jax.block_until_ready(rank(x)), args.repeats, C)
         costs = np.asarray(res.costs, np.float64)
         out = float(np.mean(np.asarray(res.assignments)[..., 0, :] < 0))

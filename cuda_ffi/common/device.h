@@ -160,6 +160,10 @@ struct SerialTeam {
   JM_HD unsigned long long all_max(unsigned long long x) const { return x; }
   JM_HD int all_min(int x) const { return x; }
   JM_HD unsigned long long from_first(unsigned long long x) const { return x; }
+  // The least (value, index) pair over the team, by value then index, to
+  // every worker (lap/kbest/kbest_steps.h's searches): one worker holds it.
+  template <class V>
+  JM_HD void all_argmin(V* /*value*/, int* /*index*/) const {}
 };
 
 // ---------------------------------------------------------------- numerics

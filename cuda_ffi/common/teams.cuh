@@ -94,6 +94,32 @@ struct TileTeam {
       : tile(t) {}
   __device__ int rank() const { return tile.thread_rank(); }
   __device__ int size() const { return kLanes; }
+  // The tile's barrier (and memory ordering between its lanes).
+  __device__ void sync() const { tile.sync(); }
+  // Bitwise OR of every lane's `bits`, to every lane.
+  __device__ int sync_or(int bits) const {
+#pragma unroll
+    for (int d = kLanes / 2; d > 0; d /= 2) bits |= tile.shfl_xor(bits, d);
+    return bits;
+  }
+  // The least (value, index) pair over the tile, ordered by value then by
+  // index (a total order: no NaN), to every lane.
+  template <class V>
+  __device__ void all_argmin(V* value, int* index) const {
+    V v = *value;
+    int i = *index;
+#pragma unroll
+    for (int d = kLanes / 2; d > 0; d /= 2) {
+      const V ov = tile.shfl_xor(v, d);
+      const int oi = tile.shfl_xor(i, d);
+      if (ov < v || (ov == v && oi < i)) {
+        v = ov;
+        i = oi;
+      }
+    }
+    *value = v;
+    *index = i;
+  }
   __device__ unsigned long long all_max(unsigned long long x) const {
 #pragma unroll
     for (int d = kLanes / 2; d > 0; d /= 2) {

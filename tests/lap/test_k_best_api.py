@@ -3,14 +3,16 @@ errors; and verify_k_best rejecting corrupted results."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from host_emulation import run_host_emulation
 from k_best_oracles import brute_force, objective
 
 import jaxmatch
-from jaxmatch.lap.kbest import api as kbest_api
 
 
 def _costs(seed=0, shape=(3, 4, 5)):
@@ -121,12 +123,11 @@ def test_bad_arguments():
         jaxmatch.k_best_assignments(C.astype(np.int32), 2, unassigned_cost=0.5)
 
 
-def test_refused_off_the_cpu(monkeypatch):
-    """Until the GPU kernel exists, a computation placed on a GPU is refused
-    at trace time, naming the CPU."""
-    monkeypatch.setattr(kbest_api, "_platforms", lambda C: {"gpu"})
-    with pytest.raises(NotImplementedError, match="CPU only"):
-        jaxmatch.k_best_assignments(_costs(5), 2)
+def test_team_emulation(tmp_path):
+    """The GPU kernel's team code (kbest_steps.h's KBestSolveTeam, a warp per
+    problem) run by 2-8 host threads gives the serial team's results bit for
+    bit on random problems (tests/lap/kbest_team_emulation.cc)."""
+    run_host_emulation(Path(__file__).with_name("kbest_team_emulation.cc"), tmp_path, timeout=600)
 
 
 def test_numbers_of_searches_drop_with_bound_skips():

@@ -2,7 +2,6 @@
 // per core at a time:
 //   jaxmatch_lap_k_best_cpu   operands and results in kbest_ffi.h
 #include <algorithm>
-#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <numeric>
@@ -16,25 +15,6 @@
 
 namespace jaxmatch {
 namespace {
-
-// Whether every cost is a number below -inf (+inf forbids a pair) and,
-// with exits, every price finite.
-template <class T>
-bool KBestValid(const KBestProblem<T>& P) {
-  if (!std::is_floating_point<T>::value) return true;
-  const int64_t len = int64_t{P.n} * P.m;
-  for (int64_t e = 0; e < len; ++e) {
-    const double x = static_cast<double>(P.C[e]);
-    if (std::isnan(x) || x == -std::numeric_limits<double>::infinity())
-      return false;
-  }
-  if (!P.exits) return true;
-  for (int i = 0; i < P.n; ++i)
-    if (!std::isfinite(static_cast<double>(P.r[i]))) return false;
-  for (int j = 0; j < P.m; ++j)
-    if (!std::isfinite(static_cast<double>(P.c[j]))) return false;
-  return true;
-}
 
 // One thread's workspace, kept across the problems it solves (grown, never
 // shrunk, never cleared: the ranking initialises what it reads).
@@ -81,7 +61,8 @@ void KBestSolveOne(const KBestProblem<T>& P, int k, int* assign, T* costs,
                 : std::numeric_limits<T>::max());
   info[kKBestInfoCount] = 0;
   info[kKBestInfoIters] = 0;
-  if (!KBestValid(P)) {
+  const SerialTeam team;
+  if (!KBestValid(team, P)) {
     info[kKBestInfoStatus] = kLapInvalidEntries;
     return;
   }
@@ -90,7 +71,6 @@ void KBestSolveOne(const KBestProblem<T>& P, int k, int* assign, T* costs,
   s.Fit(L, k);
   const KBestSearchWork<W> sw{s.dist.data(), s.pred.data(), s.state.data(),
                               s.cols.data()};
-  const SerialTeam team;
   const KBestRankWork<W> rw{s.queue.data(), s.keys.data(), s.free_slots.data(),
                             s.bounds.data()};
   const int* order_out = s.order_out.data();
@@ -110,16 +90,8 @@ void KBestSolveOne(const KBestProblem<T>& P, int k, int* assign, T* costs,
     const int from = rank[t];
     std::copy(order_out + int64_t{from} * n, order_out + int64_t{from + 1} * n,
               assign + int64_t{t} * n);
-    const W total = found[from];
-    if (!std::is_floating_point<T>::value &&
-        (total < static_cast<W>(std::numeric_limits<T>::min()) ||
-         total > static_cast<W>(std::numeric_limits<T>::max()))) {
+    if (!KBestStoreCost<T>(found[from], &costs[t]))
       info[kKBestInfoStatus] = kLapOverflow;
-      costs[t] = total < 0 ? std::numeric_limits<T>::min()
-                           : std::numeric_limits<T>::max();
-    } else {
-      costs[t] = static_cast<T>(total);
-    }
   }
 }
 
@@ -158,13 +130,12 @@ ffi::Error KBestCpu(ffi::AnyBuffer C, ffi::AnyBuffer row_cost,
     int* ad = static_cast<int*>(assignments->untyped_data());
     T* kd = static_cast<T*>(costs->untyped_data());
     int* id = static_cast<int*>(info->untyped_data());
-    const std::vector<T> zeros(static_cast<size_t>(m), T(0));
     auto solve = [&](int64_t b) {
       const KBestProblem<T> P{s.n,
                               s.m,
                               Cd + b * n * m,
                               rd + b * n,
-                              exits ? cd + b * m : zeros.data(),
+                              exits ? cd + b * m : nullptr,
                               exits != 0};
       KBestSolveOne(P, s.k, ad + b * s.k * n, kd + b * s.k,
                     id + b * kKBestInfoLen);

@@ -16,16 +16,9 @@
 
 #include "common/ffi_helpers.h"
 #include "lap/common/lap_state.h"
+#include "lap/kbest/kbest_info.h"
 
 namespace jaxmatch {
-
-enum KBestInfo : int32_t {
-  kKBestInfoStatus = 0,  // LapStatus: OPTIMAL, INFEASIBLE (no assignment),
-                         // INVALID_ENTRIES, OVERFLOW (an int32 total)
-  kKBestInfoCount = 1,   // how many assignments were found (<= k)
-  kKBestInfoIters = 2,   // shortest-path searches run (the root's rows too)
-  kKBestInfoLen = 3,
-};
 
 template <class Binding>
 auto BindKBest(Binding b) {

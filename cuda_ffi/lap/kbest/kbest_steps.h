@@ -2,10 +2,20 @@
 // Stone and Cox, "Optimizing Murty's ranked assignment method", IEEE TAES
 // 33(3), 1997, and of fastmurty, Motro and Ghosh, FUSION 2019), with a
 // price for leaving a row or a column unassigned, written once over a Team
-// (common/device.h's SerialTeam on the CPU; a warp later: the loops over
-// columns stride over the team's lanes, the serial parts run on rank 0
-// between team.sync()s, and KBestLeast is where a warp will combine its
-// lanes' minima).  Everything here compiles for the device (JM_HD).
+// (common/device.h's SerialTeam on the CPU; a warp, common/teams.cuh's
+// TileTeam<32>, on the GPU: lap/kbest/kbest_kernels.cu).  Everything here
+// compiles for the device (JM_HD).
+//
+// The team.  The loops over columns (and over the rows' bounds) stride over
+// the team's workers; the control runs on every worker alike, each holding
+// the same scalars (sizes, bounds, slots) in its registers, computed from
+// the same memory; memory the control writes is written by rank 0 alone,
+// between team.sync()s: one before (every worker has read what it
+// overwrites) where a worker may still read it, one after (every worker
+// sees it).  KBestLeast combines the workers' minima by (distance,
+// position), the serial scan's first least, so that every team finds the
+// serial team's paths, solutions and ranking exactly (the host emulation
+// tests/lap/kbest_team_emulation.cc checks it).
 //
 // The problem.  n rows, m columns, costs C [n, m] (+inf: a forbidden pair),
 // row prices r [n] and column prices c [m] (finite).  With exits, the
@@ -56,6 +66,7 @@
 
 #include "common/device.h"
 #include "lap/common/lap_state.h"
+#include "lap/kbest/kbest_info.h"
 
 namespace jaxmatch {
 
@@ -78,18 +89,64 @@ constexpr int kKBestNone = -2;
 // pred[j]: reached from the zone (through its dummy row).
 constexpr int kKBestZone = -1;
 
-// One problem's data.  With exits false, r is ignored and c is 0.
+// One problem's data.  With exits false, r is ignored and c is 0 (null c:
+// every column price 0).
 template <class T>
 struct KBestProblem {
   int n, m;
   const T* C;  // [n, m]
   const T* r;  // [n]
-  const T* c;  // [m]
+  const T* c;  // [m], or null
   bool exits;
   JM_HD KBestWide<T> cost(int i, int j) const {
     return static_cast<KBestWide<T>>(C[static_cast<int64_t>(i) * m + j]);
   }
+  JM_HD KBestWide<T> col_price(int j) const {
+    return c != nullptr ? static_cast<KBestWide<T>>(c[j]) : KBestWide<T>(0);
+  }
 };
+
+// Whether every cost is a number above -inf (+inf forbids a pair) and,
+// with exits, every price finite; the same on every worker.
+template <class T, class Team>
+JM_HD bool KBestValid(const Team& team, const KBestProblem<T>& P) {
+  if (!std::is_floating_point<T>::value) return true;
+  const double inf = std::numeric_limits<double>::infinity();
+  const int64_t len = int64_t{P.n} * P.m;
+  int bad = 0;
+  for (int64_t e = team.rank(); e < len; e += team.size()) {
+    const double x = static_cast<double>(P.C[e]);
+    if (x != x || x == -inf) bad = 1;
+  }
+  if (P.exits) {
+    for (int i = team.rank(); i < P.n; i += team.size()) {
+      const double x = static_cast<double>(P.r[i]);
+      if (!(x > -inf && x < inf)) bad = 1;
+    }
+    for (int j = team.rank(); j < P.m; j += team.size()) {
+      const double x = static_cast<double>(P.c[j]);
+      if (!(x > -inf && x < inf)) bad = 1;
+    }
+  }
+  return team.sync_or(bad) == 0;
+}
+
+// An objective in the cost dtype: false when an int32 total does not fit
+// (stored as the nearer int32 extreme).
+template <class T>
+JM_HD bool KBestStoreCost(KBestWide<T> total, T* out) {
+  if (!std::is_floating_point<T>::value) {
+    const KBestWide<T> lo = std::numeric_limits<T>::min(),
+                       hi = std::numeric_limits<T>::max();
+    if (total < lo || total > hi) {
+      *out = total < 0 ? std::numeric_limits<T>::min()
+                       : std::numeric_limits<T>::max();
+      return false;
+    }
+  }
+  *out = static_cast<T>(total);
+  return true;
+}
 
 // The int32 and wide entries of one node (KBestNode): x [n], y [m],
 // order [n], meta [2], then the exclusions excl [m + 2]; v [m], cost.
@@ -161,8 +218,8 @@ struct KBestSearchWork {
 constexpr int kKBestOut = 0, kKBestOpen = 1;
 
 // The least distance of the unscanned columns cols[0..open-1] and its
-// position in cols (-1: none below +inf); the team's lanes each take a
-// stride (SerialTeam: all; a warp combines its lanes' minima here).
+// position in cols (-1: none below +inf), the first such position, to
+// every worker: each takes a stride, then the team combines them.
 template <class W, class Team>
 JM_HD void KBestLeast(const Team& team, const KBestSearchWork<W>& w, int open,
                       W* least, int* at) {
@@ -175,6 +232,7 @@ JM_HD void KBestLeast(const Team& team, const KBestSearchWork<W>& w, int open,
       where = q;
     }
   }
+  team.all_argmin(&best, &where);
   *least = best;
   *at = where;
 }
@@ -200,7 +258,7 @@ JM_HD void KBestRelax(const Team& team, const KBestProblem<T>& P,
     for (int q = team.rank(); q < open; q += team.size()) {
       const int j = w.cols[q];
       if (nd.y[j] < 0) continue;
-      const W d = static_cast<W>(P.c[j]) - nd.v[j] + shift;
+      const W d = P.col_price(j) - nd.v[j] + shift;
       if (d < w.dist[j]) {
         w.dist[j] = d;
         w.pred[j] = kKBestZone;
@@ -291,6 +349,7 @@ JM_HD KBestWide<T> KBestAugment(const Team& team, const KBestProblem<T>& P,
     }
     // Column cols[at] is scanned: it moves behind the unscanned ones.
     const int j = w.cols[at];
+    team.sync();  // every worker has read cols[at]
     if (team.rank() == 0) {
       w.cols[at] = w.cols[open - 1];
       w.cols[open - 1] = j;
@@ -365,7 +424,7 @@ JM_HD KBestWide<T> KBestAugment(const Team& team, const KBestProblem<T>& P,
   // potential stays 0; lowering a price keeps every pair feasible).
   for (int q = first + team.rank(); q < total; q += team.size()) {
     const int j = w.cols[q];
-    if (nd.y[j] < 0) nd.v[j] = static_cast<W>(P.c[j]);
+    if (nd.y[j] < 0) nd.v[j] = P.col_price(j);
   }
   team.sync();
   return length;
@@ -381,7 +440,7 @@ JM_HD KBestWide<T> KBestObjective(const KBestProblem<T>& P, const int* x,
     total += x[i] >= 0 ? P.cost(i, x[i]) : static_cast<W>(P.r[i]);
   if (P.exits)
     for (int j = 0; j < P.m; ++j)
-      if (y[j] < 0) total += static_cast<W>(P.c[j]);
+      if (y[j] < 0) total += P.col_price(j);
   return total;
 }
 
@@ -398,7 +457,7 @@ JM_HD bool KBestRoot(const Team& team, const KBestProblem<T>& P,
   }
   for (int j = team.rank(); j < P.m; j += team.size()) {
     nd.y[j] = -1;
-    nd.v[j] = static_cast<W>(P.c[j]);
+    nd.v[j] = P.col_price(j);
   }
   if (team.rank() == 0) {
     nd.excl[0] = 0;
@@ -504,13 +563,30 @@ JM_HD void KBestQueueInsert(const KBestRankWork<W>& rw, int size, int drop,
   rw.queue[p] = slot;
 }
 
-// The whole ranking of one problem (serial control; the searches over the
-// team).  ints [(k + 2) * L.ints()] and wides [(k + 2) * L.wides()] hold the
-// nodes, sw the search's workspace, rw the queue's.  Writes the k best
-// solutions' columns (-1: unassigned) to assign [k, n] and their objectives
-// to costs [k] (unused entries untouched), in the order found, and the
-// searches run to *searches; returns how many exist up to k (0: no
-// assignment).
+// Lists the columns whose state is kKBestOpen in w.cols, in increasing
+// order; returns how many (to every worker).  Every worker counts, rank 0
+// writes; ends in a barrier.
+template <class W, class Team>
+JM_HD int KBestListOpen(const Team& team, const KBestSearchWork<W>& w, int m) {
+  const bool lead = team.rank() == 0;
+  int open = 0;
+  for (int j = 0; j < m; ++j)
+    if (w.state[j] == kKBestOpen) {
+      if (lead) w.cols[open] = j;
+      ++open;
+    }
+  team.sync();
+  return open;
+}
+
+// The whole ranking of one problem (the control on every worker alike, see
+// the file's comment; the searches, copies and bounds over the team).  ints
+// [(k + 2) * L.ints()] and wides [(k + 2) * L.wides()] hold the nodes, sw
+// the search's workspace, rw the queue's.  Writes the k best solutions'
+// columns (-1: unassigned) to assign [k, n] and their objectives to costs
+// [k] (unused entries untouched), in the order found, and the searches run
+// to *searches (rank 0); returns how many exist up to k (0: no
+// assignment), to every worker, after a barrier.
 template <class T, class Team>
 JM_HD int KBestRank(const Team& team, const KBestProblem<T>& P, int k,
                     int* ints, KBestWide<T>* wides,
@@ -520,26 +596,36 @@ JM_HD int KBestRank(const Team& team, const KBestProblem<T>& P, int k,
   using W = KBestWide<T>;
   const KBestNodeLayout L{P.n, P.m};
   const int n = P.n, m = P.m;
+  const bool lead = team.rank() == 0;
   auto node = [&](int s) { return KBestNodeAt<W>(L, ints, wides, s); };
-  int free_top = 0;
-  for (int s = k + 1; s >= 0; --s) rw.free_slots[free_top++] = s;
-  int qsize = 0;
+  // The free slots, a stack: slot 0 on top.
+  int free_top = k + 2;
+  for (int q = team.rank(); q < k + 2; q += team.size())
+    rw.free_slots[q] = k + 1 - q;
+  team.sync();
+  int qsize = 0, runs = n;
   const int root = rw.free_slots[--free_top];
-  *searches = n;
-  if (!KBestRoot(team, P, node(root), sw)) return 0;
-  rw.queue[qsize] = root;
-  rw.keys[qsize++] = *node(root).cost;
+  if (!KBestRoot(team, P, node(root), sw)) {
+    if (lead) *searches = runs;
+    return 0;
+  }
+  if (lead) {
+    rw.queue[0] = root;
+    rw.keys[0] = *node(root).cost;
+  }
+  qsize = 1;
   int count = 0;
   for (int t = 0; t < k && qsize > 0; ++t) {
+    team.sync();
     // The queue is sorted by key, largest first: the least is the last.
     const int ps = rw.queue[--qsize];
     const KBestNode<W> parent = node(ps);
     const W pcost = *parent.cost;
-    for (int i = 0; i < n; ++i) {
+    for (int i = team.rank(); i < n; i += team.size()) {
       const int j = parent.x[i];
       assign[static_cast<int64_t>(t) * n + i] = j >= 0 ? j : -1;
     }
-    costs[t] = KBestObjective(P, parent.x, parent.y);
+    if (lead) costs[t] = KBestObjective(P, parent.x, parent.y);
     count = t + 1;
     const int cap = k - t - 1;
     if (cap == 0) break;
@@ -548,74 +634,158 @@ JM_HD int KBestRank(const Team& team, const KBestProblem<T>& P, int k,
     // The parent's open columns (not held by its fixed rows), listed.
     const int A = parent.active();
     const int* pexcl = parent.special() ? parent.excl : nullptr;
-    for (int j = 0; j < m; ++j) sw.state[j] = kKBestOpen;
-    for (int q = A; q < n; ++q)
+    for (int j = team.rank(); j < m; j += team.size()) sw.state[j] = kKBestOpen;
+    team.sync();
+    for (int q = A + team.rank(); q < n; q += team.size())
       if (parent.x[parent.order[q]] >= 0)
         sw.state[parent.x[parent.order[q]]] = kKBestOut;
-    int open = 0;
-    for (int j = 0; j < m; ++j)
-      if (sw.state[j] == kKBestOpen) sw.cols[open++] = j;
-    for (int q = 0; q < A; ++q) {
+    team.sync();
+    const int open = KBestListOpen(team, sw, m);
+    for (int q = team.rank(); q < A; q += team.size()) {
       const int f = parent.order[q];
       rw.bounds[f] = KBestRowBound(P, parent, sw.cols, open, f,
                                    q == A - 1 ? pexcl : nullptr);
     }
+    team.sync();
     // Split: the active rows but the last ordered by their bounds, the
     // largest last (its child, the largest, is the likeliest skipped).
-    for (int a = 1; a < A - 1; ++a) {
-      const int f = parent.order[a];
-      int b = a;
-      for (; b > 0 && rw.bounds[parent.order[b - 1]] > rw.bounds[f]; --b)
-        parent.order[b] = parent.order[b - 1];
-      parent.order[b] = f;
-    }
+    if (lead)
+      for (int a = 1; a < A - 1; ++a) {
+        const int f = parent.order[a];
+        int b = a;
+        for (; b > 0 && rw.bounds[parent.order[b - 1]] > rw.bounds[f]; --b)
+          parent.order[b] = parent.order[b - 1];
+        parent.order[b] = f;
+      }
+    team.sync();
     // Child p fixes rows order[p..A-1] beside the parent's: the columns
     // of rows order[1..A-1] out for child 1, then freed one by one.
-    for (int q = 1; q < A; ++q)
+    for (int q = 1 + team.rank(); q < A; q += team.size())
       if (parent.x[parent.order[q]] >= 0)
         sw.state[parent.x[parent.order[q]]] = kKBestOut;
-    int total = 0;
-    for (int j = 0; j < m; ++j)
-      if (sw.state[j] == kKBestOpen) sw.cols[total++] = j;
+    team.sync();
+    int total = KBestListOpen(team, sw, m);
     int ws = rw.free_slots[--free_top];
     for (int p = 1; p <= A; ++p) {
       const int f = parent.order[p - 1];
-      // The searches permute the list; each child adds its row's column.
-      if (p > 1 && parent.x[f] >= 0) sw.cols[total++] = parent.x[f];
+      const int held = parent.x[f];
+      // The searches permute the list; each child adds its row's column
+      // (past the list: no worker reads it before the next barrier).
+      if (p > 1 && held >= 0) {
+        if (lead) sw.cols[total] = held;
+        ++total;
+      }
       if (!(pcost + rw.bounds[f] < bound)) continue;  // skipped by bound
+      team.sync();
       const KBestNode<W> child = node(ws);
       KBestCopyNode(team, L, child, parent);
-      child.active() = p;
-      child.special() = 1;
-      int excluded = 0;
-      if (p == A && pexcl != nullptr) {
-        excluded = pexcl[0];
-        for (int e = 1; e <= excluded; ++e) child.excl[e] = pexcl[e];
+      if (lead) {
+        child.active() = p;
+        child.special() = 1;
+        int excluded = 0;
+        if (p == A && pexcl != nullptr) {
+          excluded = pexcl[0];
+          for (int e = 1; e <= excluded; ++e) child.excl[e] = pexcl[e];
+        }
+        child.excl[++excluded] = held >= 0 ? held : m;
+        child.excl[0] = excluded;
       }
-      const int held = parent.x[f];
-      child.excl[++excluded] = held >= 0 ? held : m;
-      child.excl[0] = excluded;
-      ++*searches;
+      team.sync();
+      ++runs;
       const W length =
           KBestAugment(team, P, child, f, child.excl, sw, total, bound - pcost);
       if (!(length < KBestInf<W>())) continue;
       const W key = pcost + length;
-      *child.cost = key;
+      const int evicted = qsize < cap ? -1 : rw.queue[0];
+      team.sync();
+      if (lead) {
+        *child.cost = key;
+        // Full: the worst leaves, its slot the next child's.
+        KBestQueueInsert(rw, qsize, qsize < cap ? 0 : 1, key, ws);
+      }
+      team.sync();
       if (qsize < cap) {
-        KBestQueueInsert(rw, qsize, 0, key, ws);
         ++qsize;
         ws = rw.free_slots[--free_top];
-      } else {  // the worst leaves: its slot is the next child's
-        const int evicted = rw.queue[0];
-        KBestQueueInsert(rw, qsize, 1, key, ws);
+      } else {
         ws = evicted;
       }
       if (qsize == cap) bound = rw.keys[0];
     }
-    rw.free_slots[free_top++] = ws;
-    rw.free_slots[free_top++] = ps;
+    team.sync();
+    if (lead) {
+      rw.free_slots[free_top] = ws;
+      rw.free_slots[free_top + 1] = ps;
+    }
+    free_top += 2;
   }
+  if (lead) *searches = runs;
+  team.sync();
   return count;
+}
+
+// A team's workspace for KBestSolveTeam: the nodes (KBestRank's ints and
+// wides), the search's and the queue's arrays, and the found solutions
+// before they are ordered: found_rows [k, n], found [k], order [k].
+template <class W>
+struct KBestTeamWork {
+  int* ints;
+  W* wides;
+  KBestSearchWork<W> sw;
+  KBestRankWork<W> rw;
+  int* found_rows;
+  W* found;
+  int* order;
+};
+
+// One problem, whole, by a team (the GPU's warp): checks its entries, ranks,
+// orders the found solutions by their objectives summed afresh (stably:
+// ties in the order found, as the CPU's std::stable_sort, each solution's
+// place counted by every worker for its own), and writes assign [k, n]
+// (-1 past the count), costs [k] (the dtype's largest past it) and info
+// [kKBestInfoLen] (rank 0).  Ends in a barrier.
+template <class T, class Team>
+JM_HD void KBestSolveTeam(const Team& team, const KBestProblem<T>& P, int k,
+                          const KBestTeamWork<KBestWide<T>>& w, int* assign,
+                          T* costs, int* info) {
+  using W = KBestWide<T>;
+  const int n = P.n;
+  const bool lead = team.rank() == 0;
+  int status = kLapInvalidEntries, count = 0, searches = 0;
+  if (KBestValid(team, P)) {
+    count = KBestRank(team, P, k, w.ints, w.wides, w.sw, w.rw, w.found_rows,
+                      w.found, &searches);
+    status = count > 0 ? kLapOptimal : kLapInfeasible;
+    for (int t = team.rank(); t < count; t += team.size()) {
+      const W key = w.found[t];
+      int place = 0;
+      for (int a = 0; a < count; ++a)
+        place += (w.found[a] < key) | ((w.found[a] == key) & (a < t));
+      w.order[place] = t;
+    }
+    team.sync();
+    for (int t = 0; t < count; ++t) {
+      const int from = w.order[t];
+      for (int i = team.rank(); i < n; i += team.size())
+        assign[static_cast<int64_t>(t) * n + i] =
+            w.found_rows[static_cast<int64_t>(from) * n + i];
+      if (lead && !KBestStoreCost<T>(w.found[from], &costs[t]))
+        status = kLapOverflow;
+    }
+  }
+  const int64_t rest = static_cast<int64_t>(k - count) * n;
+  for (int64_t e = team.rank(); e < rest; e += team.size())
+    assign[static_cast<int64_t>(count) * n + e] = -1;
+  const T fill = std::numeric_limits<T>::has_infinity
+                     ? std::numeric_limits<T>::infinity()
+                     : std::numeric_limits<T>::max();
+  for (int t = count + team.rank(); t < k; t += team.size()) costs[t] = fill;
+  if (lead) {
+    info[kKBestInfoStatus] = status;
+    info[kKBestInfoCount] = count;
+    info[kKBestInfoIters] = searches;
+  }
+  team.sync();
 }
 
 }  // namespace jaxmatch

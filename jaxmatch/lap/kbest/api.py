@@ -4,9 +4,12 @@ leaving rows and columns unassigned: the data association of
 multiple-hypothesis trackers.
 
 The kernel (``jaxmatch_lap_k_best``: cuda_ffi/lap/kbest/kbest_steps.h) runs
-on the CPU; each child of the partition is solved from its parent's duals
-by one shortest augmenting path, and children whose bound cannot enter the
-k best are skipped. It takes rows ``<=`` columns: a tall problem is solved
+on the CPU (a problem per core) and on a GPU (one fused kernel for the batch,
+a warp per problem, the whole ranking on the device: kbest_kernels.cu), the
+platform's as for every solver; both find the same assignments in the same
+order. Each child of the partition is solved from its parent's duals by one
+shortest augmenting path, and children whose bound cannot enter the k best
+are skipped. It takes rows ``<=`` columns: a tall problem is solved
 transposed (rows and columns, row and column prices swapped: the same
 problem) and its assignments turned back.
 """
@@ -88,30 +91,6 @@ def _static_k(k: Any) -> int:
     return k
 
 
-def _platforms(C: Any) -> set[str]:
-    """The platforms the computation on ``C`` will run on, as far as trace
-    time tells: a concrete array's devices, else the default device's."""
-    if isinstance(C, jax.Array) and not isinstance(C, jax.core.Tracer):
-        try:
-            return {d.platform for d in C.devices()}
-        except Exception:  # deleted or abstract arrays
-            pass
-    default = getattr(jax.config, "jax_default_device", None)
-    if default is not None:
-        return {getattr(default, "platform", str(default))}
-    return {jax.default_backend()}
-
-
-def _require_cpu(C: Any) -> None:
-    other = sorted(p for p in _platforms(C) if p != "cpu")
-    if other:
-        raise NotImplementedError(
-            f"k_best_assignments runs on the CPU only for now (this computation would run on "
-            f"{', '.join(other)}); place it on the CPU: "
-            "`with jax.default_device(jax.devices('cpu')[0]):` or jax.device_put(C, cpu)"
-        )
-
-
 def k_best_assignments(
     C: Any, k: int, *, unassigned_cost: Any = None, maximize: bool = False
 ) -> KBestResult:
@@ -145,14 +124,11 @@ def k_best_assignments(
         ``C`` or ``unassigned_cost`` have an unsupported dtype.
       ValueError: ``k < 1``, ``C`` of rank < 2, or prices of the wrong
         shape.
-      NotImplementedError: the computation would run on a GPU (the CPU only,
-        for now).
     """
     k = _static_k(k)
     if not isinstance(maximize, (bool, np.bool_)):
         raise TypeError(f"maximize must be a Python bool, got {maximize!r}")
     maximize = bool(maximize)
-    _require_cpu(C)
     C = whole_problems(canonical_costs(C), 2)
     *batch, n, m = C.shape
     exits = unassigned_cost is not None

@@ -1,0 +1,265 @@
+// The k best assignments' team code (lap/kbest/kbest_steps.h's
+// KBestSolveTeam, the GPU's warp kernel in lap/kbest/kbest_kernels.cu) under
+// a team's concurrency, on the CPU (tests/lap/test_k_best_api.py compiles and
+// runs it with the host compiler).
+//
+// A team of std::threads (two to eight workers; barriers, OR and argmin
+// collectives through a spin barrier, as a warp's shuffles are) solves
+// random problems: ties (a few integer levels), +inf pairs, rows and columns
+// left at their prices (exits), rectangular both ways, int32 (with totals
+// past int32: OVERFLOW), float (with NaN: INVALID_ENTRIES) and double, k
+// from 1 to 120, infeasible ones.  Every result must equal the serial
+// team's (SerialTeam, whose ranking the CPU handler runs and the Python
+// tests check against brute force and a scipy Murty): the same assignments,
+// the same costs bit for bit, the same status, count and searches.  The
+// workers' workspaces are poisoned first (no entry is read before it is
+// written).  Exits 1 on a failure.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <thread>
+#include <vector>
+
+#include "../spin_barrier.h"
+#include "lap/kbest/kbest_steps.h"
+
+using namespace jaxmatch;
+
+namespace {
+
+struct Shared {
+  explicit Shared(int lanes)
+      : barrier(lanes), bits(lanes), values(lanes), indices(lanes) {}
+  SpinBarrier barrier;
+  std::vector<int> bits;
+  std::vector<unsigned long long> values;
+  std::vector<int> indices;
+};
+
+// The workers of a warp, each a thread.
+struct ThreadTeam {
+  static constexpr bool kRowOuter = false;
+  int r, lanes;
+  Shared* shared;
+  int rank() const { return r; }
+  int size() const { return lanes; }
+  void sync() const { shared->barrier.wait(); }
+  int sync_or(int bits) const {
+    shared->bits[r] = bits;
+    shared->barrier.wait();
+    int out = 0;
+    for (int i = 0; i < lanes; ++i) out |= shared->bits[i];
+    shared->barrier.wait();
+    return out;
+  }
+  template <class V>
+  void all_argmin(V* value, int* index) const {
+    static_assert(sizeof(V) == sizeof(unsigned long long), "wide values");
+    std::memcpy(&shared->values[r], value, sizeof(V));
+    shared->indices[r] = *index;
+    shared->barrier.wait();
+    // The butterfly's result: the least (value, index), whatever the order.
+    V best;
+    std::memcpy(&best, &shared->values[0], sizeof(V));
+    int at = shared->indices[0];
+    for (int i = 1; i < lanes; ++i) {
+      V v;
+      std::memcpy(&v, &shared->values[i], sizeof(V));
+      const int q = shared->indices[i];
+      if (v < best || (v == best && q < at)) {
+        best = v;
+        at = q;
+      }
+    }
+    shared->barrier.wait();
+    *value = best;
+    *index = at;
+  }
+};
+
+template <class T>
+struct Instance {
+  int n = 0, m = 0, k = 1;
+  bool exits = false;
+  std::vector<T> C, r, c;
+  KBestProblem<T> problem() const {
+    return KBestProblem<T>{
+        n, m, C.data(), r.data(), exits ? c.data() : nullptr, exits};
+  }
+};
+
+// A team's workspace and results, the workspace poisoned.
+template <class T>
+struct Run {
+  using W = KBestWide<T>;
+  std::vector<int> ints, pred, state, cols, queue, free_slots, found_rows,
+      order, assign, info;
+  std::vector<W> wides, dist, keys, bounds, found;
+  std::vector<T> costs;
+  explicit Run(const Instance<T>& I) {
+    const KBestNodeLayout L{I.n, I.m};
+    const size_t slots = static_cast<size_t>(I.k) + 2, n = I.n, m = I.m,
+                 k = I.k;
+    const int junk = 0x5a5a5a5a;
+    ints.assign(slots * L.ints(), junk);
+    for (auto* v : {&pred, &state, &cols}) v->assign(m, junk);
+    queue.assign(k, junk);
+    free_slots.assign(slots, junk);
+    found_rows.assign(k * n, junk);
+    order.assign(k, junk);
+    assign.assign(k * n, junk);
+    info.assign(kKBestInfoLen, junk);
+    const W poison = static_cast<W>(-12345);
+    wides.assign(slots * L.wides(), poison);
+    dist.assign(m, poison);
+    keys.assign(k, poison);
+    bounds.assign(n, poison);
+    found.assign(k, poison);
+    costs.assign(k, static_cast<T>(-777));
+  }
+  KBestTeamWork<W> work() {
+    return KBestTeamWork<W>{
+        ints.data(),
+        wides.data(),
+        KBestSearchWork<W>{dist.data(), pred.data(), state.data(), cols.data()},
+        KBestRankWork<W>{queue.data(), keys.data(), free_slots.data(),
+                         bounds.data()},
+        found_rows.data(),
+        found.data(),
+        order.data()};
+  }
+};
+
+template <class T>
+Run<T> SolveSerial(const Instance<T>& I) {
+  Run<T> out(I);
+  KBestSolveTeam(SerialTeam{}, I.problem(), I.k, out.work(), out.assign.data(),
+                 out.costs.data(), out.info.data());
+  return out;
+}
+
+template <class T>
+Run<T> SolveThreads(const Instance<T>& I, int lanes) {
+  Run<T> out(I);
+  Shared shared(lanes);
+  const KBestTeamWork<KBestWide<T>> w = out.work();
+  std::vector<std::thread> workers;
+  for (int r = 0; r < lanes; ++r)
+    workers.emplace_back([&, r] {
+      KBestSolveTeam(ThreadTeam{r, lanes, &shared}, I.problem(), I.k, w,
+                     out.assign.data(), out.costs.data(), out.info.data());
+    });
+  for (auto& t : workers) t.join();
+  return out;
+}
+
+template <class T>
+bool SameBits(const std::vector<T>& a, const std::vector<T>& b) {
+  return a.size() == b.size() &&
+         std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
+}
+
+template <class T>
+Instance<T> Make(std::mt19937& rng) {
+  Instance<T> I;
+  const bool large = rng() % 16 == 0;
+  const int most = large ? 24 : 9;
+  I.exits = rng() % 2 == 0;
+  I.n = 1 + static_cast<int>(rng() % most);
+  I.m = 1 + static_cast<int>(rng() % most);
+  if (!I.exits && I.n > I.m) std::swap(I.n, I.m);
+  I.k = 1 + static_cast<int>(rng() % (large ? 120 : 40));
+  const int levels = rng() % 3 == 0 ? 3 : (rng() % 2 ? 20 : 100000);
+  const bool forbid = rng() % 3 == 0;
+  const bool huge = std::is_same<T, int32_t>::value && rng() % 10 == 0;
+  auto value = [&]() {
+    if (huge) return static_cast<T>(1 << 30) - static_cast<T>(rng() % 7);
+    const int v = static_cast<int>(rng() % levels) - levels / 4;
+    if (std::is_floating_point<T>::value && levels > 1000)
+      return static_cast<T>(v) / static_cast<T>(7);
+    return static_cast<T>(v);
+  };
+  I.C.resize(static_cast<size_t>(I.n) * I.m);
+  for (auto& x : I.C) {
+    x = value();
+    if (forbid && std::numeric_limits<T>::has_infinity && rng() % 3 == 0)
+      x = std::numeric_limits<T>::infinity();
+  }
+  // Now and then a row with no pair (infeasible without exits).
+  if (forbid && std::numeric_limits<T>::has_infinity && rng() % 4 == 0)
+    for (int j = 0; j < I.m; ++j) I.C[j] = std::numeric_limits<T>::infinity();
+  if (std::numeric_limits<T>::has_quiet_NaN && rng() % 40 == 0)
+    I.C[rng() % I.C.size()] = std::numeric_limits<T>::quiet_NaN();
+  I.r.resize(I.n);
+  I.c.resize(I.m);
+  for (auto& x : I.r) x = value();
+  for (auto& x : I.c) x = value();
+  return I;
+}
+
+// Statuses and sizes seen, over every problem solved: the problems must
+// exercise each.
+long long g_status[8], g_found, g_exits_used;
+
+template <class T>
+int RunAll(const char* name, int problems, unsigned seed) {
+  std::mt19937 rng(seed);
+  int failures = 0;
+  for (int t = 0; t < problems; ++t) {
+    const Instance<T> I = Make<T>(rng);
+    const Run<T> serial = SolveSerial(I);
+    const int status = serial.info[kKBestInfoStatus];
+    if (status >= 0 && status < 8) ++g_status[status];
+    g_found += serial.info[kKBestInfoCount];
+    for (int v : serial.assign) g_exits_used += I.exits && v == -1;
+    const int lanes = 2 + static_cast<int>(rng() % 7);
+    if (std::getenv("KBEST_EMULATION_TRACE"))
+      std::printf("%s %d: %dx%d k %d exits %d, %d workers\n", name, t, I.n, I.m,
+                  I.k, I.exits ? 1 : 0, lanes);
+    const Run<T> team = SolveThreads(I, lanes);
+    if (!(serial.assign == team.assign && SameBits(serial.costs, team.costs) &&
+          serial.info == team.info)) {
+      if (++failures <= 5)
+        std::printf(
+            "%s problem %d (%dx%d, k %d, exits %d, %d workers): status %d/%d "
+            "count %d/%d searches %d/%d\n",
+            name, t, I.n, I.m, I.k, I.exits ? 1 : 0, lanes, status,
+            team.info[kKBestInfoStatus], serial.info[kKBestInfoCount],
+            team.info[kKBestInfoCount], serial.info[kKBestInfoIters],
+            team.info[kKBestInfoIters]);
+    }
+  }
+  std::printf("%s: %d problems, %d differ\n", name, problems, failures);
+  return failures;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // argv[1]: problems per dtype (default 80).
+  const int problems = argc > 1 ? std::atoi(argv[1]) : 80;
+  std::setvbuf(stdout, nullptr, _IONBF, 0);
+  int failures = 0;
+  failures += RunAll<int32_t>("int32", problems, 11);
+  failures += RunAll<float>("float32", problems, 22);
+  failures += RunAll<double>("float64", problems, 33);
+  std::printf(
+      "statuses: optimal %lld, infeasible %lld, invalid %lld, overflow %lld; "
+      "%lld solutions, %lld rows at their exits\n",
+      g_status[kLapOptimal], g_status[kLapInfeasible],
+      g_status[kLapInvalidEntries], g_status[kLapOverflow], g_found,
+      g_exits_used);
+  if (g_status[kLapOptimal] == 0 || g_status[kLapInfeasible] == 0 ||
+      g_status[kLapInvalidEntries] == 0 || g_status[kLapOverflow] == 0) {
+    std::printf("a status was never produced: widen the problems\n");
+    return 1;
+  }
+  if (failures) return 1;
+  std::printf("kbest_team_emulation: OK\n");
+  return 0;
+}
