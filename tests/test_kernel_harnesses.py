@@ -15,6 +15,7 @@ HARNESSES = [
     ("matching_kernel_harness", [], "matching_kernel_harness: OK"),
     ("weighted_kernel_harness", ["quick"], "weighted_kernel_harness: OK"),
     ("b_matching_kernel_harness", ["quick"], "b_matching_kernel_harness: OK"),
+    ("kbest_kernel_harness", ["quick"], "kbest_kernel_harness: OK (0 mismatches)"),
 ]
 
 
