@@ -164,6 +164,12 @@ struct SerialTeam {
   // every worker (lap/kbest/kbest_steps.h's searches): one worker holds it.
   template <class V>
   JM_HD void all_argmin(V* /*value*/, int* /*index*/) const {}
+  // How many workers of lower rank hold `flag`, and in *total how many in
+  // all: a team's stream compaction (lap/kbest/kbest_steps.h's lists).
+  JM_HD int count_before(bool flag, int* total) const {
+    *total = flag ? 1 : 0;
+    return 0;
+  }
 };
 
 // ---------------------------------------------------------------- numerics

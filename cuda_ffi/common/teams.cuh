@@ -102,6 +102,13 @@ struct TileTeam {
     for (int d = kLanes / 2; d > 0; d /= 2) bits |= tile.shfl_xor(bits, d);
     return bits;
   }
+  // How many lanes of lower rank hold `flag`, and in *total how many in
+  // all (a ballot).
+  __device__ int count_before(bool flag, int* total) const {
+    const unsigned bits = tile.ballot(flag);
+    *total = __popc(bits);
+    return __popc(bits & ((1u << tile.thread_rank()) - 1u));
+  }
   // The least (value, index) pair over the tile, ordered by value then by
   // index (a total order: no NaN), to every lane.
   template <class V>

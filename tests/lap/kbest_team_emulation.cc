@@ -57,6 +57,18 @@ struct ThreadTeam {
     shared->barrier.wait();
     return out;
   }
+  int count_before(bool flag, int* total) const {
+    shared->bits[r] = flag ? 1 : 0;
+    shared->barrier.wait();
+    int before = 0, all = 0;
+    for (int i = 0; i < lanes; ++i) {
+      all += shared->bits[i];
+      if (i < r) before += shared->bits[i];
+    }
+    shared->barrier.wait();
+    *total = all;
+    return before;
+  }
   template <class V>
   void all_argmin(V* value, int* index) const {
     static_assert(sizeof(V) == sizeof(unsigned long long), "wide values");

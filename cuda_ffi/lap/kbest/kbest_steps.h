@@ -564,17 +564,20 @@ JM_HD void KBestQueueInsert(const KBestRankWork<W>& rw, int size, int drop,
 }
 
 // Lists the columns whose state is kKBestOpen in w.cols, in increasing
-// order; returns how many (to every worker).  Every worker counts, rank 0
-// writes; ends in a barrier.
+// order; returns how many (to every worker).  A stream compaction: each
+// worker takes a column of every team-wide stretch and places it after
+// those the lower ranks hold; ends in a barrier.
 template <class W, class Team>
 JM_HD int KBestListOpen(const Team& team, const KBestSearchWork<W>& w, int m) {
-  const bool lead = team.rank() == 0;
   int open = 0;
-  for (int j = 0; j < m; ++j)
-    if (w.state[j] == kKBestOpen) {
-      if (lead) w.cols[open] = j;
-      ++open;
-    }
+  for (int j0 = 0; j0 < m; j0 += team.size()) {
+    const int j = j0 + team.rank();
+    const bool listed = j < m && w.state[j] == kKBestOpen;
+    int stretch;
+    const int before = team.count_before(listed, &stretch);
+    if (listed) w.cols[open + before] = j;
+    open += stretch;
+  }
   team.sync();
   return open;
 }
