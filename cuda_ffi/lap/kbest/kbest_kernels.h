@@ -28,9 +28,11 @@ struct KBestBatch {
   int* info = nullptr;
 };
 
-// Warps of a block, and the most warps of a launch: each warp owns one
-// workspace and solves problems b, b + warps, ... of the batch.
-constexpr int kKBestWarpsPerBlock = 4;
+// Warps of a block (one, alone: a small batch spreads over every SM; at the
+// kernel's 128 registers a thread an SM holds 16 warps whatever the block),
+// and the most warps of a launch: each warp owns one workspace and solves
+// problems b, b + warps, ... of the batch.
+constexpr int kKBestWarpsPerBlock = 1;
 constexpr int64_t kKBestMaxWarps = 8192;
 
 // The warps a launch runs for `batch` problems (at most kKBestMaxWarps).
