@@ -1,13 +1,14 @@
 """``k_best_assignments`` on tracking-like batches, jitted, on the CPU (or,
-``--device gpu``, the GPU's fused kernel, its costs checked against the
-CPU's), and optionally fastmurty (github motrom/fastmurty, its dense C build) on the same
-problems, one call per problem, with the costs compared.
+``--device gpu``, the GPU's fused kernel, its results checked equal to the
+CPU's), and optionally fastmurty (github motrom/fastmurty, its dense C
+build) on the same problems, one call per problem, with the costs compared.
 
 Each problem: ``n`` tracks uniform in a 100 x 100 square, each detected
 with probability 0.92 at its position plus N(0, 1) noise, the detections
-filled up to ``m`` with uniform clutter and shuffled; Euclidean costs; a
-price ``--price`` for every unassigned track and detection (1.3: about a
-tenth of the tracks unassigned in the best assignment). fastmurty ranks
+filled up to ``m`` with uniform clutter and shuffled; Euclidean costs
+(float64: the script turns x64 on); a price ``--price`` for every
+unassigned track and detection (1.3: about a tenth of the tracks
+unassigned in the best assignment). fastmurty ranks
 the same problems as costs ``C - 2 price`` with misses free, the constant
 added back. Times: the median of ``--repeats`` calls after a warm-up, ms.
 
@@ -147,6 +148,8 @@ def main(argv=None) -> list[dict]:
     p.add_argument("--fastmurty", default=None, help="fastmurty's dense mhtda.so")
     p.add_argument("--device", choices=("cpu", "gpu"), default="cpu")
     args = p.parse_args(argv)
+    # float64 costs on both sides (fastmurty reads doubles)
+    jax.config.update("jax_enable_x64", True)
     rng = np.random.default_rng(0)
     cpu = jax.devices("cpu")[0]
     dev = jax.devices(args.device)[0]
@@ -172,7 +175,7 @@ def main(argv=None) -> list[dict]:
         if args.fastmurty:
             fm = _Fastmurty(args.fastmurty, n, m, args.k)
             Cn = np.asarray(C)
-            rel = [np.ascontiguousarray(Cn[b] - 2 * args.price) for b in range(B)]
+            rel = [np.ascontiguousarray(Cn[b] - 2 * args.price, np.float64) for b in range(B)]
             theirs = np.zeros((B, args.k))
 
             row["fastmurty"] = median_ms(_rank_all, args.repeats, fm, rel, theirs)

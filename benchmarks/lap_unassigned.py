@@ -7,7 +7,16 @@ square; rows priced at the 90th percentile of the rows' least costs, columns
 at 0. Each call is timed ``--repeats`` times after a compiling call (median,
 ms); the unassigned solve's cost is checked against the padded solve's.
 
+``--lapjv``: also lap's ``lapjv(C, extend_cost=True, cost_limit=p)`` (the
+row price ``p``) on the host, float64, one matrix after another (median of
+``--lapjv-repeats`` passes over the batch). It solves the same problem:
+its ``(n + m)`` square extension prices every unassigned row and column at
+``p / 2``, and ``sum_assigned (C - p) + p n`` (this problem's objective)
+and ``sum_assigned (C - p) + p (n + m) / 2`` (lapjv's) differ by the
+constant ``p (n - m) / 2``; the objectives are compared.
+
     python -m benchmarks.lap_unassigned [--shapes 256x40x50 1x1000x1000] [--repeats 25]
+        [--lapjv]
 """
 
 from __future__ import annotations
@@ -49,6 +58,20 @@ def padded(C, r, c):
     return jnp.concatenate([top, bottom], -2)
 
 
+def lapjv_objectives(C: np.ndarray, price: float) -> np.ndarray:
+    """lap.lapjv with ``cost_limit=price`` on each matrix of ``C`` [B, n, m]
+    (float64): each objective in this problem's terms."""
+    from lap import lapjv
+
+    B, n, m = C.shape
+    out = np.empty(B)
+    for b in range(B):
+        assigned, x, y = lapjv(C[b], extend_cost=True, cost_limit=price)
+        unassigned = int(np.sum(x < 0) + np.sum(y < 0))
+        out[b] = assigned + price / 2 * unassigned + price * (n - m) / 2
+    return out
+
+
 def problems(rng, B: int, n: int, m: int):
     X, Y = rng.random((B, n, 2)) * 100, rng.random((B, m, 2)) * 100
     C = np.linalg.norm(X[:, :, None] - Y[:, None], axis=-1).astype(np.float32)
@@ -60,6 +83,8 @@ def main(argv=None) -> list[dict]:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--shapes", nargs="*", default=list(SHAPES), help="BxNxM")
     p.add_argument("--repeats", type=int, default=25)
+    p.add_argument("--lapjv", action="store_true", help="also lap.lapjv(cost_limit=) on the host")
+    p.add_argument("--lapjv-repeats", type=int, default=5)
     args = p.parse_args(argv)
     rng = np.random.default_rng(0)
     plain = jax.jit(lambda C: jaxmatch.solve_lap(C).cost)
@@ -80,14 +105,25 @@ def main(argv=None) -> list[dict]:
         res = jaxmatch.solve_lap(C, unassigned_cost=(r, c))
         out = float(np.mean(np.asarray(res.col_for_row) < 0))
         row = dict(shape=shape, plain=t_plain, unassigned=t_priced, padded=t_pad, rows_out=out)
-        rows.append(row)
-        print(
+        text = (
             f"{shape}: plain {t_plain:.3f}, unassigned {t_priced:.3f} "
             f"({t_priced / t_plain:.2f}x plain), padded {t_pad:.3f} "
             f"({t_pad / t_priced:.1f}x the unassigned); rows unassigned {out:.2f}; "
-            f"cost equal to the padded solve's: {same}",
-            flush=True,
+            f"cost equal to the padded solve's: {same}"
         )
+        if args.lapjv:
+            C64, price = np.asarray(C, np.float64), float(r[0, 0])
+            times = []
+            for _ in range(args.lapjv_repeats):
+                t = time.perf_counter()
+                theirs = lapjv_objectives(C64, price)
+                times.append(time.perf_counter() - t)
+            row["lapjv"] = 1e3 * float(np.median(times))
+            ours = np.asarray(res.cost, np.float64)
+            assert np.allclose(ours, theirs, rtol=1e-4), f"{shape}: lapjv's objective differs"
+            text += f"; lapjv {row['lapjv']:.3f} ({row['lapjv'] / t_priced:.1f}x the unassigned)"
+        rows.append(row)
+        print(text, flush=True)
     return rows
 
 

@@ -529,6 +529,17 @@ def test_lap_unassigned_benchmark_runs_on_tiny_shapes():
     assert all(r["unassigned"] > 0 and r["padded"] > 0 for r in rows)
 
 
+def test_lap_unassigned_benchmark_against_lapjv_cost_limit():
+    """lapjv(cost_limit=p) solves the same problem (the script asserts equal
+    objectives), tall and wide."""
+    pytest.importorskip("lap")
+    from benchmarks import lap_unassigned
+
+    args = ["--shapes", "3x6x8", "2x7x4", "--repeats", "1", "--lapjv", "--lapjv-repeats", "1"]
+    rows = lap_unassigned.main(args)
+    assert all(r["lapjv"] > 0 for r in rows)
+
+
 def test_lap_k_best_benchmark_runs_on_tiny_shapes():
     from benchmarks import lap_k_best
 

@@ -17,6 +17,7 @@ import heapq
 import itertools
 
 import numpy as np
+from lap_cases import padded_square
 from scipy.optimize import linear_sum_assignment
 
 
@@ -78,19 +79,6 @@ def brute_force(C, k: int, r=None, c=None) -> list[tuple[float, tuple[int, ...]]
     return found[:k]
 
 
-def _padded(C, r, c) -> np.ndarray:
-    """The (n + m)^2 matrix whose perfect matchings are the solutions (up
-    to the pairing of dummy rows with exits): rows, then a dummy row per
-    column; columns, then an exit per row."""
-    n, m = C.shape
-    P = np.full((n + m, m + n), np.inf)
-    P[:n, :m] = C
-    P[np.arange(n), m + np.arange(n)] = r
-    P[n + np.arange(m), np.arange(m)] = c
-    P[n:, m:] = 0.0
-    return P
-
-
 def _solve(P: np.ndarray, n: int, m: int, forced: dict, banned: set):
     """The best solution under ``forced`` (row -> value) and ``banned``
     ((row, value) pairs), or None."""
@@ -133,7 +121,7 @@ def scipy_murty(C, k: int, r=None, c=None) -> list[tuple[float, tuple[int, ...]]
         exits_priced = True
     r = np.asarray(r, np.float64)
     c = np.asarray(c, np.float64)
-    P = _padded(C, r, c)
+    P = padded_square(C, r, c)
 
     def value(x):
         return objective(C, r if exits_priced else None, c if exits_priced else None, x)

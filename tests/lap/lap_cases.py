@@ -97,18 +97,28 @@ def device_cases(*methods: str) -> list:
     return cases
 
 
+def padded_square(C, r, c) -> np.ndarray:
+    """The square ``(n + m)`` matrix ``[[C, diag(r)], [diag(c), 0]]`` with
+    ``+inf`` off the diagonals, float64, whose perfect matchings are the
+    partial assignments of ``C`` ``[n, m]`` with prices ``r`` ``[n]`` and
+    ``c`` ``[m]`` for unassigned rows and columns (row i's private exit
+    column ``m + i``, column j's private row ``n + j``), up to the pairing
+    of the private rows with the private columns."""
+    C = np.asarray(C, np.float64)
+    n, m = C.shape
+    P = np.full((n + m, m + n), np.inf)
+    P[:n, :m] = C
+    P[np.arange(n), m + np.arange(n)] = r
+    P[n + np.arange(m), np.arange(m)] = c
+    P[n:, m:] = 0.0
+    return P
+
+
 def unassigned_optimum(C, r, c, maximize: bool = False) -> float:
     """The optimum of the LAP with prices ``r`` ``[n]``, ``c`` ``[m]`` for
     unassigned rows and columns (``solve_lap(unassigned_cost=(r, c))``), by
-    scipy on the padded square matrix ``[[C, diag(r)], [diag(c), 0]]`` with
-    ``+inf`` off the diagonals (row i's and column j's private exits)."""
+    scipy on :func:`padded_square`."""
     sign = -1.0 if maximize else 1.0
-    Cs, rs, cs = (sign * np.asarray(x, np.float64) for x in (C, r, c))
-    n, m = Cs.shape
-    P = np.full((n + m, m + n), np.inf)
-    P[:n, :m] = Cs
-    P[np.arange(n), m + np.arange(n)] = rs
-    P[n + np.arange(m), np.arange(m)] = cs
-    P[n:, m:] = 0.0
+    P = padded_square(*(sign * np.asarray(x, np.float64) for x in (C, r, c)))
     rows, cols = scipy_lsa(P)
     return sign * float(P[rows, cols].sum())

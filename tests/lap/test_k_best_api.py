@@ -3,6 +3,9 @@ errors; and verify_k_best rejecting corrupted results."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import jax
@@ -254,3 +257,25 @@ def test_checker_finds_a_missing_assignment():
     )
     cert = jaxmatch.verify_k_best(C, short)
     assert not cert.valid and "another exists" in cert.reason
+
+
+def test_checker_certifies_float32_results_without_x64():
+    """Without x64 the checker's region LAPs are solved in float32 and must be
+    certified as float32 problems (they were checked against float64 ones with
+    a float64 tolerance, rejecting correct results)."""
+    script = """
+import jax, numpy as np, jaxmatch
+assert not jax.config.jax_enable_x64
+C = np.random.default_rng(1).random((3, 4, 5)).astype(np.float32)
+for price in (None, np.float32(0.3)):
+    res = jaxmatch.k_best_assignments(C, 6, unassigned_cost=price)
+    certs = jaxmatch.verify_k_best(C, res, unassigned_cost=price)
+    assert all(c.valid for c in certs), [c.reason for c in certs]
+    assert res.costs.dtype == np.float32
+print("ok")
+"""
+    env = {**os.environ, "JAX_ENABLE_X64": "0", "JAX_PLATFORMS": "cpu"}
+    proc = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=300
+    )
+    assert proc.returncode == 0 and "ok" in proc.stdout, proc.stdout + proc.stderr

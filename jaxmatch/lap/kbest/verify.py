@@ -184,10 +184,12 @@ def _solve_regions(Qs: list[np.ndarray]):
         total = len(stack)
         padded = 1 << max(0, (total - 1).bit_length())
         stack = np.concatenate([stack, np.zeros((padded - total, side, side))])
-        res = solve_lap(jnp.asarray(stack))
+        # Certified on the matrices solve_lap solved: float32 without x64.
+        solved = jnp.asarray(stack)
+        res = solve_lap(solved)
         feasible = np.asarray(res.feasible)[:total]
         cost = np.asarray(res.cost, np.float64)[:total]
-        certs = verify_lap(stack, res)[:total]
+        certs = verify_lap(np.asarray(solved), res)[:total]
         start = 0
         for b in members:
             stop = start + len(Qs[b])
