@@ -1,6 +1,7 @@
 // Loops of a CPU handler split over XLA's CPU threads: the FFI's thread pool
 // (ffi::ThreadPool, bound with .Ctx<ffi::ThreadPool>()) runs helper tasks
-// beside the handler's own thread.
+// beside the handler's own thread (ParallelFor); or the members of a batch
+// over threads of their own, one per core (ForEachMemberOnCores).
 //
 // The handler's thread takes chunks too, so the loop finishes even when the
 // pool has no free thread (the handler itself may run on one) or none at
@@ -17,6 +18,8 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <thread>
+#include <vector>
 
 #include "common/ffi_helpers.h"
 
@@ -83,6 +86,27 @@ void ParallelFor(ffi::ThreadPool& pool, int64_t n, int64_t grain,
 inline int64_t GrainFor(int64_t work_per_item, int64_t work_per_range) {
   return std::max<int64_t>(
       1, work_per_range / std::max<int64_t>(work_per_item, 1));
+}
+
+// solve_member(b) for every member b of a batch, the members spread over
+// threads started for the call, one per core (strided: member b on thread
+// b mod threads), or all on the calling thread when `threaded` is false or
+// one thread would do.
+template <class Solve>
+void ForEachMemberOnCores(int64_t batch, bool threaded,
+                          const Solve& solve_member) {
+  const int64_t cores = std::max(1u, std::thread::hardware_concurrency());
+  const int64_t workers = std::min(cores, batch);
+  if (workers < 2 || !threaded) {
+    for (int64_t b = 0; b < batch; ++b) solve_member(b);
+    return;
+  }
+  std::vector<std::thread> threads;
+  for (int64_t w = 0; w < workers; ++w)
+    threads.emplace_back([&, w] {
+      for (int64_t b = w; b < batch; b += workers) solve_member(b);
+    });
+  for (auto& t : threads) t.join();
 }
 
 }  // namespace jaxmatch

@@ -1,12 +1,10 @@
 // The CPU's JV on a batch (jv_cpu.h's LapJv per member), called by the
 // dense LAP handlers (lap/common/dense_cpu.cc) for variant kLapJv and for
 // unassigned costs; and the lanes of its passes on this machine.
-#include <algorithm>
 #include <cstdint>
-#include <thread>
-#include <vector>
 
 #include "common/cancel.h"
+#include "common/cpu_parallel.h"
 #include "lap/jv/jv_cpu.h"
 #include "lap/jv/jv_run_cpu.h"
 
@@ -16,24 +14,6 @@ namespace {
 // Below this many cost entries in a batch, JV solves its members on the
 // calling thread (starting threads costs tens of microseconds).
 constexpr int64_t kLapJvThreadedEntries = int64_t{1} << 16;
-
-// solve_member(b) for every member b of a batch of `entries` cost entries
-// in all, the members spread over the host's cores.
-template <class Solve>
-void ForEachMember(int64_t batch, int64_t entries, const Solve& solve_member) {
-  const int64_t cores = std::max(1u, std::thread::hardware_concurrency());
-  const int64_t workers = std::min(cores, batch);
-  if (workers < 2 || entries < kLapJvThreadedEntries) {
-    for (int64_t b = 0; b < batch; ++b) solve_member(b);
-    return;
-  }
-  std::vector<std::thread> threads;
-  for (int64_t w = 0; w < workers; ++w)
-    threads.emplace_back([&, w] {
-      for (int64_t b = w; b < batch; b += workers) solve_member(b);
-    });
-  for (auto& t : threads) t.join();
-}
 
 }  // namespace
 
@@ -56,8 +36,10 @@ ffi::Error RunJvCpu(const ffi::AnyBuffer& C, const LapShape& s,
       lap_jv_solve(p.C, p.n, p.m, p.max_iters, p.sc, p.col_for_row,
                    p.row_for_col, p.u, p.v, cancel, x0_b, v0_b);
     };
-    ForEachMember(s.batch, s.batch * s.n * static_cast<int64_t>(s.m),
-                  solve_member);
+    ForEachMemberOnCores(
+        s.batch,
+        s.batch * s.n * static_cast<int64_t>(s.m) >= kLapJvThreadedEntries,
+        solve_member);
     return ffi::Error::Success();
   });
 }
@@ -76,7 +58,8 @@ ffi::Error RunJvUnassignedCpu(const LapUnassignedBatch& in) {
                               static_cast<T*>(in.u) + b * n,
                               static_cast<T*>(in.v) + b * m, cancel);
     };
-    ForEachMember(in.batch, in.batch * n * m, solve_member);
+    ForEachMemberOnCores(in.batch, in.batch * n * m >= kLapJvThreadedEntries,
+                         solve_member);
     return ffi::Error::Success();
   });
 }

@@ -5,9 +5,9 @@
 #include <cstdint>
 #include <limits>
 #include <numeric>
-#include <thread>
 #include <vector>
 
+#include "common/cpu_parallel.h"
 #include "common/device.h"
 #include "common/ffi_helpers.h"
 #include "lap/kbest/kbest_ffi.h"
@@ -95,23 +95,6 @@ void KBestSolveOne(const KBestProblem<T>& P, int k, int* assign, T* costs,
   }
 }
 
-// solve(b) for every member b, spread over the host's cores.
-template <class Solve>
-void ForEachKBestMember(int64_t batch, const Solve& solve) {
-  const int64_t cores = std::max(1u, std::thread::hardware_concurrency());
-  const int64_t workers = std::min(cores, batch);
-  if (workers < 2) {
-    for (int64_t b = 0; b < batch; ++b) solve(b);
-    return;
-  }
-  std::vector<std::thread> threads;
-  for (int64_t w = 0; w < workers; ++w)
-    threads.emplace_back([&, w] {
-      for (int64_t b = w; b < batch; b += workers) solve(b);
-    });
-  for (auto& t : threads) t.join();
-}
-
 ffi::Error KBestCpu(ffi::AnyBuffer C, ffi::AnyBuffer row_cost,
                     ffi::AnyBuffer col_cost,
                     ffi::Result<ffi::AnyBuffer> assignments,
@@ -140,7 +123,7 @@ ffi::Error KBestCpu(ffi::AnyBuffer C, ffi::AnyBuffer row_cost,
       KBestSolveOne(P, s.k, ad + b * s.k * n, kd + b * s.k,
                     id + b * kKBestInfoLen);
     };
-    ForEachKBestMember(s.batch, solve);
+    ForEachMemberOnCores(s.batch, /*threaded=*/true, solve);
     return ffi::Error::Success();
   });
 }
