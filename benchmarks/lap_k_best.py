@@ -17,14 +17,18 @@ added back. Times: the median of ``--repeats`` calls after a warm-up, ms.
         [--fastmurty /path/to/mhtda.so]   # gcc -O3 -DNDEBUG -shared -fPIC
                                           # subproblem.c queue.c sspDense.c
                                           # murtysplitDense.c da.c -o mhtda.so
-Run it under ``taskset -c 0`` for one core.
+Run it under ``taskset -c 0`` for one core; ``--fastmurty-threads -1`` also
+runs fastmurty over a thread per core (each thread its own share of the
+problems), as a tracker ranking independent frames on every core would.
 """
 
 from __future__ import annotations
 
 import argparse
 import ctypes
+import os
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 import jax
 import numpy as np
@@ -139,6 +143,21 @@ def _rank_all(fm: _Fastmurty, rel: list[np.ndarray], out: np.ndarray) -> None:
         out[b] = fm.rank(one)
 
 
+def _rank_threads(
+    pool: ThreadPoolExecutor, fms: list[_Fastmurty], rel: list[np.ndarray], out: np.ndarray
+) -> None:
+    """fastmurty over every worker of ``pool``, each with its own work
+    variables, on a contiguous share of the problems (ctypes releases the
+    GIL during each call)."""
+    shares = np.array_split(np.arange(len(rel)), len(fms))
+
+    def run(fm: _Fastmurty, share: np.ndarray) -> None:
+        for b in share:
+            out[b] = fm.rank(rel[b])
+
+    list(pool.map(run, fms, shares))
+
+
 def main(argv=None) -> list[dict]:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--shapes", nargs="*", default=list(SHAPES), help="BxNxM")
@@ -147,6 +166,12 @@ def main(argv=None) -> list[dict]:
     p.add_argument("--repeats", type=int, default=10)
     p.add_argument("--fastmurty", default=None, help="fastmurty's dense mhtda.so")
     p.add_argument("--device", choices=("cpu", "gpu"), default="cpu")
+    p.add_argument(
+        "--fastmurty-threads",
+        type=int,
+        default=0,
+        help="also fastmurty over this many threads (0: not; -1: every core)",
+    )
     args = p.parse_args(argv)
     # float64 costs on both sides (fastmurty reads doubles)
     jax.config.update("jax_enable_x64", True)
@@ -183,6 +208,20 @@ def main(argv=None) -> list[dict]:
             row["max_rel_diff"] = float(np.max(np.abs(theirs - costs) / np.abs(costs)))
             text += f", fastmurty {row['fastmurty']:.2f} (max relative cost difference "
             text += f"{row['max_rel_diff']:.1e})"
+            threads = args.fastmurty_threads
+            if threads < 0:
+                threads = len(os.sched_getaffinity(0))
+            if threads:
+                fms = [_Fastmurty(args.fastmurty, n, m, args.k) for _ in range(threads)]
+                again = np.zeros((B, args.k))
+                with ThreadPoolExecutor(threads) as pool:
+                    row["fastmurty_threads"] = median_ms(
+                        _rank_threads, args.repeats, pool, fms, rel, again
+                    )
+                if not np.array_equal(again + args.price * (n + m), theirs):
+                    raise SystemExit(f"{shape}: fastmurty's threads differ from its serial run")
+                row["threads"] = threads
+                text += f", fastmurty on {threads} threads {row['fastmurty_threads']:.2f}"
         print(
             f"{text}; tracks unassigned in the best {out:.3f}; "
             f"searches per problem {row['searches']:.1f}",

@@ -1,7 +1,10 @@
 """Representative workloads for compute-sanitizer (memcheck, racecheck, ...).
 
     XLA_PYTHON_CLIENT_ALLOCATOR=platform compute-sanitizer --tool memcheck \\
-        python3 tools/sanitize.py lap|lap-jv|lap-split|lap-points|sparse-lap|matching|weighted
+        python3 tools/sanitize.py WORKLOAD
+
+WORKLOAD: lap, lap-jv, lap-split, lap-points, sparse-lap, matching, weighted
+or k-best.
 
 With the platform allocator every XLA buffer is its own cudaMalloc, so
 out-of-bounds accesses are caught. Where compute-sanitizer itself crashes
@@ -25,7 +28,9 @@ every GPU (square, wide, tall, every dtype, ties, forbidden entries, an
 infeasible and an iteration-limited solve). ``lap-points``: solve_lap_points'
 sweep kernel (every built-in metric, both float dtypes, square, wide and tall,
 maximized). ``sparse-lap``: solve_lap on padded batches of SparseCosts, plain and with
-unassigned costs.
+unassigned costs. ``k-best``: k_best_assignments' warp kernel on batches of
+every dtype, with and without unassigned costs, k up to 300, each member
+equal to the CPU's ranking.
 ``matching``: every BFS driver x level kernel x init x execution x thread
 mapping, and push-relabel x init x execution, on graphs with free rows and
 columns left, batched (vmap) and single, plus a malformed graph the kernels
@@ -226,6 +231,36 @@ def sparse_lap_workload() -> tuple[int, int]:
     return runs, bad
 
 
+def k_best_workload() -> tuple[int, int]:
+    """(runs, failed checks) of k_best_assignments on the GPU: batches of
+    every cost dtype, square and rectangular both ways, with and without
+    unassigned costs, k from 1 to 300 (nodes and queues in the workspace),
+    each member equal to the CPU's ranking and its costs certified."""
+    jax.config.update("jax_enable_x64", True)
+    rng = np.random.default_rng(0)
+    cpu = jax.devices("cpu")[0]
+    runs = bad = 0
+    for (B, n, m), k, dtype, price in (
+        ((3, 1, 1), 1, np.float32, None),
+        ((5, 6, 9), 40, np.float64, 7.0),
+        ((4, 9, 6), 300, np.int32, None),
+        ((2, 40, 50), 100, np.float32, 1.3),
+        ((1, 33, 33), 17, np.float64, None),
+    ):
+        C = rng.uniform(0, 10, (B, n, m))
+        C = (np.round(C) if dtype == np.int32 else C).astype(dtype)
+        cost = None if price is None else dtype(price)
+        gpu = jax.device_get(jaxmatch.k_best_assignments(C, k, unassigned_cost=cost))
+        ref = jax.device_get(
+            jaxmatch.k_best_assignments(jax.device_put(C, cpu), k, unassigned_cost=cost)
+        )
+        same = all(np.array_equal(a, b) for a, b in zip(gpu, ref, strict=True))
+        certs = jaxmatch.verify_k_best(C, gpu, unassigned_cost=cost, complete=False)
+        runs += B
+        bad += (not same) * B + sum(not c.valid for c in certs)
+    return runs, bad
+
+
 def _graphs(rng) -> list:
     out = []
     for nr, nc, dens in ((7, 9, 0.3), (40, 31, 0.08), (300, 260, 0.01), (2000, 2100, 0.002)):
@@ -394,6 +429,7 @@ WORKLOADS = {
     "sparse-lap": sparse_lap_workload,
     "matching": matching_workload,
     "weighted": weighted_workload,
+    "k-best": k_best_workload,
 }
 
 
