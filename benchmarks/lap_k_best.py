@@ -17,18 +17,22 @@ added back. Times: the median of ``--repeats`` calls after a warm-up, ms.
         [--fastmurty /path/to/mhtda.so]   # gcc -O3 -DNDEBUG -shared -fPIC
                                           # subproblem.c queue.c sspDense.c
                                           # murtysplitDense.c da.c -o mhtda.so
-Run it under ``taskset -c 0`` for one core; ``--fastmurty-threads -1`` also
-runs fastmurty over a thread per core (each thread its own share of the
-problems), as a tracker ranking independent frames on every core would.
+Run it under ``taskset -c 0`` for one core; ``--fastmurty-processes -1``
+also runs fastmurty over a process per core (each its own contiguous share
+of the problems, sent when the pool starts; the timed call sends the shares'
+indices and returns their costs), as a tracker ranking independent frames on
+every core would. fastmurty keeps its queue's state in globals, so threads
+of one process cannot share it.
 """
 
 from __future__ import annotations
 
 import argparse
 import ctypes
+import multiprocessing
 import os
 import time
-from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 import jax
 import numpy as np
@@ -143,19 +147,25 @@ def _rank_all(fm: _Fastmurty, rel: list[np.ndarray], out: np.ndarray) -> None:
         out[b] = fm.rank(one)
 
 
-def _rank_threads(
-    pool: ThreadPoolExecutor, fms: list[_Fastmurty], rel: list[np.ndarray], out: np.ndarray
-) -> None:
-    """fastmurty over every worker of ``pool``, each with its own work
-    variables, on a contiguous share of the problems (ctypes releases the
-    GIL during each call)."""
-    shares = np.array_split(np.arange(len(rel)), len(fms))
+# One fastmurty per worker process (its queue keeps its state in globals:
+# threads of one process cannot share the library).
+_WORKER: dict = {}
 
-    def run(fm: _Fastmurty, share: np.ndarray) -> None:
-        for b in share:
-            out[b] = fm.rank(rel[b])
 
-    list(pool.map(run, fms, shares))
+def _worker_init(path: str, n: int, m: int, k: int, rel: list[np.ndarray]) -> None:
+    _WORKER["fm"], _WORKER["rel"] = _Fastmurty(path, n, m, k), rel
+
+
+def _worker_rank(share: np.ndarray) -> np.ndarray:
+    fm, rel = _WORKER["fm"], _WORKER["rel"]
+    return np.stack([fm.rank(rel[b]) for b in share])
+
+
+def _rank_processes(pool: Any, shares: list[np.ndarray], out: np.ndarray) -> None:
+    """fastmurty over the worker processes of ``pool``, each ranking a
+    contiguous share of the problems (sent once, when the pool started)."""
+    for share, costs in zip(shares, pool.map(_worker_rank, shares), strict=True):
+        out[share] = costs
 
 
 def main(argv=None) -> list[dict]:
@@ -167,10 +177,10 @@ def main(argv=None) -> list[dict]:
     p.add_argument("--fastmurty", default=None, help="fastmurty's dense mhtda.so")
     p.add_argument("--device", choices=("cpu", "gpu"), default="cpu")
     p.add_argument(
-        "--fastmurty-threads",
+        "--fastmurty-processes",
         type=int,
         default=0,
-        help="also fastmurty over this many threads (0: not; -1: every core)",
+        help="also fastmurty over this many processes (0: not; -1: one per core)",
     )
     args = p.parse_args(argv)
     # float64 costs on both sides (fastmurty reads doubles)
@@ -208,20 +218,22 @@ def main(argv=None) -> list[dict]:
             row["max_rel_diff"] = float(np.max(np.abs(theirs - costs) / np.abs(costs)))
             text += f", fastmurty {row['fastmurty']:.2f} (max relative cost difference "
             text += f"{row['max_rel_diff']:.1e})"
-            threads = args.fastmurty_threads
-            if threads < 0:
-                threads = len(os.sched_getaffinity(0))
-            if threads:
-                fms = [_Fastmurty(args.fastmurty, n, m, args.k) for _ in range(threads)]
+            procs = args.fastmurty_processes
+            if procs < 0:
+                procs = len(os.sched_getaffinity(0))
+            if procs:
+                shares = np.array_split(np.arange(B), procs)
                 again = np.zeros((B, args.k))
-                with ThreadPoolExecutor(threads) as pool:
-                    row["fastmurty_threads"] = median_ms(
-                        _rank_threads, args.repeats, pool, fms, rel, again
+                init = (args.fastmurty, n, m, args.k, rel)
+                ctx = multiprocessing.get_context("spawn")
+                with ctx.Pool(procs, initializer=_worker_init, initargs=init) as pool:
+                    row["fastmurty_processes"] = median_ms(
+                        _rank_processes, args.repeats, pool, shares, again
                     )
                 if not np.array_equal(again + args.price * (n + m), theirs):
-                    raise SystemExit(f"{shape}: fastmurty's threads differ from its serial run")
-                row["threads"] = threads
-                text += f", fastmurty on {threads} threads {row['fastmurty_threads']:.2f}"
+                    raise SystemExit(f"{shape}: fastmurty's processes differ from its serial run")
+                row["processes"] = procs
+                text += f", fastmurty on {procs} processes {row['fastmurty_processes']:.2f}"
         print(
             f"{text}; tracks unassigned in the best {out:.3f}; "
             f"searches per problem {row['searches']:.1f}",
