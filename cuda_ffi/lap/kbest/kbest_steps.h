@@ -532,11 +532,14 @@ struct KBestRankWork {
 
 // Puts (key, slot) into the queue rw.keys/rw.queue [0..size-1], sorted by
 // key from the largest: with drop 0 it grows by one; with drop 1 its first
-// (largest) entry leaves instead, the size unchanged.  Binary search, then
-// one shift (a warp would shift in lanes).
-template <class W>
-JM_HD void KBestQueueInsert(const KBestRankWork<W>& rw, int size, int drop,
-                            W key, int slot) {
+// (largest) entry leaves instead, the size unchanged.  Every worker finds
+// the place by binary search; the entries move over the team a stretch at a
+// time (each worker reads its entry, a barrier, then writes it one place
+// on), the stretches taken away from the place, so that no stretch reads
+// what another wrote; rank 0 writes the new entry.  Ends in a barrier.
+template <class W, class Team>
+JM_HD void KBestQueueInsert(const Team& team, const KBestRankWork<W>& rw,
+                            int size, int drop, W key, int slot) {
   // p: the first position past every key >= key, among entries [drop, size).
   int lo = drop, hi = size;
   while (lo < hi) {
@@ -547,20 +550,45 @@ JM_HD void KBestQueueInsert(const KBestRankWork<W>& rw, int size, int drop,
       hi = mid;
   }
   int p = lo;
+  const int g = team.size();
   if (drop) {  // entries [1, p) move up one place, the new one at p - 1
-    for (int q = 1; q < p; ++q) {
-      rw.keys[q - 1] = rw.keys[q];
-      rw.queue[q - 1] = rw.queue[q];
+    for (int q0 = 1; q0 < p; q0 += g) {
+      const int q = q0 + team.rank();
+      W kq = W(0);
+      int sq = 0;
+      if (q < p) {
+        kq = rw.keys[q];
+        sq = rw.queue[q];
+      }
+      team.sync();
+      if (q < p) {
+        rw.keys[q - 1] = kq;
+        rw.queue[q - 1] = sq;
+      }
     }
     --p;
-  } else {  // entries [p, size) move down one place
-    for (int q = size; q > p; --q) {
-      rw.keys[q] = rw.keys[q - 1];
-      rw.queue[q] = rw.queue[q - 1];
+  } else {  // entries [p, size) move down one place, from the last
+    for (int q0 = size - 1; q0 >= p; q0 -= g) {
+      const int q = q0 - team.rank();
+      W kq = W(0);
+      int sq = 0;
+      if (q >= p) {
+        kq = rw.keys[q];
+        sq = rw.queue[q];
+      }
+      team.sync();
+      if (q >= p) {
+        rw.keys[q + 1] = kq;
+        rw.queue[q + 1] = sq;
+      }
     }
   }
-  rw.keys[p] = key;
-  rw.queue[p] = slot;
+  team.sync();
+  if (team.rank() == 0) {
+    rw.keys[p] = key;
+    rw.queue[p] = slot;
+  }
+  team.sync();
 }
 
 // Lists the columns whose state is kKBestOpen in w.cols, in increasing
@@ -701,12 +729,9 @@ JM_HD int KBestRank(const Team& team, const KBestProblem<T>& P, int k,
       const W key = pcost + length;
       const int evicted = qsize < cap ? -1 : rw.queue[0];
       team.sync();
-      if (lead) {
-        *child.cost = key;
-        // Full: the worst leaves, its slot the next child's.
-        KBestQueueInsert(rw, qsize, qsize < cap ? 0 : 1, key, ws);
-      }
-      team.sync();
+      if (lead) *child.cost = key;
+      // Full: the worst leaves, its slot the next child's.
+      KBestQueueInsert(team, rw, qsize, qsize < cap ? 0 : 1, key, ws);
       if (qsize < cap) {
         ++qsize;
         ws = rw.free_slots[--free_top];
