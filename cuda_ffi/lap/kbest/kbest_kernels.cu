@@ -63,84 +63,27 @@ struct KBestWarpLayout {
   }
 };
 
-// Byte offsets of what a warp copies into its block's shared memory when it
-// fits (kKBestMaxStagedBytes): the member's costs and prices, read by every
-// scan step, and the search's arrays, read and written by every step.
-struct KBestStagedLayout {
-  std::size_t C, r, c, dist, pred, state, cols, bytes;
-
-  template <class T>
-  static KBestStagedLayout Of(int n, int m) {
-    using W = KBestWide<T>;
-    std::size_t at = 0;
-    auto take = [&at](std::size_t count, std::size_t size) {
-      const std::size_t start = at;
-      at += (count * size + 15) / 16 * 16;
-      return start;
-    };
-    KBestStagedLayout o;
-    o.C = take(static_cast<std::size_t>(n) * m, sizeof(T));
-    o.r = take(n, sizeof(T));
-    o.c = take(m, sizeof(T));
-    o.dist = take(m, sizeof(W));
-    o.pred = take(m, sizeof(int));
-    o.state = take(m, sizeof(int));
-    o.cols = take(m, sizeof(int));
-    o.bytes = at;
-    return o;
-  }
-};
-
-// The warp copies `count` entries of `from` to `to`.
+// Problem b of p, by the warp, in its workspace `work` (KBestWarpLayout L).
 template <class T>
-__device__ void KBestStage(const KBestWarp& team, T* to, const T* from,
-                           int64_t count) {
-  for (int64_t e = team.rank(); e < count; e += team.size()) to[e] = from[e];
-}
-
-// Problem b of p, by the warp, in its workspace `work` (KBestWarpLayout L);
-// kStaged: its costs, prices and search arrays in shared memory (S).
-template <bool kStaged, class T>
 __device__ void KBestSolveMember(const KBestWarp& team, const KBestBatch<T>& p,
                                  int64_t b, const KBestWarpLayout& L,
-                                 const KBestStagedLayout& S,
-                                 unsigned char* work, unsigned char* shared) {
+                                 unsigned char* work) {
   using W = KBestWide<T>;
   const int n = p.n, m = p.m, k = p.k;
-  KBestProblem<T> P{n,
-                    m,
-                    p.C + b * n * m,
-                    p.row_cost + b * n,
-                    p.exits ? p.col_cost + b * m : nullptr,
-                    p.exits};
+  const KBestProblem<T> P{n,
+                          m,
+                          p.C + b * n * m,
+                          p.row_cost + b * n,
+                          p.exits ? p.col_cost + b * m : nullptr,
+                          p.exits};
   auto at = [work](std::size_t offset) { return work + offset; };
-  unsigned char* search = work;
-  KBestWarpLayout SL = L;  // where the search's arrays are
-  if constexpr (kStaged) {
-    T* C = reinterpret_cast<T*>(shared + S.C);
-    T* r = reinterpret_cast<T*>(shared + S.r);
-    T* c = reinterpret_cast<T*>(shared + S.c);
-    KBestStage(team, C, P.C, static_cast<int64_t>(n) * m);
-    KBestStage(team, r, P.r, n);
-    if (P.c != nullptr) KBestStage(team, c, P.c, m);
-    team.sync();
-    P.C = C;
-    P.r = r;
-    if (P.c != nullptr) P.c = c;
-    search = shared;
-    SL.dist = S.dist;
-    SL.pred = S.pred;
-    SL.state = S.state;
-    SL.cols = S.cols;
-  }
-  auto in_search = [search](std::size_t offset) { return search + offset; };
   const KBestTeamWork<W> w{
       reinterpret_cast<int*>(at(L.ints)),
       reinterpret_cast<W*>(at(L.wides)),
-      KBestSearchWork<W>{reinterpret_cast<W*>(in_search(SL.dist)),
-                         reinterpret_cast<int*>(in_search(SL.pred)),
-                         reinterpret_cast<int*>(in_search(SL.state)),
-                         reinterpret_cast<int*>(in_search(SL.cols))},
+      KBestSearchWork<W>{reinterpret_cast<W*>(at(L.dist)),
+                         reinterpret_cast<int*>(at(L.pred)),
+                         reinterpret_cast<int*>(at(L.state)),
+                         reinterpret_cast<int*>(at(L.cols))},
       KBestRankWork<W>{reinterpret_cast<int*>(at(L.queue)),
                        reinterpret_cast<W*>(at(L.keys)),
                        reinterpret_cast<int*>(at(L.free_slots)),
@@ -153,19 +96,17 @@ __device__ void KBestSolveMember(const KBestWarp& team, const KBestBatch<T>& p,
                  p.info + b * kKBestInfoLen);
 }
 
-template <class T, bool kStaged>
+template <class T>
 __global__ void __launch_bounds__(32 * kKBestWarpsPerBlock)
-    kbest_warp_kernel(KBestBatch<T> p, KBestWarpLayout L, KBestStagedLayout S,
-                      int64_t warps, unsigned char* scratch) {
-  extern __shared__ __align__(16) unsigned char smem[];
+    kbest_warp_kernel(KBestBatch<T> p, KBestWarpLayout L, int64_t warps,
+                      unsigned char* scratch) {
   const KBestWarp team(cg::tiled_partition<32>(cg::this_thread_block()));
   const int64_t warp =
       static_cast<int64_t>(blockIdx.x) * kKBestWarpsPerBlock + threadIdx.x / 32;
   if (warp >= warps) return;  // the whole warp
   unsigned char* work = scratch + warp * L.bytes;
-  unsigned char* shared = smem + (threadIdx.x / 32) * S.bytes;
   for (int64_t b = warp; b < p.batch; b += warps)
-    KBestSolveMember<kStaged>(team, p, b, L, S, work, shared);
+    KBestSolveMember(team, p, b, L, work);
 }
 
 }  // namespace
@@ -188,26 +129,11 @@ cudaError_t LaunchKBest(cudaStream_t stream, const KBestBatch<T>& p,
   if (scratch == nullptr || p.k < 1 || p.n < 0 || p.m < 0)
     return cudaErrorInvalidValue;
   const KBestWarpLayout L = KBestWarpLayout::Of<KBestWide<T>>(p.n, p.m, p.k);
-  const KBestStagedLayout S = KBestStagedLayout::Of<T>(p.n, p.m);
   const int64_t warps = KBestWarps(p.batch);
   const int blocks =
       static_cast<int>((warps + kKBestWarpsPerBlock - 1) / kKBestWarpsPerBlock);
-  const std::size_t staged = S.bytes * kKBestWarpsPerBlock;
-  auto* work = static_cast<unsigned char*>(scratch);
-  if (staged <= kKBestMaxStagedBytes) {
-    auto* kernel = kbest_warp_kernel<T, true>;
-    if (staged > kKBestDefaultSharedBytes) {
-      const cudaError_t e = cudaFuncSetAttribute(
-          kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-          static_cast<int>(kKBestMaxStagedBytes));
-      if (e != cudaSuccess) return e;
-    }
-    kernel<<<blocks, 32 * kKBestWarpsPerBlock, staged, stream>>>(p, L, S, warps,
-                                                               work);
-  } else {
-    kbest_warp_kernel<T, false>
-        <<<blocks, 32 * kKBestWarpsPerBlock, 0, stream>>>(p, L, S, warps, work);
-  }
+  kbest_warp_kernel<T><<<blocks, 32 * kKBestWarpsPerBlock, 0, stream>>>(
+      p, L, warps, static_cast<unsigned char*>(scratch));
   return cudaGetLastError();
 }
 

@@ -34,12 +34,6 @@ struct KBestBatch {
 // problems b, b + warps, ... of the batch.
 constexpr int kKBestWarpsPerBlock = 1;
 constexpr int64_t kKBestMaxWarps = 8192;
-// A warp copies its problem's costs and prices and its search's arrays into
-// its block's shared memory when they take at most this many bytes (a
-// 40 x 50 float64 problem takes 17.5 kB, 100 x 120 float32 48.6 kB); above
-// the default 48 kB a block opts in.
-constexpr std::size_t kKBestMaxStagedBytes = 96 * 1024;
-constexpr std::size_t kKBestDefaultSharedBytes = 48 * 1024;
 
 // The warps a launch runs for `batch` problems (at most kKBestMaxWarps).
 inline int64_t KBestWarps(int64_t batch) {
