@@ -28,35 +28,11 @@
 #include <thread>
 #include <vector>
 
-#include "../spin_barrier.h"
+#include "../thread_team.h"
 
 using namespace jaxmatch;
 
 namespace {
-
-struct Shared {
-  explicit Shared(int lanes) : barrier(lanes), slots(lanes) {}
-  SpinBarrier barrier;
-  std::vector<unsigned long long> slots;
-};
-
-// The workers of a block, each a thread: a column-outer team (as CUDA's).
-struct ThreadTeam {
-  static constexpr bool kRowOuter = false;
-  int r, lanes;
-  Shared* shared;
-  int rank() const { return r; }
-  int size() const { return lanes; }
-  void sync() const { shared->barrier.wait(); }
-  unsigned long long all_max(unsigned long long x) const {
-    shared->slots[r] = x;
-    shared->barrier.wait();
-    unsigned long long out = shared->slots[0];
-    for (int i = 1; i < lanes; ++i) out = std::max(out, shared->slots[i]);
-    shared->barrier.wait();
-    return out;
-  }
-};
 
 template <class T>
 struct Instance {
@@ -135,7 +111,7 @@ void SolveSerial(Instance<T>& I) {
 template <class T>
 void SolveThreads(Instance<T>& I, int lanes) {
   const LapCsrProblem<T> P = I.problem();
-  Shared shared(lanes);
+  ThreadTeamShared shared(lanes);
   std::vector<std::thread> workers;
   for (int r = 0; r < lanes; ++r)
     workers.emplace_back([&, r] {

@@ -21,20 +21,12 @@
 #include <string>
 #include <vector>
 
+#include "../harness_cuda_check.h"
+#include "kbest_host_work.h"
 #include "lap/kbest/kbest_kernels.h"
 #include "lap/kbest/kbest_steps.h"
 
 using namespace jaxmatch;
-
-#define CHECK_CUDA(x)                                        \
-  do {                                                       \
-    cudaError_t e = (x);                                     \
-    if (e != cudaSuccess) {                                  \
-      std::fprintf(stderr, "%s:%d %s\n", __FILE__, __LINE__, \
-                   cudaGetErrorString(e));                   \
-      std::exit(2);                                          \
-    }                                                        \
-  } while (0)
 
 namespace {
 
@@ -76,21 +68,8 @@ template <class T>
 void SolveHost(Batch<T>& B) {
   using W = KBestWide<T>;
   const int n = B.n, m = B.m, k = B.k;
-  const KBestNodeLayout L{n, m};
-  const size_t slots = static_cast<size_t>(k) + 2;
-  std::vector<int> ints(slots * L.ints()), pred(m), state(m), cols(m), queue(k),
-      free_slots(slots), found_rows(static_cast<size_t>(k) * n), order(k);
-  std::vector<W> wides(slots * L.wides()), dist(m), keys(k), bounds(n),
-      found(k);
-  const KBestTeamWork<W> w{
-      ints.data(),
-      wides.data(),
-      KBestSearchWork<W>{dist.data(), pred.data(), state.data(), cols.data()},
-      KBestRankWork<W>{queue.data(), keys.data(), free_slots.data(),
-                       bounds.data()},
-      found_rows.data(),
-      found.data(),
-      order.data()};
+  KBestHostWork<W> host(n, m, k, 0, W(0));
+  const KBestTeamWork<W> w = host.work();
   B.assign.assign(static_cast<size_t>(B.batch) * k * n, 0);
   B.costs.assign(static_cast<size_t>(B.batch) * k, T(0));
   B.info.assign(static_cast<size_t>(B.batch) * kKBestInfoLen, 0);

@@ -25,74 +25,13 @@
 #include <thread>
 #include <vector>
 
-#include "../spin_barrier.h"
+#include "../thread_team.h"
+#include "kbest_host_work.h"
 #include "lap/kbest/kbest_steps.h"
 
 using namespace jaxmatch;
 
 namespace {
-
-struct Shared {
-  explicit Shared(int lanes)
-      : barrier(lanes), bits(lanes), values(lanes), indices(lanes) {}
-  SpinBarrier barrier;
-  std::vector<int> bits;
-  std::vector<unsigned long long> values;
-  std::vector<int> indices;
-};
-
-// The workers of a warp, each a thread.
-struct ThreadTeam {
-  static constexpr bool kRowOuter = false;
-  int r, lanes;
-  Shared* shared;
-  int rank() const { return r; }
-  int size() const { return lanes; }
-  void sync() const { shared->barrier.wait(); }
-  int sync_or(int bits) const {
-    shared->bits[r] = bits;
-    shared->barrier.wait();
-    int out = 0;
-    for (int i = 0; i < lanes; ++i) out |= shared->bits[i];
-    shared->barrier.wait();
-    return out;
-  }
-  int count_before(bool flag, int* total) const {
-    shared->bits[r] = flag ? 1 : 0;
-    shared->barrier.wait();
-    int before = 0, all = 0;
-    for (int i = 0; i < lanes; ++i) {
-      all += shared->bits[i];
-      if (i < r) before += shared->bits[i];
-    }
-    shared->barrier.wait();
-    *total = all;
-    return before;
-  }
-  template <class V>
-  void all_argmin(V* value, int* index) const {
-    static_assert(sizeof(V) == sizeof(unsigned long long), "wide values");
-    std::memcpy(&shared->values[r], value, sizeof(V));
-    shared->indices[r] = *index;
-    shared->barrier.wait();
-    // The butterfly's result: the least (value, index), whatever the order.
-    V best;
-    std::memcpy(&best, &shared->values[0], sizeof(V));
-    int at = shared->indices[0];
-    for (int i = 1; i < lanes; ++i) {
-      V v;
-      std::memcpy(&v, &shared->values[i], sizeof(V));
-      const int q = shared->indices[i];
-      if (v < best || (v == best && q < at)) {
-        best = v;
-        at = q;
-      }
-    }
-    shared->barrier.wait();
-    *value = best;
-    *index = at;
-  }
-};
 
 template <class T>
 struct Instance {
@@ -109,42 +48,17 @@ struct Instance {
 template <class T>
 struct Run {
   using W = KBestWide<T>;
-  std::vector<int> ints, pred, state, cols, queue, free_slots, found_rows,
-      order, assign, info;
-  std::vector<W> wides, dist, keys, bounds, found;
+  KBestHostWork<W> host;
+  std::vector<int> assign, info;
   std::vector<T> costs;
-  explicit Run(const Instance<T>& I) {
-    const KBestNodeLayout L{I.n, I.m};
-    const size_t slots = static_cast<size_t>(I.k) + 2, n = I.n, m = I.m,
-                 k = I.k;
-    const int junk = 0x5a5a5a5a;
-    ints.assign(slots * L.ints(), junk);
-    for (auto* v : {&pred, &state, &cols}) v->assign(m, junk);
-    queue.assign(k, junk);
-    free_slots.assign(slots, junk);
-    found_rows.assign(k * n, junk);
-    order.assign(k, junk);
-    assign.assign(k * n, junk);
-    info.assign(kKBestInfoLen, junk);
-    const W poison = static_cast<W>(-12345);
-    wides.assign(slots * L.wides(), poison);
-    dist.assign(m, poison);
-    keys.assign(k, poison);
-    bounds.assign(n, poison);
-    found.assign(k, poison);
+  explicit Run(const Instance<T>& I)
+      : host(I.n, I.m, I.k, 0x5a5a5a5a, static_cast<W>(-12345)) {
+    const size_t n = I.n, k = I.k;
+    assign.assign(k * n, 0x5a5a5a5a);
+    info.assign(kKBestInfoLen, 0x5a5a5a5a);
     costs.assign(k, static_cast<T>(-777));
   }
-  KBestTeamWork<W> work() {
-    return KBestTeamWork<W>{
-        ints.data(),
-        wides.data(),
-        KBestSearchWork<W>{dist.data(), pred.data(), state.data(), cols.data()},
-        KBestRankWork<W>{queue.data(), keys.data(), free_slots.data(),
-                         bounds.data()},
-        found_rows.data(),
-        found.data(),
-        order.data()};
-  }
+  KBestTeamWork<W> work() { return host.work(); }
 };
 
 template <class T>
@@ -158,7 +72,7 @@ Run<T> SolveSerial(const Instance<T>& I) {
 template <class T>
 Run<T> SolveThreads(const Instance<T>& I, int lanes) {
   Run<T> out(I);
-  Shared shared(lanes);
+  ThreadTeamShared shared(lanes);
   const KBestTeamWork<KBestWide<T>> w = out.work();
   std::vector<std::thread> workers;
   for (int r = 0; r < lanes; ++r)

@@ -17,20 +17,11 @@
 #include <type_traits>
 #include <vector>
 
+#include "../harness_cuda_check.h"
 #include "lap/hungarian/hungarian_kernels.h"
 #include "lap/hungarian/hungarian_steps.h"
 
 using namespace jaxmatch;
-
-#define CHECK_CUDA(x)                                        \
-  do {                                                       \
-    cudaError_t e = (x);                                     \
-    if (e != cudaSuccess) {                                  \
-      std::fprintf(stderr, "%s:%d %s\n", __FILE__, __LINE__, \
-                   cudaGetErrorString(e));                   \
-      std::exit(2);                                          \
-    }                                                        \
-  } while (0)
 
 // The seven state buffers of a batch, on the host or the device.
 template <class T>
