@@ -15,7 +15,7 @@ namespace jaxmatch {
 template <class W>
 struct KBestHostWork {
   std::vector<int> ints, pred, state, cols, queue, free_slots, found_rows,
-      order;
+      found_cols, order;
   std::vector<W> wides, dist, keys, bounds, found;
 
   KBestHostWork(int n, int m, int k, int junk, W poison) {
@@ -27,6 +27,7 @@ struct KBestHostWork {
     queue.assign(best, junk);
     free_slots.assign(slots, junk);
     found_rows.assign(best * rows, junk);
+    found_cols.assign(best * columns, junk);
     order.assign(best, junk);
     wides.assign(slots * L.wides(), poison);
     dist.assign(columns, poison);
@@ -43,6 +44,7 @@ struct KBestHostWork {
         KBestRankWork<W>{queue.data(), keys.data(), free_slots.data(),
                          bounds.data()},
         found_rows.data(),
+        found_cols.data(),
         found.data(),
         order.data()};
   }

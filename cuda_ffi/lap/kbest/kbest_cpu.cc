@@ -20,7 +20,8 @@ namespace {
 // shrunk, never cleared: the ranking initialises what it reads).
 template <class W>
 struct KBestScratch {
-  std::vector<int> ints, pred, state, cols, queue, free_slots, order_out, rank;
+  std::vector<int> ints, pred, state, cols, queue, free_slots, order_out,
+      order_cols, rank;
   std::vector<W> wides, dist, bounds, found, keys;
   void Fit(const KBestNodeLayout& L, int k) {
     const size_t slots = static_cast<size_t>(k) + 2, n = L.n, m = L.m;
@@ -35,6 +36,7 @@ struct KBestScratch {
     Grow(&rank, k);
     Grow(&free_slots, slots);
     Grow(&order_out, static_cast<size_t>(k) * n);
+    Grow(&order_cols, static_cast<size_t>(k) * m);
   }
   template <class V>
   static void Grow(std::vector<V>* v, size_t len) {
@@ -75,9 +77,11 @@ void KBestSolveOne(const KBestProblem<T>& P, int k, int* assign, T* costs,
                             s.bounds.data()};
   const int* order_out = s.order_out.data();
   const W* found = s.found.data();
-  const int count =
-      KBestRank(team, P, k, s.ints.data(), s.wides.data(), sw, rw,
-                s.order_out.data(), s.found.data(), &info[kKBestInfoIters]);
+  const int count = KBestRank(team, P, k, s.ints.data(), s.wides.data(), sw, rw,
+                              s.order_out.data(), s.order_cols.data(),
+                              &info[kKBestInfoIters]);
+  KBestObjectives(team, P, count, s.order_out.data(), s.order_cols.data(),
+                  s.found.data());
   info[kKBestInfoCount] = count;
   info[kKBestInfoStatus] = count > 0 ? kLapOptimal : kLapInfeasible;
   // In order of the objectives summed afresh (ties keep the order found;

@@ -30,8 +30,9 @@ struct KBestWarpLayout {
   std::size_t wides, dist, keys, bounds, found;
   // int32: the nodes' (k + 2) (2n + 2m + 4), the search's pred, state and
   // cols m each, the queue k, the free slots k + 2, the found solutions
-  // k n, the sorted order k.
-  std::size_t ints, pred, state, cols, queue, free_slots, found_rows, order;
+  // k n and their columns' rows k m, the sorted order k.
+  std::size_t ints, pred, state, cols, queue, free_slots, found_rows,
+      found_cols, order;
   std::size_t bytes;
 
   template <class W>
@@ -57,6 +58,7 @@ struct KBestWarpLayout {
     o.queue = take(k, sizeof(int));
     o.free_slots = take(slots, sizeof(int));
     o.found_rows = take(static_cast<std::size_t>(k) * n, sizeof(int));
+    o.found_cols = take(static_cast<std::size_t>(k) * m, sizeof(int));
     o.order = take(k, sizeof(int));
     o.bytes = at;
     return o;
@@ -89,6 +91,7 @@ __device__ void KBestSolveMember(const KBestWarp& team, const KBestBatch<T>& p,
                        reinterpret_cast<int*>(at(L.free_slots)),
                        reinterpret_cast<W*>(at(L.bounds))},
       reinterpret_cast<int*>(at(L.found_rows)),
+      reinterpret_cast<int*>(at(L.found_cols)),
       reinterpret_cast<W*>(at(L.found)),
       reinterpret_cast<int*>(at(L.order))};
   // The barrier at its end: the workspace is the next member's.

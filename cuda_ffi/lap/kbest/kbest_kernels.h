@@ -43,7 +43,7 @@ inline int64_t KBestWarps(int64_t batch) {
 // The bytes of one warp's workspace for n x m problems and k: the ranking's
 // (k + 2) nodes (2n + 2m + 4 int32 and m + 1 wide entries each), its
 // search's and queue's arrays, and the found solutions before they are
-// sorted (k n int32, k wide); each array 16-byte aligned.
+// sorted (k (n + m) int32, k wide); each array 16-byte aligned.
 template <class T>
 std::size_t KBestWarpBytes(int n, int m, int k);
 

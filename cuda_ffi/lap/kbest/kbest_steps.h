@@ -480,12 +480,13 @@ JM_HD bool KBestRoot(const Team& team, const KBestProblem<T>& P,
   return true;
 }
 
-// Row f's least reduced cost over the open columns cols[0..open-1] and
+// Row f's least reduced cost over the open columns (state kKBestOpen) and
 // its exit, bar what it holds and what `excl` excludes: a lower bound on
-// its child's path.
+// its child's path.  The columns in index order, each read directly (no
+// list to follow), so that the loads of a row overlap.
 template <class T, class W>
 JM_HD W KBestRowBound(const KBestProblem<T>& P, const KBestNode<W>& nd,
-                      const int* cols, int open, int f, const int* excl) {
+                      const int* state, int f, const int* excl) {
   const W uf = KBestRowDual(P, nd, f);
   const int held = nd.x[f];
   const T* row = P.C + static_cast<int64_t>(f) * P.m;
@@ -494,9 +495,9 @@ JM_HD W KBestRowBound(const KBestProblem<T>& P, const KBestNode<W>& nd,
     // The least and the second least, free of branches; the second when
     // the held column attains the least (then another column attains the
     // least too, or the second is the least of the others).
-    for (int q = 0; q < open; ++q) {
-      const int j = cols[q];
-      const W d = static_cast<W>(row[j]) - nd.v[j];
+    for (int j = 0; j < P.m; ++j) {
+      const W d = state[j] == kKBestOpen ? static_cast<W>(row[j]) - nd.v[j]
+                                         : KBestInf<W>();
       second = d < second ? d : second;
       second = least > second ? least : second;
       least = d < least ? d : least;
@@ -504,9 +505,9 @@ JM_HD W KBestRowBound(const KBestProblem<T>& P, const KBestNode<W>& nd,
     if (held >= 0 && static_cast<W>(row[held]) - nd.v[held] == least)
       least = second;
   } else {
-    for (int q = 0; q < open; ++q) {
-      const int j = cols[q];
-      if (j == held || KBestExcluded(excl, j)) continue;
+    for (int j = 0; j < P.m; ++j) {
+      if (state[j] != kKBestOpen || j == held || KBestExcluded(excl, j))
+        continue;
       const W d = static_cast<W>(row[j]) - nd.v[j];
       if (d < least) least = d;
     }
@@ -614,8 +615,9 @@ JM_HD int KBestListOpen(const Team& team, const KBestSearchWork<W>& w, int m) {
 // the file's comment; the searches, copies and bounds over the team).  ints
 // [(k + 2) * L.ints()] and wides [(k + 2) * L.wides()] hold the nodes, sw
 // the search's workspace, rw the queue's.  Writes the k best solutions'
-// columns (-1: unassigned) to assign [k, n] and their objectives to costs
-// [k] (unused entries untouched), in the order found, and the searches run
+// columns (-1: unassigned) to assign [k, n] and their columns' rows (-1:
+// unassigned) to assign_cols [k, m] (unused entries untouched), in the
+// order found (KBestObjectives sums their objectives), and the searches run
 // to *searches (rank 0); returns how many exist up to k (0: no
 // assignment), to every worker, after a barrier.
 template <class T, class Team>
@@ -623,7 +625,7 @@ JM_HD int KBestRank(const Team& team, const KBestProblem<T>& P, int k,
                     int* ints, KBestWide<T>* wides,
                     const KBestSearchWork<KBestWide<T>>& sw,
                     const KBestRankWork<KBestWide<T>>& rw, int* assign,
-                    KBestWide<T>* costs, int* searches) {
+                    int* assign_cols, int* searches) {
   using W = KBestWide<T>;
   const KBestNodeLayout L{P.n, P.m};
   const int n = P.n, m = P.m;
@@ -656,13 +658,14 @@ JM_HD int KBestRank(const Team& team, const KBestProblem<T>& P, int k,
       const int j = parent.x[i];
       assign[static_cast<int64_t>(t) * n + i] = j >= 0 ? j : -1;
     }
-    if (lead) costs[t] = KBestObjective(P, parent.x, parent.y);
+    for (int j = team.rank(); j < m; j += team.size())
+      assign_cols[static_cast<int64_t>(t) * m + j] = parent.y[j];
     count = t + 1;
     const int cap = k - t - 1;
     if (cap == 0) break;
     // The worst queued key when the queue is full (the bound).
     W bound = qsize < cap ? KBestInf<W>() : rw.keys[0];
-    // The parent's open columns (not held by its fixed rows), listed.
+    // The parent's open columns: those its fixed rows do not hold.
     const int A = parent.active();
     const int* pexcl = parent.special() ? parent.excl : nullptr;
     for (int j = team.rank(); j < m; j += team.size()) sw.state[j] = kKBestOpen;
@@ -671,11 +674,10 @@ JM_HD int KBestRank(const Team& team, const KBestProblem<T>& P, int k,
       if (parent.x[parent.order[q]] >= 0)
         sw.state[parent.x[parent.order[q]]] = kKBestOut;
     team.sync();
-    const int open = KBestListOpen(team, sw, m);
     for (int q = team.rank(); q < A; q += team.size()) {
       const int f = parent.order[q];
-      rw.bounds[f] = KBestRowBound(P, parent, sw.cols, open, f,
-                                   q == A - 1 ? pexcl : nullptr);
+      rw.bounds[f] =
+          KBestRowBound(P, parent, sw.state, f, q == A - 1 ? pexcl : nullptr);
     }
     team.sync();
     // Split: the active rows but the last ordered by their bounds, the
@@ -752,9 +754,24 @@ JM_HD int KBestRank(const Team& team, const KBestProblem<T>& P, int k,
   return count;
 }
 
+// The objectives of the `count` solutions that KBestRank wrote to assign
+// [k, n] and assign_cols [k, m], summed afresh into costs [k]: each by one
+// worker, in KBestObjective's order, so that every team size gives the same
+// sums.  Ends in a barrier.
+template <class T, class Team>
+JM_HD void KBestObjectives(const Team& team, const KBestProblem<T>& P,
+                           int count, const int* assign, const int* assign_cols,
+                           KBestWide<T>* costs) {
+  for (int t = team.rank(); t < count; t += team.size())
+    costs[t] = KBestObjective(P, assign + static_cast<int64_t>(t) * P.n,
+                              assign_cols + static_cast<int64_t>(t) * P.m);
+  team.sync();
+}
+
 // A team's workspace for KBestSolveTeam: the nodes (KBestRank's ints and
 // wides), the search's and the queue's arrays, and the found solutions
-// before they are ordered: found_rows [k, n], found [k], order [k].
+// before they are ordered: found_rows [k, n], found_cols [k, m], found [k],
+// order [k].
 template <class W>
 struct KBestTeamWork {
   int* ints;
@@ -762,6 +779,7 @@ struct KBestTeamWork {
   KBestSearchWork<W> sw;
   KBestRankWork<W> rw;
   int* found_rows;
+  int* found_cols;
   W* found;
   int* order;
 };
@@ -782,7 +800,8 @@ JM_HD void KBestSolveTeam(const Team& team, const KBestProblem<T>& P, int k,
   int status = kLapInvalidEntries, count = 0, searches = 0;
   if (KBestValid(team, P)) {
     count = KBestRank(team, P, k, w.ints, w.wides, w.sw, w.rw, w.found_rows,
-                      w.found, &searches);
+                      w.found_cols, &searches);
+    KBestObjectives(team, P, count, w.found_rows, w.found_cols, w.found);
     status = count > 0 ? kLapOptimal : kLapInfeasible;
     for (int t = team.rank(); t < count; t += team.size()) {
       const W key = w.found[t];
