@@ -480,13 +480,12 @@ JM_HD bool KBestRoot(const Team& team, const KBestProblem<T>& P,
   return true;
 }
 
-// Row f's least reduced cost over the open columns (state kKBestOpen) and
+// Row f's least reduced cost over the open columns cols[0..open-1] and
 // its exit, bar what it holds and what `excl` excludes: a lower bound on
-// its child's path.  The columns in index order, each read directly (no
-// list to follow), so that the loads of a row overlap.
+// its child's path.
 template <class T, class W>
 JM_HD W KBestRowBound(const KBestProblem<T>& P, const KBestNode<W>& nd,
-                      const int* state, int f, const int* excl) {
+                      const int* cols, int open, int f, const int* excl) {
   const W uf = KBestRowDual(P, nd, f);
   const int held = nd.x[f];
   const T* row = P.C + static_cast<int64_t>(f) * P.m;
@@ -495,9 +494,9 @@ JM_HD W KBestRowBound(const KBestProblem<T>& P, const KBestNode<W>& nd,
     // The least and the second least, free of branches; the second when
     // the held column attains the least (then another column attains the
     // least too, or the second is the least of the others).
-    for (int j = 0; j < P.m; ++j) {
-      const W d = state[j] == kKBestOpen ? static_cast<W>(row[j]) - nd.v[j]
-                                         : KBestInf<W>();
+    for (int q = 0; q < open; ++q) {
+      const int j = cols[q];
+      const W d = static_cast<W>(row[j]) - nd.v[j];
       second = d < second ? d : second;
       second = least > second ? least : second;
       least = d < least ? d : least;
@@ -505,9 +504,9 @@ JM_HD W KBestRowBound(const KBestProblem<T>& P, const KBestNode<W>& nd,
     if (held >= 0 && static_cast<W>(row[held]) - nd.v[held] == least)
       least = second;
   } else {
-    for (int j = 0; j < P.m; ++j) {
-      if (state[j] != kKBestOpen || j == held || KBestExcluded(excl, j))
-        continue;
+    for (int q = 0; q < open; ++q) {
+      const int j = cols[q];
+      if (j == held || KBestExcluded(excl, j)) continue;
       const W d = static_cast<W>(row[j]) - nd.v[j];
       if (d < least) least = d;
     }
@@ -665,7 +664,7 @@ JM_HD int KBestRank(const Team& team, const KBestProblem<T>& P, int k,
     if (cap == 0) break;
     // The worst queued key when the queue is full (the bound).
     W bound = qsize < cap ? KBestInf<W>() : rw.keys[0];
-    // The parent's open columns: those its fixed rows do not hold.
+    // The parent's open columns (not held by its fixed rows), listed.
     const int A = parent.active();
     const int* pexcl = parent.special() ? parent.excl : nullptr;
     for (int j = team.rank(); j < m; j += team.size()) sw.state[j] = kKBestOpen;
@@ -674,10 +673,11 @@ JM_HD int KBestRank(const Team& team, const KBestProblem<T>& P, int k,
       if (parent.x[parent.order[q]] >= 0)
         sw.state[parent.x[parent.order[q]]] = kKBestOut;
     team.sync();
+    const int open = KBestListOpen(team, sw, m);
     for (int q = team.rank(); q < A; q += team.size()) {
       const int f = parent.order[q];
-      rw.bounds[f] =
-          KBestRowBound(P, parent, sw.state, f, q == A - 1 ? pexcl : nullptr);
+      rw.bounds[f] = KBestRowBound(P, parent, sw.cols, open, f,
+                                   q == A - 1 ? pexcl : nullptr);
     }
     team.sync();
     // Split: the active rows but the last ordered by their bounds, the
