@@ -2,7 +2,8 @@
 // worker a thread, its barriers and collectives through a spin barrier, as a
 // warp's or a block's are; column-outer (kRowOuter false), as CUDA's teams.
 // The collectives are those of common/teams.cuh that the emulated steps
-// call: sync, sync_or, count_before, all_max and all_argmin.
+// call: sync, sync_or, count_before, all_max, all_min, from_first and
+// all_argmin.
 #pragma once
 
 #include <algorithm>
@@ -55,6 +56,22 @@ struct ThreadTeam {
     shared->barrier.wait();
     unsigned long long out = shared->values[0];
     for (int i = 1; i < lanes; ++i) out = std::max(out, shared->values[i]);
+    shared->barrier.wait();
+    return out;
+  }
+  int all_min(int x) const {
+    shared->bits[r] = x;
+    shared->barrier.wait();
+    int out = shared->bits[0];
+    for (int i = 1; i < lanes; ++i) out = std::min(out, shared->bits[i]);
+    shared->barrier.wait();
+    return out;
+  }
+  // Rank 0's x, to every worker.
+  unsigned long long from_first(unsigned long long x) const {
+    shared->values[r] = x;
+    shared->barrier.wait();
+    const unsigned long long out = shared->values[0];
     shared->barrier.wait();
     return out;
   }

@@ -32,7 +32,7 @@
 #include <set>
 #include <vector>
 
-#include "../spin_barrier.h"
+#include "../thread_team.h"
 
 using namespace jaxmatch;
 
@@ -47,42 +47,6 @@ struct HashKeep {
   bool operator()(const Team&, const BmView&, int x) const {
     const unsigned h = (static_cast<unsigned>(x) ^ seed) * 2654435761u;
     return (h >> 16) % 4 != 0;
-  }
-};
-
-// The workers of a team, each a thread: rank r of `lanes`, the collectives
-// (as a tile of a warp's) through shared slots and barriers.
-struct LaneShared {
-  explicit LaneShared(int lanes) : barrier(lanes), slots(lanes) {}
-  SpinBarrier barrier;
-  std::vector<unsigned long long> slots;
-};
-
-struct LaneTeam {
-  int r, lanes;
-  LaneShared* shared;
-  int rank() const { return r; }
-  int size() const { return lanes; }
-  unsigned long long exchange(unsigned long long x, int how) const {
-    shared->slots[r] = x;
-    shared->barrier.wait();
-    unsigned long long out = shared->slots[0];
-    for (int i = 1; i < lanes; ++i) {
-      const unsigned long long y = shared->slots[i];
-      if (how == 1 && y > out) out = y;
-      if (how == 2 && static_cast<int>(y) < static_cast<int>(out)) out = y;
-    }
-    shared->barrier.wait();
-    return out;
-  }
-  unsigned long long all_max(unsigned long long x) const {
-    return exchange(x, 1);
-  }
-  int all_min(int x) const {
-    return static_cast<int>(exchange(static_cast<unsigned>(x), 2));
-  }
-  unsigned long long from_first(unsigned long long x) const {
-    return exchange(x, 0);
   }
 };
 
@@ -159,18 +123,18 @@ void Init(Instance& I) {
 template <int kDepth>
 void Parallel(Instance& I, int teams, int lanes, unsigned seed) {
   const BmProblem P = I.problem();
-  std::vector<std::unique_ptr<LaneShared>> shared;
+  std::vector<std::unique_ptr<ThreadTeamShared>> shared;
   for (int t = 0; t < teams; ++t)
-    shared.push_back(std::make_unique<LaneShared>(lanes));
+    shared.push_back(std::make_unique<ThreadTeamShared>(lanes));
   auto run = [&](auto body) {
     std::vector<std::thread> pool;
     for (int t = 0; t < teams; ++t)
       for (int r = 0; r < lanes; ++r)
-        pool.emplace_back(body, t, LaneTeam{r, lanes, shared[t].get()});
+        pool.emplace_back(body, t, ThreadTeam{r, lanes, shared[t].get()});
     for (std::thread& th : pool) th.join();
   };
   const HashKeep keep{seed};
-  run([&](int t, LaneTeam team) {
+  run([&](int t, ThreadTeam team) {
     BmView p = P.view(0);
     for (int u = t; u < p.n; u += teams)
       if (p.vx[u].hcap > 0) bm_process<kDepth>(team, p, u, keep);
@@ -178,7 +142,7 @@ void Parallel(Instance& I, int teams, int lanes, unsigned seed) {
   BmView p = P.view(0);
   bm_control(p, true);
   while (!bm_drained(p)) {
-    run([&](int t, LaneTeam team) {
+    run([&](int t, ThreadTeam team) {
       BmView q = P.view(0);
       int len = 0;
       const int* queue = bm_queue(q, &len);
