@@ -9,6 +9,7 @@ around the call, so an interrupt that comes late does nothing."""
 from __future__ import annotations
 
 import contextlib
+import gc
 import os
 import signal
 import threading
@@ -39,7 +40,11 @@ def on_the_cpu():
 @contextlib.contextmanager
 def interrupted_after(seconds: float):
     """SIGINT to this process after ``seconds``, raising KeyboardInterrupt in
-    the main thread if the block is still running then."""
+    the main thread if the block is still running then.
+
+    The collector stays off inside the block: a Python signal handler that runs
+    while a gc callback executes (hypothesis installs one) has its exception
+    swallowed as unraisable, which no library can see or re-raise."""
     armed = True
 
     def handler(signum, frame):
@@ -47,12 +52,16 @@ def interrupted_after(seconds: float):
             raise KeyboardInterrupt
 
     previous = signal.signal(signal.SIGINT, handler)
+    collecting = gc.isenabled()
+    gc.disable()
     timer = threading.Timer(seconds, os.kill, (os.getpid(), signal.SIGINT))
     timer.start()
     try:
         yield
     finally:
         armed = False
+        if collecting:
+            gc.enable()
         timer.cancel()
         timer.join()
         signal.signal(signal.SIGINT, previous)
