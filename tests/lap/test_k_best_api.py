@@ -210,6 +210,37 @@ def test_checker_rejects_forbidden_pairs_and_partial_plain_assignments():
     assert not jaxmatch.verify_k_best(C, _corrupt(res, assignments=x, costs=y)).valid
 
 
+def test_checker_holds_a_status_to_what_the_input_dictates():
+    """Without assignments the status names why: the honest one of each
+    case certifies, every other status is refused."""
+    S = jaxmatch.LAPStatus
+    inf = np.inf
+    cases = [
+        (np.array([[1.0, -inf], [2.0, 3.0]]), {}, S.INVALID_ENTRIES),
+        (np.array([[1.0, inf], [2.0, 3.0]]), dict(maximize=True), S.INVALID_ENTRIES),
+        (np.array([[np.nan, 1.0], [2.0, 3.0]]), {}, S.INVALID_ENTRIES),
+        (np.ones((2, 3)), dict(unassigned_cost=inf), S.INVALID_ENTRIES),
+        (
+            np.ones((3, 0)),
+            dict(unassigned_cost=(np.array([1.0, -inf, 2.0]), np.ones(0))),
+            S.INVALID_ENTRIES,
+        ),
+        (np.array([[1.0, inf], [inf, inf]]), {}, S.INFEASIBLE),
+        (np.array([[1.0, -inf], [-inf, -inf]]), dict(maximize=True), S.INFEASIBLE),
+    ]
+    for C, kw, honest in cases:
+        res = jaxmatch.k_best_assignments(C, 3, **kw)
+        assert int(res.status) == honest and int(res.found) == 0
+        assert jaxmatch.verify_k_best(C, res, **kw).valid
+        for forged in (S.OPTIMAL, S.INFEASIBLE, S.OVERFLOW, S.INVALID_ENTRIES):
+            if forged != honest:
+                cert = jaxmatch.verify_k_best(C, _corrupt(res, status=np.int32(forged)), **kw)
+                assert not cert.valid and "status" in cert.reason
+    C, res = _good()
+    forged = _corrupt(res, status=np.int32(S.INFEASIBLE))
+    assert not jaxmatch.verify_k_best(C, forged, unassigned_cost=2.0).valid
+
+
 def test_checker_never_passes_what_the_oracle_rejects():
     """Random corruptions of correct results: whatever the checker passes
     has the oracle's costs."""

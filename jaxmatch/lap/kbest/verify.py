@@ -24,9 +24,13 @@ class KBestCertificate(NamedTuple):
         twice, the entries past ``found`` are the fill values, and the
         first cost is the optimum that :func:`jaxmatch.solve_lap` finds and
         :func:`jaxmatch.verify_lap` certifies (or ``found`` is 0 exactly
-        when it finds the problem infeasible), and (``complete``) no
-        assignment left out is better than the last returned, or exists at
-        all when ``found < k``.
+        when it finds the problem infeasible), the status is the one the
+        input dictates (``OPTIMAL`` with assignments; with none,
+        ``INVALID_ENTRIES`` exactly when a cost is NaN or -inf (+inf when
+        maximizing) or a price is not finite, ``OVERFLOW`` only for int32
+        costs holding int32's minimum when maximizing, else
+        ``INFEASIBLE``), and (``complete``) no assignment left out is
+        better than the last returned, or exists at all when ``found < k``.
       reason: the first failed check; empty when ``valid``.
     """
 
@@ -46,13 +50,51 @@ def _prices(unassigned_cost: Any, batch: tuple[int, ...], n: int, m: int):
     return r, c
 
 
+def _invalid_entries(C, r, c, maximize: bool) -> bool:
+    """Whether the input is one that k_best_assignments must refuse: a NaN
+    or a -inf (+inf when maximizing) cost, or a price that is not finite."""
+    wrong = np.inf if maximize else -np.inf
+    if np.any(np.isnan(C)) or np.any(np.equal(C, wrong)):
+        return True
+    return r is not None and not (np.all(np.isfinite(r)) and np.all(np.isfinite(c)))
+
+
+def _status_why(C, r, c, count: int, status: int, maximize: bool, integer: bool) -> str:
+    """Why ``status`` (with ``count`` assignments) is not the one the input
+    dictates: OPTIMAL with assignments; INVALID_ENTRIES exactly for the
+    inputs that _invalid_entries names; OVERFLOW (none returned) only for
+    int32 costs with int32's minimum among them when maximizing (its
+    negation overflows); otherwise INFEASIBLE (solve_lap's feasibility is
+    checked by the caller)."""
+    if count > 0:
+        return "" if status == LAPStatus.OPTIMAL else f"status {status} with count {count}"
+    if not integer and _invalid_entries(C, r, c, maximize):
+        if status != LAPStatus.INVALID_ENTRIES:
+            return f"status {status}, but a cost or a price is invalid (INVALID_ENTRIES)"
+        return ""
+    if status == LAPStatus.INVALID_ENTRIES:
+        return "status INVALID_ENTRIES, but every cost and price is valid"
+    if status == LAPStatus.OVERFLOW:
+        low = float(np.iinfo(np.int32).min)
+        lowest = np.any(np.equal(C, low)) or (
+            r is not None and (np.any(np.equal(r, low)) or np.any(np.equal(c, low)))
+        )
+        if not (integer and maximize and lowest):
+            return "status OVERFLOW, but no int32 minimum is negated"
+        return ""
+    if status != LAPStatus.INFEASIBLE:
+        return f"status {status} with count 0"
+    return ""
+
+
 def _check_one(C, r, c, A, costs, count, status, maximize, tol, integer, k) -> str:
     n, m = C.shape
     sign = -1.0 if maximize else 1.0
     if not 0 <= count <= k:
         return f"count {count} outside [0, {k}]"
-    if count > 0 and status != LAPStatus.OPTIMAL:
-        return f"status {status} with count {count}"
+    why = _status_why(C, r, c, count, status, maximize, integer)
+    if why:
+        return why
     seen = set()
     prev = None
     for t in range(count):
