@@ -26,11 +26,13 @@ class KBestCertificate(NamedTuple):
         :func:`jaxmatch.verify_lap` certifies (or ``found`` is 0 exactly
         when it finds the problem infeasible), the status is the one the
         input dictates (``OPTIMAL`` with assignments; with none,
-        ``INVALID_ENTRIES`` exactly when a cost is NaN or -inf (+inf when
-        maximizing) or a price is not finite, ``OVERFLOW`` only for int32
-        costs holding int32's minimum when maximizing, else
-        ``INFEASIBLE``), and (``complete``) no assignment left out is
-        better than the last returned, or exists at all when ``found < k``.
+        ``OVERFLOW`` only for int32 costs holding int32's minimum when
+        maximizing, else ``INFEASIBLE``), and (``complete``) no assignment
+        left out is better than the last returned, or exists at all when
+        ``found < k``. Costs with a NaN or a -inf (+inf when maximizing)
+        entry, or a price that is not finite, have no optimum: no result
+        on them is valid (``k_best_assignments`` reports
+        ``INVALID_ENTRIES``).
       reason: the first failed check; empty when ``valid``.
     """
 
@@ -60,18 +62,17 @@ def _invalid_entries(C, r, c, maximize: bool) -> bool:
 
 
 def _status_why(C, r, c, count: int, status: int, maximize: bool, integer: bool) -> str:
-    """Why ``status`` (with ``count`` assignments) is not the one the input
-    dictates: OPTIMAL with assignments; INVALID_ENTRIES exactly for the
-    inputs that _invalid_entries names; OVERFLOW (none returned) only for
+    """Why the result cannot be certified by its status (with ``count``
+    assignments): never on the inputs that _invalid_entries names (they have
+    no optimum, whatever the result says); OPTIMAL with assignments; with
+    none, not INVALID_ENTRIES (every entry is valid), OVERFLOW only for
     int32 costs with int32's minimum among them when maximizing (its
-    negation overflows); otherwise INFEASIBLE (solve_lap's feasibility is
+    negation overflows), otherwise INFEASIBLE (solve_lap's feasibility is
     checked by the caller)."""
+    if not integer and _invalid_entries(C, r, c, maximize):
+        return "a cost is NaN or -inf (+inf when maximizing) or a price is not finite: no optimum"
     if count > 0:
         return "" if status == LAPStatus.OPTIMAL else f"status {status} with count {count}"
-    if not integer and _invalid_entries(C, r, c, maximize):
-        if status != LAPStatus.INVALID_ENTRIES:
-            return f"status {status}, but a cost or a price is invalid (INVALID_ENTRIES)"
-        return ""
     if status == LAPStatus.INVALID_ENTRIES:
         return "status INVALID_ENTRIES, but every cost and price is valid"
     if status == LAPStatus.OVERFLOW:
