@@ -48,6 +48,7 @@ __all__ = [
     "on_device",
     "pointer_of_sorted",
     "rows_canonical",
+    "rows_sorted",
     "sorted_unique",
     "transpose_csr",
     "validate_csr",
@@ -231,11 +232,23 @@ def rows_canonical(indptr: np.ndarray, indices: np.ndarray) -> bool:
       indices: integer ``[nnz]`` (or more; entries past ``indptr[-1]`` are
         ignored).
     """
+    return _rows_rise(indptr, indices, np.greater)
+
+
+def rows_sorted(indptr: np.ndarray, indices: np.ndarray) -> bool:
+    """Whether every row's indices never decrease (sorted, repeats side by
+    side); arguments as :func:`rows_canonical`."""
+    return _rows_rise(indptr, indices, np.greater_equal)
+
+
+def _rows_rise(indptr: np.ndarray, indices: np.ndarray, rises) -> bool:
+    """Whether ``rises(next, entry)`` holds for each entry and its successor
+    in the same row."""
     nnz = int(indptr[-1])
     if nnz < 2:
         return True
     idx = indices[:nnz]
-    rising = idx[1:] > idx[:-1]
+    rising = rises(idx[1:], idx[:-1])
     # A row's first entry need not exceed the last of the row before it.
     rising[_row_crossings(indptr, nnz)] = True
     return bool(rising.all())

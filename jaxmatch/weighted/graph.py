@@ -9,7 +9,9 @@ the tree structure); the arrays are leaves, so graphs with equal ``n`` and
 equal capacity can be stacked and ``vmap``-ed.
 
 Every constructor drops self-loops and merges duplicate edges, keeping the
-heaviest weight; weights must be finite. Float weights keep their dtype
+heaviest weight; weights must be finite. A graph built by hand may store a
+pair more than once (side by side in the sorted list, from both ends): the
+solvers take it as one edge at its heaviest copy. Float weights keep their dtype
 (float16 and bfloat16 become float32; float64 needs ``jax_enable_x64``,
 else JAX stores float32); integer weights become int32 (an error if they do
 not fit).
@@ -36,6 +38,7 @@ from .._csr import (
     on_device,
     pointer_of_sorted,
     rows_canonical,
+    rows_sorted,
     transpose_csr,
     validate_csr,
 )
@@ -394,13 +397,32 @@ class Graph(CSR):
         )
 
     def validate(self) -> Graph:
-        """Checks the CSR structure, the weights' finiteness and the symmetry
-        of structure and weights (eager, one graph); returns ``self``."""
+        """Checks the CSR structure, each vertex's neighbours sorted (a pair
+        stored more than once has its copies side by side), the weights'
+        finiteness and the symmetry of structure and weights: the entries
+        ``u -> v`` and ``v -> u`` of every pair, as multisets of weights,
+        are equal (eager, one graph); returns ``self``.
+
+        The solvers check the same structure under ``jax.jit`` and report
+        a graph that fails it as ``INVALID_GRAPH`` (``docs/weighted.md``).
+
+        Raises:
+          GraphValidationError: naming the first check that fails.
+        """
         validate_csr(self.indptr, self.indices, self.n, self.n, what="CSR")
+        if not rows_sorted(index_view(self.indptr, "indptr"), index_view(self.indices, "indices")):
+            raise GraphValidationError(
+                "each vertex's neighbours must be sorted (indices[indptr[u]:indptr[u + 1]] "
+                "nondecreasing)"
+            )
         u, v, w = self.edges(both=True)
         as_weight_array(w, w.shape[0])
-        fwd, bwd = np.lexsort((v, u)), np.lexsort((u, v))
-        if not (np.array_equal(u[fwd], v[bwd]) and np.array_equal(w[fwd], w[bwd])):
+        fwd, bwd = np.lexsort((w, v, u)), np.lexsort((w, u, v))
+        if not (
+            np.array_equal(u[fwd], v[bwd])
+            and np.array_equal(v[fwd], u[bwd])
+            and np.array_equal(w[fwd], w[bwd])
+        ):
             raise GraphValidationError("every edge must be stored from both ends, equally weighted")
         return self
 

@@ -125,3 +125,32 @@ def test_pad_to_and_validate():
     with pytest.raises(GraphValidationError, match="both ends"):
         asym.validate()
     assert "Graph(shape=(3, 3), capacity=4" in repr(G)
+
+
+def test_validate_checks_each_pair_from_both_ends():
+    """Symmetry is each pair's entries from both ends, not only as many
+    entries in as out (a directed cycle has those); a pair stored twice with
+    two weights is symmetric whatever order its copies come in."""
+    cycle = Graph(
+        indptr=np.array([0, 1, 2, 3], np.int32),
+        indices=np.array([1, 2, 0], np.int32),
+        data=np.ones(3, np.float32),
+        shape=(3, 3),
+    )
+    with pytest.raises(GraphValidationError, match="both ends"):
+        cycle.validate()
+    twice = Graph(
+        indptr=np.array([0, 2, 4], np.int32),
+        indices=np.array([1, 1, 0, 0], np.int32),
+        data=np.array([3.0, 5.0, 5.0, 3.0], np.float32),
+        shape=(2, 2),
+    )
+    twice.validate()
+    unsorted = Graph(
+        indptr=np.array([0, 2, 3, 4], np.int32),
+        indices=np.array([2, 1, 0, 0], np.int32),
+        data=np.ones(4, np.float32),
+        shape=(3, 3),
+    )
+    with pytest.raises(GraphValidationError, match="sorted"):
+        unsorted.validate()
