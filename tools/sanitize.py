@@ -324,7 +324,10 @@ def matching_workload() -> tuple[int, int]:
 
 def weighted_workload() -> tuple[int, int]:
     """(runs, failed checks) of the weighted matching workload: both methods
-    on single and batched graphs (hubs included), and a malformed graph."""
+    on single and batched graphs (hubs included), and malformed graphs (an
+    index out of range, an edge whose two entries differ); b-Suitor on the
+    same graphs, on hubs with b in the hundreds, on a graph storing every
+    pair twice, and on the malformed ones."""
     rng = np.random.default_rng(0)
     runs = bad = 0
     graphs = []
@@ -349,8 +352,40 @@ def weighted_workload() -> tuple[int, int]:
         bad += int(np.sum(np.asarray(res.status) != jaxmatch.WeightedMatchingStatus.DOMINANT))
     G = graphs[2]
     broken = dataclasses.replace(G, indices=G.indices.at[0].set(10**6))
+    one_sided = dataclasses.replace(G, data=G.data.at[0].add(1.0))
     for method in ("suitor", "ld"):
-        res = jaxmatch.approximate_weighted_matching(broken, method=method)
+        for wrong in (broken, one_sided):
+            res = jaxmatch.approximate_weighted_matching(wrong, method=method)
+            runs += 1
+            bad += int(res.status) != jaxmatch.WeightedMatchingStatus.INVALID_GRAPH
+    # b-Suitor: uniform and per-vertex b (hubs with b in the hundreds), a
+    # graph storing pairs twice, a malformed one
+    for G, b in itertools.product(graphs, (1, 3)):
+        res = jaxmatch.approximate_b_matching(G, b)
+        runs += 1
+        bad += not jaxmatch.verify_b_matching(G, b, res, refine=0).locally_dominant
+    hub = graphs[-1]
+    b = rng.integers(0, 6, hub.n)
+    b[:4] = 300
+    res = jaxmatch.approximate_b_matching(hub, b)
+    runs += 1
+    bad += not jaxmatch.verify_b_matching(hub, b, res, refine=0).locally_dominant
+    u, v, w = graphs[2].edges()
+    again = rng.integers(1, 4, u.size).astype(np.float32)  # each pair's second weight
+    uu, vv = np.concatenate([u, v, u, v]), np.concatenate([v, u, v, u])
+    ww = np.concatenate([w, w, again, again])
+    order = np.lexsort((vv, uu))
+    twice = jaxmatch.Graph(
+        indptr=np.searchsorted(uu[order], np.arange(graphs[2].n + 1)).astype(np.int32),
+        indices=vv[order].astype(np.int32),
+        data=ww[order],
+        shape=graphs[2].shape,
+    )
+    res = jaxmatch.approximate_b_matching(twice, 3)
+    runs += 1
+    bad += not jaxmatch.verify_b_matching(twice, 3, res, refine=0).locally_dominant
+    for wrong in (broken, one_sided):
+        res = jaxmatch.approximate_b_matching(wrong, 2)
         runs += 1
         bad += int(res.status) != jaxmatch.WeightedMatchingStatus.INVALID_GRAPH
     return runs, bad

@@ -4,7 +4,8 @@
 // scans select up to a block's worth of candidates at once.  A grid
 // (blocks_x, batch) strides over the vertices of each problem.
 //
-//   Init: clear, validate (heavy vertices listed), control (status).
+//   Init: clear, validate (pointers and b; heavy vertices listed), check (the
+//         stored entries: check_entries.cuh), control (status).
 //   Step: first pass (tiles: light vertices; blocks: heavy ones), then
 //         kBmQueueRounds rounds over the queue of vertices the teams handed
 //         on (control, tiles, blocks), then finalize (mutual proposals
@@ -14,6 +15,7 @@
 
 #include "common/teams.cuh"
 #include "weighted/b_suitor_steps.h"
+#include "weighted/check_entries.cuh"
 #include "weighted/weighted_kernels.h"
 
 namespace jaxmatch {
@@ -43,6 +45,15 @@ __global__ void bm_init_clear_kernel(BmProblem s) {
 __global__ void bm_init_validate_kernel(BmProblem s) {
   GridRowTeam team;
   JM_BM_FOR_EACH_PROBLEM(s, p) bm_init_validate(team, p, s.b_of(jm_b));
+}
+
+// The stored entries of every problem whose pointers are good.
+__global__ void bm_init_check_kernel(BmProblem s) {
+  JM_BM_FOR_EACH_PROBLEM(s, p) {
+    if (load_shared_scalar(p.sc + kBmBadGraph) != 0) continue;
+    wm_check_entries_grid(p, wm_balance_word(p.sc, kBmBalance),
+                          p.sc + kBmBadGraph, 1);
+  }
 }
 
 __global__ void bm_init_control_kernel(BmProblem s) {
@@ -221,6 +232,8 @@ cudaError_t LaunchBmInit(cudaStream_t stream, const BmProblem& s,
   const int by = static_cast<int>(grid.y);
   bm_init_clear_kernel<<<grid, kWmThreads, 0, stream>>>(s);
   bm_init_validate_kernel<<<grid, kWmThreads, 0, stream>>>(s);
+  const dim3 entries(Blocks(wm_check_threads(s.cap), resident_blocks), by);
+  bm_init_check_kernel<<<entries, kWmThreads, 0, stream>>>(s);
   bm_init_control_kernel<<<dim3(1, by), 32, 0, stream>>>(s);
   return cudaGetLastError();
 }

@@ -21,7 +21,8 @@
 //    dislodges u never accepts u again.  Hence u's targets come in strictly
 //    decreasing order (key, v): cursor[u] keeps u's last one and the search
 //    looks only below it (it never needs "is u already in S(v)", and each
-//    neighbour gets at most one proposal of u).  A stale read of floor(v)
+//    neighbour gets at most one proposal of u: a pair stored more than once
+//    is a candidate along its heaviest copy only).  A stale read of floor(v)
 //    is never above the true floor, so the search never skips a neighbour
 //    that would accept; the install re-checks under v's lock;
 //  * owed[u] + (u's proposals standing) == min(b(u), deg(u)) until u runs
@@ -109,8 +110,9 @@ JM_HD void bm_init_clear(const Team& team, BmView& p, const int* b) {
   for (int k = team.rank(); k < p.cap; k += team.size()) p.mark[k] = 0;
 }
 
-// Flags a malformed graph or a negative b and lists the vertices of high
-// degree (after bm_init_clear, past a barrier).
+// Flags malformed pointers or a negative b and lists the vertices of high
+// degree (after bm_init_clear, past a barrier); the stored entries are then
+// checked by wm_check_entries (weighted_steps.h) unless a pointer is bad.
 template <class Team>
 JM_HD void bm_init_validate(const Team& team, BmView& p, const int* b) {
   const int heavy = wm_heavy_degree(p.n, p.cap);
@@ -122,22 +124,28 @@ JM_HD void bm_init_validate(const Team& team, BmView& p, const int* b) {
     else if (wm_degree(p, u) > heavy)
       p.heavy[atomic_add_int(p.sc + kBmHeavy, 1)] = u;
   }
-  const int stored = wm_stored(p);
-  for (int k = team.rank(); k < stored; k += team.size()) {
-    const int v = p.adj[k];
-    if (v < 0 || v >= p.n) bad_graph = true;
-  }
   if (bad_graph) p.sc[kBmBadGraph] = 1;
   if (bad_b) p.sc[kBmBadCapacity] = 1;
 }
 
-// The status from the flags (one worker, after bm_init_validate): a
-// malformed graph first.
+// The status from the flags and the entries' balance (one worker, after
+// the check): a malformed graph first.
 JM_HD void bm_init_control(BmView& p) {
-  if (p.sc[kBmBadGraph] != 0)
+  if (p.sc[kBmBadGraph] != 0 || *wm_balance_word(p.sc, kBmBalance) != 0)
     p.sc[kBmStatus] = kWmBadGraph;
   else if (p.sc[kBmBadCapacity] != 0)
     p.sc[kBmStatus] = kWmInvalidCapacity;
+}
+
+// The whole init by one worker (the CPU back end, the harnesses' reference).
+inline void bm_init_serial(BmView& p, const int* b) {
+  const SerialTeam team;
+  bm_init_clear(team, p, b);
+  bm_init_validate(team, p, b);
+  if (p.sc[kBmBadGraph] == 0)
+    wm_check_entries_serial(p, wm_balance_word(p.sc, kBmBalance),
+                            p.sc + kBmBadGraph, 1);
+  bm_init_control(p);
 }
 
 // ------------------------------------------------------------ candidates
@@ -170,6 +178,19 @@ struct BmCache {
   }
 };
 
+// Whether u's entry k (neighbour v, `key`; u's list [lo, hi)) is its pair's
+// one candidate: a pair stored more than once, its copies side by side in
+// the sorted list, is one edge, proposed along its heaviest copy (the first
+// of equal ones); otherwise u could hold two places in S(v).
+JM_HD bool bm_heaviest_copy(const BmView& p, int k, int lo, int hi, int v,
+                            uint32_t key) {
+  for (int j = k - 1; j >= lo && p.adj[j] == v; --j)
+    if (p.key[j] >= key) return false;
+  for (int j = k + 1; j < hi && p.adj[j] == v; ++j)
+    if (p.key[j] > key) return false;
+  return true;
+}
+
 // Scans u's list for neighbours below `below` (packed (key, v)) that would
 // take u's proposal; every worker keeps its kDepth best and the largest it
 // drops.
@@ -183,11 +204,11 @@ JM_HD void bm_scan(const Team& team, const BmView& p, int u, WmOffer below,
   }
   WmOffer dropped = 0;
   if (below != 0) {
-    const int hi = p.xadj[u + 1];
+    const int lo = p.xadj[u], hi = p.xadj[u + 1];
 #if !defined(__CUDA_ARCH__)
     const int stored = p.xadj[p.n];
 #endif
-    for (int k = p.xadj[u] + team.rank(); k < hi; k += team.size()) {
+    for (int k = lo + team.rank(); k < hi; k += team.size()) {
       const int v = p.adj[k];
       const uint32_t key = p.key[k];
 #if !defined(__CUDA_ARCH__)
@@ -199,13 +220,8 @@ JM_HD void bm_scan(const Team& team, const BmView& p, int u, WmOffer below,
       if (key == 0 || v == u) continue;
       const WmOffer cand = wm_pack(key, v);
       if (cand >= below || cand <= dropped) continue;
-      // An entry equal to a kept one is the same candidate (an edge stored
-      // twice with one key): the first position stands for it.
-      bool kept = false;
-      JM_UNROLL
-      for (int i = 0; i < kDepth; ++i) kept |= c.best[i] == cand;
-      if (kept) continue;
       if (wm_pack(key, u) <= load_shared_value(&p.vx[v].floor)) continue;
+      if (!bm_heaviest_copy(p, k, lo, hi, v, key)) continue;
       const WmOffer last = c.best[kDepth - 1];
       if (cand < last) {
         dropped = cand;  // above `dropped` (checked), below every kept one

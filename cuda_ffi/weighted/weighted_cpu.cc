@@ -22,11 +22,9 @@ ffi::Error WmInitCpu(WmIndexBuffer xadj, WmIndexBuffer adj, WmKeyBuffer key,
   WmProblem problem{};
   JM_RETURN_IF_ERROR(PrepareWmInit(
       xadj, adj, key, {&*mate, &*mate_edge, &*info, &*work}, &problem));
-  const SerialTeam team;
   for (int64_t b = 0; b < problem.batch; ++b) {
     WmView p = problem.view(b);
-    wm_init_clear(team, p);
-    wm_init_validate(team, p);
+    wm_init_serial(p);
   }
   return ffi::Error::Success();
 }
@@ -63,12 +61,9 @@ ffi::Error BmInitCpu(WmIndexBuffer xadj, WmIndexBuffer adj, WmKeyBuffer key,
   BmProblem problem{};
   JM_RETURN_IF_ERROR(PrepareBmInit(
       xadj, adj, key, b, {&*mark, &*degree, &*info, &*work}, &problem));
-  const SerialTeam team;
   for (int64_t i = 0; i < problem.batch; ++i) {
     BmView p = problem.view(i);
-    bm_init_clear(team, p, problem.b_of(i));
-    bm_init_validate(team, p, problem.b_of(i));
-    bm_init_control(p);
+    bm_init_serial(p, problem.b_of(i));
   }
   return ffi::Error::Success();
 }

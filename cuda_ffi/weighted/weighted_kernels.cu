@@ -5,8 +5,9 @@
 // degree, at most a warp, so low-degree graphs do not idle 3/4 of a warp).
 // A grid (blocks_x, batch) strides over the vertices of each problem.
 //
-//   Init:   a clear kernel and a validate kernel (which also lists the
-//           vertices of high degree in `heavy`).
+//   Init:   a clear kernel, a validate kernel (pointers; it also lists the
+//           vertices of high degree in `heavy`), a check kernel (the stored
+//           entries: check_entries.cuh) and a control kernel (status).
 //   Suitor: suitor kernel (every vertex chased to its end, except that the
 //           listed vertices of high degree are left out), heavy kernel (a
 //           whole block chases each of those), finalize kernel (mutual
@@ -20,6 +21,7 @@
 #include <algorithm>
 
 #include "common/teams.cuh"
+#include "weighted/check_entries.cuh"
 #include "weighted/weighted_steps.h"
 
 namespace jaxmatch {
@@ -42,6 +44,23 @@ __global__ void wm_init_validate_kernel(WmProblem s) {
   for (int64_t b = blockIdx.y; b < s.batch; b += gridDim.y) {
     WmView p = s.view(b);
     wm_init_validate(team, p);
+  }
+}
+
+// The stored entries of every problem whose pointers are good.
+__global__ void wm_init_check_kernel(WmProblem s) {
+  for (int64_t b = blockIdx.y; b < s.batch; b += gridDim.y) {
+    WmView p = s.view(b);
+    if (!wm_running(p)) continue;
+    wm_check_entries_grid(p, wm_balance_word(p.sc, kWmBalance),
+                          p.sc + kWmStatus, kWmBadGraph);
+  }
+}
+
+__global__ void wm_init_control_kernel(WmProblem s) {
+  for (int64_t b = blockIdx.y; b < s.batch; b += gridDim.y) {
+    WmView p = s.view(b);
+    if (threadIdx.x == 0) wm_init_control(p);
   }
 }
 
@@ -204,8 +223,11 @@ cudaError_t LaunchWmInit(cudaStream_t stream, const WmProblem& s,
                          int resident_blocks) {
   if (s.batch == 0) return cudaSuccess;
   const dim3 grid = Grid(s, 1, resident_blocks);
+  const dim3 entries(Blocks(wm_check_threads(s.cap), resident_blocks), grid.y);
   wm_init_clear_kernel<<<grid, kWmThreads, 0, stream>>>(s);
   wm_init_validate_kernel<<<grid, kWmThreads, 0, stream>>>(s);
+  wm_init_check_kernel<<<entries, kWmThreads, 0, stream>>>(s);
+  wm_init_control_kernel<<<dim3(1, grid.y), 32, 0, stream>>>(s);
   return cudaGetLastError();
 }
 

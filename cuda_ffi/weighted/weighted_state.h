@@ -55,8 +55,12 @@ enum WmScalar : int {
   kWmAnyCand1 = 3,   // ... (parity 1)
   kWmProposals = 4,  // Suitor: proposals that took (initial and re-proposals)
   kWmHeavy = 5,      // vertices listed in `heavy`
+  kWmBalance = 6,    // init: the stored entries' hash balance (a 64-bit
+                     // word: slots 6 and 7, weighted_steps.h)
   kWmInfoLen = 8,
 };
+static_assert(kWmBalance % 2 == 0 && kWmInfoLen % 2 == 0,
+              "the balance word is 8-byte aligned in every member");
 
 // Offsets into one problem's int32 workspace; `offer` is 8-byte aligned when
 // the workspace is (its length is even).
@@ -182,8 +186,12 @@ enum BmScalar : int {
   kBmDrained = 8,       // every proposal made: the result can be read off
   kBmBadGraph = 9,      // init: the CSR is malformed
   kBmBadCapacity = 10,  // init: a negative b
-  kBmInfoLen = 12,
+  kBmBalance = 12,      // init: the stored entries' hash balance (a 64-bit
+                        // word: slots 12 and 13, weighted_steps.h)
+  kBmInfoLen = 14,
 };
+static_assert(kBmBalance % 2 == 0 && kBmInfoLen % 2 == 0,
+              "the balance word is 8-byte aligned in every member");
 
 // One vertex v's record.
 struct BmVertex {

@@ -86,9 +86,9 @@ JM_HD void wm_init_clear(const Team& team, WmView& p) {
   }
 }
 
-// Marks a malformed graph and lists the vertices of high degree (after
-// wm_init_clear, past a barrier).  The pointers are checked per vertex and
-// the neighbours per stored entry, so no worker reads a whole list.
+// Marks malformed pointers and lists the vertices of high degree (after
+// wm_init_clear, past a barrier).  The pointers are checked per vertex; the
+// stored entries, once every pointer is known good, by wm_check_entries.
 template <class Team>
 JM_HD void wm_init_validate(const Team& team, WmView& p) {
   const int heavy = wm_heavy_degree(p.n, p.cap);
@@ -99,12 +99,104 @@ JM_HD void wm_init_validate(const Team& team, WmView& p) {
     else if (wm_degree(p, u) > heavy)
       p.heavy[atomic_add_int(p.sc + kWmHeavy, 1)] = u;
   }
-  const int stored = wm_stored(p);
-  for (int k = team.rank(); k < stored; k += team.size()) {
-    const int v = p.adj[k];
-    if (v < 0 || v >= p.n) ok = false;
-  }
   if (!ok) p.sc[kWmStatus] = kWmBadGraph;
+}
+
+// ------------------------------------------------------------ stored entries
+// A valid graph lists each vertex's neighbours, in range, in nondecreasing
+// order (so the copies of a pair stored more than once lie side by side) and
+// stores every edge from both ends with one key.  The last is checked by a
+// sum over the entries of a 64-bit hash of (pair, key), added from the
+// smaller end and subtracted from the larger: 0 when both ends list the same
+// pairs and keys, as multisets; a graph whose ends differ gives 0 only if
+// its hashes happen to cancel (probability about 2^-64).  Loops are left out.
+struct WmEntryCheck {
+  unsigned long long balance = 0;  // the signed hash sum, modulo 2^64
+  bool bad = false;                // a neighbour out of range or of order
+};
+
+// splitmix64's finaliser (a bijection) of the pair (lo < hi) and key.
+JM_HD unsigned long long wm_edge_hash(int lo, int hi, uint32_t key) {
+  unsigned long long x =
+      (static_cast<unsigned long long>(lo) << 32 | static_cast<uint32_t>(hi)) ^
+      (static_cast<unsigned long long>(key) + 1) * 0x9E3779B97F4A7C15ull;
+  x ^= x >> 30;
+  x *= 0xBF58476D1CE4E5B9ull;
+  x ^= x >> 27;
+  x *= 0x94D049BB133111EBull;
+  x ^= x >> 31;
+  return x;
+}
+
+// Checks the stored entries first, first + stride, ... below `last` (<=
+// xadj[n]) into `c` (one worker).  Every vertex's pointers must be valid
+// (wm_pointers_ok): the worker finds the list of `first` by a binary search
+// and walks the lists forward from there, its current list's bounds in
+// registers.
+template <class View>
+JM_HD void wm_check_entries(const View& p, int first, int last, int stride,
+                            WmEntryCheck& c) {
+  if (first >= last) return;
+  int u = 0, hi = p.n - 1;  // the last u with xadj[u] <= first
+  while (u < hi) {
+    const int mid = u + (hi - u + 1) / 2;
+    if (p.xadj[mid] <= first)
+      u = mid;
+    else
+      hi = mid - 1;
+  }
+  int start = p.xadj[u], end = p.xadj[u + 1];
+  for (int k = first; k < last; k += stride) {
+    while (end <= k) {
+      ++u;
+      start = end;
+      end = p.xadj[u + 1];
+    }
+    const int v = p.adj[k];
+    if (v < 0 || v >= p.n || (k > start && p.adj[k - 1] > v)) {
+      c.bad = true;
+      continue;
+    }
+    if (v == u) continue;
+    const unsigned long long h =
+        wm_edge_hash(u < v ? u : v, u < v ? v : u, p.key[k]);
+    c.balance += u < v ? h : 0ull - h;
+  }
+}
+
+// Where a problem's stored-entry check accumulates: a 64-bit word of the
+// scalars (two int32 slots from an even one; every member's scalars start
+// 8-byte aligned, their count being even).
+JM_HD unsigned long long* wm_balance_word(int* sc, int slot) {
+  return reinterpret_cast<unsigned long long*>(sc + slot);
+}
+
+// Every stored entry checked by one worker (the CPU): a bad one sets
+// *flag = value, the balance goes to *balance.
+template <class View>
+inline void wm_check_entries_serial(const View& p, unsigned long long* balance,
+                                    int* flag, int value) {
+  WmEntryCheck c;
+  wm_check_entries(p, 0, wm_stored(p), 1, c);
+  if (c.bad) *flag = value;
+  *balance += c.balance;
+}
+
+// The status once the entries are checked (one worker).
+JM_HD void wm_init_control(WmView& p) {
+  if (*wm_balance_word(p.sc, kWmBalance) != 0 && p.sc[kWmStatus] == kWmRunning)
+    p.sc[kWmStatus] = kWmBadGraph;
+}
+
+// The whole init by one worker (the CPU back end, the harnesses' reference).
+inline void wm_init_serial(WmView& p) {
+  const SerialTeam team;
+  wm_init_clear(team, p);
+  wm_init_validate(team, p);
+  if (wm_running(p))
+    wm_check_entries_serial(p, wm_balance_word(p.sc, kWmBalance),
+                            p.sc + kWmStatus, kWmBadGraph);
+  wm_init_control(p);
 }
 
 // Whether u is listed in `heavy` (u's pointers valid).

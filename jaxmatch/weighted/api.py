@@ -182,8 +182,11 @@ def approximate_weighted_matching(
 
     Args:
       G: the graph. Graphs from the :class:`Graph` constructors are
-        validated; a malformed CSR passed in some other way is reported as
-        ``status == INVALID_GRAPH`` and NaN weights as ``INVALID_WEIGHTS``
+        validated; a CSR built otherwise whose structure
+        :meth:`Graph.validate` refuses (pointers, indices, unsorted lists,
+        an edge stored from one end only or with two weights) is reported
+        as ``status == INVALID_GRAPH`` and NaN weights as
+        ``INVALID_WEIGHTS``
         (``mate`` all -1 in both cases). Subnormal float weights count as
         positive (matched by their bits, not flushed to zero).
       method: static. ``"suitor"``, ``"ld"`` or ``"auto"`` (Suitor).

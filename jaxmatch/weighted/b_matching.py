@@ -122,8 +122,11 @@ def approximate_b_matching(
 
     Args:
       G: the graph. Graphs from the :class:`Graph` constructors are
-        validated; a malformed CSR passed in some other way is reported as
-        ``status == INVALID_GRAPH`` and NaN weights as ``INVALID_WEIGHTS``.
+        validated; a CSR built otherwise whose structure
+        :meth:`Graph.validate` refuses (pointers, indices, unsorted lists,
+        an edge stored from one end only or with two weights) is reported
+        as ``status == INVALID_GRAPH`` and NaN weights as
+        ``INVALID_WEIGHTS``.
       b: a Python int ``>= 0`` (every vertex) or an integer array ``[...,
         n]`` (per vertex; leading dimensions broadcast against ``G``'s).
         0 allowed (the vertex takes no edge); a ``b`` above a vertex's

@@ -114,6 +114,11 @@ static Batch MakeBatch(int shape, int n, int batch, uint32_t key_range,
     }
     xadjs[m].push_back(0);
     for (int u = 0; u < n; ++u) {
+      // sorted by neighbour (a valid graph's order), copies of a pair in
+      // the order they were drawn
+      std::stable_sort(
+          nb[u].begin(), nb[u].end(),
+          [](const auto& x, const auto& y) { return x.first < y.first; });
       for (auto& [v, k] : nb[u]) {
         adjs[m].push_back(v);
         keys[m].push_back(k);
@@ -146,12 +151,9 @@ static Solution HostSolve(const Batch& B) {
   const BmProblem p{B.batch,         B.n,           B.cap,      B.xadj.data(),
                     B.adj.data(),    B.key.data(),  B.b.data(), s.mark.data(),
                     s.degree.data(), s.info.data(), work.data()};
-  const SerialTeam team;
   for (int m = 0; m < B.batch; ++m) {
     BmView v = p.view(m);
-    bm_init_clear(team, v, p.b_of(m));
-    bm_init_validate(team, v, p.b_of(m));
-    bm_init_control(v);
+    bm_init_serial(v, p.b_of(m));
     bm_serial(v);
   }
   return s;
@@ -243,6 +245,7 @@ int main(int argc, char** argv) {
           for (int m = 0; m < B.batch; ++m) {
             const size_t c0 = size_t(m) * B.cap, n0 = size_t(m) * n;
             const bool same =
+                h.info[size_t(m) * kBmInfoLen + kBmStatus] == kWmDominant &&
                 d.info[size_t(m) * kBmInfoLen + kBmStatus] ==
                     h.info[size_t(m) * kBmInfoLen + kBmStatus] &&
                 std::equal(h.mark.begin() + c0, h.mark.begin() + c0 + B.cap,
@@ -258,15 +261,22 @@ int main(int argc, char** argv) {
           }
         }
   // A malformed graph (a neighbour out of range, a pointer past the
-  // capacity) and a negative b must be reported.
-  for (int broken = 0; broken < 3; ++broken) {
+  // capacity, a list out of order, an edge whose ends store different keys)
+  // and a negative b must be reported.
+  for (int broken = 0; broken < 5; ++broken) {
     Batch B = MakeBatch(0, 50, 2, 5, 1, rng);
+    int k = 0;  // two entries of vertex 0's list in increasing order
+    while (k + 2 < B.xadj[1] && B.adj[k] >= B.adj[k + 1]) ++k;
     if (broken == 0)
       B.adj[3] = 1 << 20;
     else if (broken == 1)
       B.xadj[B.n] = B.cap + 100;
-    else
+    else if (broken == 2)
       B.b[7] = -1;
+    else if (broken == 3)
+      std::swap(B.adj[k], B.adj[k + 1]), std::swap(B.key[k], B.key[k + 1]);
+    else
+      B.key[k] += 7;
     int steps = 0;
     const Solution d = DeviceSolve(B, resident, stream, &steps);
     ++problems;

@@ -62,10 +62,11 @@ struct Instance {
   }
 };
 
-// A simple graph (random pairs, sometimes a hub adjacent to every vertex)
-// stored from both ends in a random order, padded; keys with many ties or
-// few; b uniform, per vertex with zeros, or large, the hub's in the
-// thousands.
+// A graph (random pairs, sometimes a hub adjacent to every vertex, in half
+// the graphs some pairs stored again with other keys) stored from both ends,
+// each list sorted by neighbour with a pair's copies in a random order,
+// padded; keys with many ties or few; b uniform, per vertex with zeros, or
+// large, the hub's in the thousands.
 Instance Make(std::mt19937& rng) {
   Instance I;
   I.n = 1 + static_cast<int>(rng() % 600);
@@ -73,8 +74,11 @@ Instance Make(std::mt19937& rng) {
   const uint32_t range = 1 + rng() % (rng() % 2 ? 3 : 1000);
   std::set<std::pair<int, int>> seen;
   std::vector<std::vector<std::pair<int, uint32_t>>> nb(I.n);
+  const bool copies = rng() % 2;
   auto add = [&](int u, int v, uint32_t k) {
-    if (u == v || !seen.insert(std::minmax(u, v)).second) return;
+    if (u == v) return;
+    if (!seen.insert(std::minmax(u, v)).second && !(copies && rng() % 2))
+      return;
     nb[u].push_back({v, k});
     nb[v].push_back({u, k});
   };
@@ -86,6 +90,9 @@ Instance Make(std::mt19937& rng) {
   I.xadj.assign(I.n + 1, 0);
   for (int u = 0; u < I.n; ++u) {
     std::shuffle(nb[u].begin(), nb[u].end(), rng);
+    std::stable_sort(
+        nb[u].begin(), nb[u].end(),
+        [](const auto& x, const auto& y) { return x.first < y.first; });
     I.xadj[u + 1] = I.xadj[u] + static_cast<int>(nb[u].size());
     for (auto& [v, k] : nb[u]) {
       I.adj.push_back(v);
@@ -112,10 +119,7 @@ Instance Make(std::mt19937& rng) {
 void Init(Instance& I) {
   BmProblem P = I.problem();
   BmView p = P.view(0);
-  const SerialTeam team;
-  bm_init_clear(team, p, I.b.data());
-  bm_init_validate(team, p, I.b.data());
-  bm_init_control(p);
+  bm_init_serial(p, I.b.data());
 }
 
 // The kernels' schedule with `teams` teams of `lanes` workers each (every

@@ -324,3 +324,74 @@ def test_concurrency_emulation(tmp_path):
     check equals a search of the heaps."""
     # about 5 s on an idle 2-core host, minutes on a busy one
     run_host_emulation(Path(__file__).with_name("b_suitor_emulation.cc"), tmp_path)
+
+
+def stored_twice(G: Graph, rng, share: float = 0.5) -> Graph:
+    """``G`` with a random ``share`` of its pairs stored once more, from both
+    ends, with another weight drawn from the weights of ``G`` (ties, heavier
+    and lighter copies); each list sorted by neighbour, a pair's copies in
+    a random order."""
+    u, v, w = G.edges()
+    again = rng.random(u.size) < share
+    w2 = rng.choice(w, int(again.sum())) if w.size else w[:0]
+    uu = np.concatenate([u, v, u[again], v[again]])
+    vv = np.concatenate([v, u, v[again], u[again]])
+    ww = np.concatenate([w, w, w2, w2])
+    order = rng.permutation(uu.size)
+    order = order[np.lexsort((vv[order], uu[order]))]
+    return Graph(
+        indptr=np.searchsorted(uu[order], np.arange(G.n + 1)).astype(np.int32),
+        indices=vv[order].astype(np.int32),
+        data=ww[order],
+        shape=G.shape,
+    ).validate()
+
+
+def test_a_pair_stored_twice_is_one_edge(device):
+    """A pair stored more than once is one edge, at its heaviest copy: b = 2
+    takes it once (the kernels once proposed along both copies)."""
+    G = Graph(
+        indptr=np.array([0, 2, 4], np.int32),
+        indices=np.array([1, 1, 0, 0], np.int32),
+        data=np.array([3.0, 5.0, 3.0, 5.0], np.float32),
+        shape=(2, 2),
+    ).validate()
+    res = jaxmatch.approximate_b_matching(G, 2)
+    check_equals_greedy(G, 2, res)
+    assert float(res.weight) == 5.0
+    np.testing.assert_array_equal(np.asarray(res.matched), [False, True, False, True])
+
+
+@pytest.mark.parametrize("kind", ["uniform", "two_values", "small_ints"])
+@pytest.mark.parametrize("b_kind", [1, 2, 5, "per_vertex", "large"])
+def test_pairs_stored_twice_equal_the_greedy(device, kind, b_kind):
+    rng = np.random.default_rng(zlib.crc32(f"twice-{kind}-{b_kind}".encode()))
+    for family, n in (("random", 70), ("star", 40), ("random", 300)):
+        G = stored_twice(random_graph(rng, n, family=family, kind=kind), rng)
+        b = random_b(rng, n, b_kind)
+        check_equals_greedy(G, b, jax.jit(jaxmatch.approximate_b_matching)(G, b))
+
+
+@pytest.mark.parametrize("what", ["out of order", "one end only", "unequal weights"])
+def test_a_malformed_graph_that_reads_safely_is_reported(device, what):
+    """The kernels check what validate() checks: sorted lists, and each edge
+    stored from both ends with one weight (under jit too)."""
+    G = Graph.from_edges([0, 0, 1, 2], [1, 2, 2, 3], [1.0, 2.0, 3.0, 4.0], 4)
+    indptr, indices, data = (np.asarray(a).copy() for a in (G.indptr, G.indices, G.data))
+    if what == "out of order":  # vertex 0's list [1, 2] stored as [2, 1]
+        indices[[0, 1]], data[[0, 1]] = indices[[1, 0]], data[[1, 0]]
+    elif what == "one end only":  # 2 -> 3 stored, 3 -> 2 dropped
+        keep = np.arange(indices.size) != indices.size - 1
+        indices, data, indptr = indices[keep], data[keep], indptr.copy()
+        indptr[-1] -= 1
+    else:
+        data[0] = 7.0
+    bad = Graph(indptr=indptr, indices=indices, data=data, shape=(4, 4))
+    with pytest.raises(jaxmatch.GraphValidationError):
+        bad.validate()
+    res = jax.jit(jaxmatch.approximate_b_matching, static_argnums=1)(bad, 2)
+    assert int(res.status) == WeightedMatchingStatus.INVALID_GRAPH
+    assert not np.asarray(res.matched).any()
+    res = jaxmatch.approximate_weighted_matching(bad)
+    assert int(res.status) == WeightedMatchingStatus.INVALID_GRAPH
+    assert np.all(np.asarray(res.mate) == -1)

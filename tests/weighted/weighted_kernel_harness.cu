@@ -97,6 +97,11 @@ static Batch MakeBatch(int shape, int n, int batch, uint32_t key_range,
     }
     xadjs[b].push_back(0);
     for (int u = 0; u < n; ++u) {
+      // sorted by neighbour (a valid graph's order), copies of a pair in
+      // the order they were drawn
+      std::stable_sort(
+          nb[u].begin(), nb[u].end(),
+          [](const auto& x, const auto& y) { return x.first < y.first; });
       for (auto& [v, k] : nb[u]) {
         adjs[b].push_back(v);
         keys[b].push_back(k);
@@ -130,11 +135,9 @@ static Solution HostSolve(const Batch& B, int method) {
       B.batch,       B.n,          B.cap,         B.xadj.data(),
       B.adj.data(),  B.key.data(), s.mate.data(), s.mate_edge.data(),
       s.info.data(), work.data()};
-  const SerialTeam team;
   for (int b = 0; b < B.batch; ++b) {
     WmView v = p.view(b);
-    wm_init_clear(team, v);
-    wm_init_validate(team, v);
+    wm_init_serial(v);
     if (!wm_running(v)) continue;
     if (method == kWmSuitor)
       wm_suitor_serial(v);
@@ -223,6 +226,7 @@ int main(int argc, char** argv) {
           problems += B.batch;
           for (int b = 0; b < B.batch; ++b) {
             const bool same =
+                h.info[size_t(b) * kWmInfoLen + kWmStatus] == kWmDominant &&
                 d.info[size_t(b) * kWmInfoLen + kWmStatus] ==
                     h.info[size_t(b) * kWmInfoLen + kWmStatus] &&
                 std::equal(h.mate.begin() + size_t(b) * n,
@@ -241,13 +245,19 @@ int main(int argc, char** argv) {
         }
   // A malformed graph: a neighbour out of range, then a pointer past the
   // capacity; both methods must report it.
-  for (int broken = 0; broken < 2; ++broken)
+  for (int broken = 0; broken < 4; ++broken)
     for (int method : {int(kWmSuitor), int(kWmLd)}) {
       Batch B = MakeBatch(0, 50, 2, 5, rng);
+      int k = 0;  // two entries of vertex 0's list in increasing order
+      while (k + 2 < B.xadj[1] && B.adj[k] >= B.adj[k + 1]) ++k;
       if (broken == 0)
         B.adj[3] = 1 << 20;
-      else
+      else if (broken == 1)
         B.xadj[B.n] = B.cap + 100;
+      else if (broken == 2)  // a list out of order
+        std::swap(B.adj[k], B.adj[k + 1]), std::swap(B.key[k], B.key[k + 1]);
+      else  // an edge whose ends store different keys
+        B.key[k] += 7;
       const Solution d = DeviceSolve(B, method, resident, stream);
       ++problems;
       if (d.info[kWmStatus] != kWmBadGraph) {
