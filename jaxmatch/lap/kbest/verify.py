@@ -3,6 +3,8 @@ independent of the kernel, that what a result claims holds."""
 
 from __future__ import annotations
 
+import math
+from fractions import Fraction
 from typing import Any, NamedTuple
 
 import jax.numpy as jnp
@@ -19,20 +21,19 @@ class KBestCertificate(NamedTuple):
         feasible (columns in range, none twice, no forbidden pair, every
         row assigned when ``n <= m`` without ``unassigned_cost``, every
         column when ``n > m``), its cost is its objective recomputed
-        (exactly for integers, within ``tol`` for floats), the costs are
-        nondecreasing (nonincreasing when maximizing), no assignment comes
-        twice, the entries past ``found`` are the fill values, and the
-        first cost is the optimum that :func:`jaxmatch.solve_lap` finds and
-        :func:`jaxmatch.verify_lap` certifies (or ``found`` is 0 exactly
-        when it finds the problem infeasible), the status is the one the
-        input dictates (``OPTIMAL`` with assignments; with none,
-        ``OVERFLOW`` only for int32 costs holding int32's minimum when
-        maximizing, else ``INFEASIBLE``), and (``complete``) no assignment
-        left out is better than the last returned, or exists at all when
-        ``found < k``. Costs with a NaN or a -inf (+inf when maximizing)
-        entry, or a price that is not finite, have no optimum: no result
-        on them is valid (``k_best_assignments`` reports
-        ``INVALID_ENTRIES``).
+        (exactly for integers, within the tolerance of its own terms for
+        floats), the costs are nondecreasing (nonincreasing when
+        maximizing), no assignment comes twice, the entries past ``found``
+        are the fill values, no assignment is better than the first (or
+        ``found`` is 0 exactly when :func:`jaxmatch.solve_lap` finds the
+        problem infeasible), the status is the one the input dictates
+        (``OPTIMAL`` with assignments; with none, ``OVERFLOW`` only for
+        int32 costs holding int32's minimum when maximizing, else
+        ``INFEASIBLE``), and (``complete``) no assignment left out is better
+        than the last returned, or exists at all when ``found < k``. Costs
+        with a NaN or a -inf (+inf when maximizing) entry, or a price that
+        is not finite, have no optimum: no result on them is valid
+        (``k_best_assignments`` reports ``INVALID_ENTRIES``).
       reason: the first failed check; empty when ``valid``.
     """
 
@@ -88,16 +89,37 @@ def _status_why(C, r, c, count: int, status: int, maximize: bool, integer: bool)
     return ""
 
 
-def _check_one(C, r, c, A, costs, count, status, maximize, tol, integer, k) -> str:
+def _terms(C, r, c, x) -> np.ndarray:
+    """The terms that the objective of assignment ``x`` adds (float64): its
+    pairs' costs and, with prices, those of its unassigned rows and
+    columns."""
+    rows = np.nonzero(x >= 0)[0]
+    parts = [C[rows, x[rows]]]
+    if r is not None and c is not None:
+        free = np.ones(C.shape[1], bool)
+        free[x[rows]] = False
+        parts += [r[x < 0], c[free]]
+    return np.concatenate(parts)
+
+
+def _float_tol(eps: float, *scales: float) -> float:
+    """The tolerance of a comparison between objectives whose terms' absolute
+    values sum to ``scales``: ``64 * eps * (1 + sum(scales))``."""
+    return 64.0 * eps * (1.0 + sum(scales))
+
+
+def _check_one(C, r, c, A, costs, count, status, maximize, tol, eps, integer, k):
+    """Why one problem's result fails the checks that need no solve (empty
+    when it passes them)."""
     n, m = C.shape
     sign = -1.0 if maximize else 1.0
+    scales: list[float] = []
     if not 0 <= count <= k:
         return f"count {count} outside [0, {k}]"
     why = _status_why(C, r, c, count, status, maximize, integer)
     if why:
         return why
     seen = set()
-    prev = None
     for t in range(count):
         x = A[t]
         if np.any((x < -1) | (x >= m)):
@@ -107,23 +129,25 @@ def _check_one(C, r, c, A, costs, count, status, maximize, tol, integer, k) -> s
             return f"assignment {t}: a column assigned twice"
         if r is None and len(cols) != min(n, m):
             return f"assignment {t}: {len(cols)} pairs, not min(n, m) = {min(n, m)}"
-        rows = np.nonzero(x >= 0)[0]
-        pairs = C[rows, x[rows]]
+        terms = _terms(C, r, c, x)
+        pairs = terms[: len(cols)]
         if np.any(sign * pairs == np.inf) or np.any(np.isnan(pairs)):
             return f"assignment {t}: a forbidden pair"
-        total = float(np.sum(pairs))
-        if r is not None:
-            free = np.ones(m, bool)
-            free[cols] = False
-            total += float(np.sum(r[x < 0])) + float(np.sum(c[free]))
-        if integer:
-            if total != float(costs[t]):
-                return f"assignment {t}: cost {costs[t]} but its objective is {total:.17g}"
-        elif not abs(total - float(costs[t])) <= tol:
+        total = math.fsum(terms)
+        scales.append(math.fsum(np.abs(terms)))
+        # Each cost within the rounding of its own terms' sum (the kernel
+        # sums in float64 and rounds to the cost dtype once).
+        tol_t = 0.0 if integer else tol if tol is not None else _float_tol(eps, scales[t])
+        if not abs(total - float(costs[t])) <= tol_t:
             return f"assignment {t}: cost {costs[t]} but its objective is {total:.17g}"
-        if prev is not None and sign * (float(costs[t]) - prev) < -(0 if integer else tol):
-            return f"costs not in order at {t}: {prev} then {costs[t]}"
-        prev = float(costs[t])
+        if t:
+            # Each cost within its tolerance of its objective: a pair in
+            # order may differ by the two tolerances the other way.
+            tol_o = tol_t
+            if not integer and tol is None:
+                tol_o += _float_tol(eps, scales[t - 1])
+            if sign * (float(costs[t]) - float(costs[t - 1])) < -tol_o:
+                return f"costs not in order at {t}: {costs[t - 1]} then {costs[t]}"
         key = tuple(int(v) for v in x)
         if key in seen:
             return f"assignment {t} comes twice"
@@ -138,21 +162,6 @@ def _check_one(C, r, c, A, costs, count, status, maximize, tol, integer, k) -> s
     if np.any(past != fill):
         return "costs past count are not the fill value"
     return ""
-
-
-def _optimum(C, unassigned_cost, maximize):
-    """The optimum by solve_lap and verify_lap: (cost, feasible, certificates)
-    per problem."""
-    from ..api import solve_lap
-    from ..verify import verify_lap
-
-    res = solve_lap(C, maximize=maximize, unassigned_cost=unassigned_cost)
-    certs = verify_lap(C, res, maximize=maximize, unassigned_cost=unassigned_cost)
-    if not isinstance(certs, list):
-        certs = [certs]
-    cost = np.asarray(res.cost, np.float64).reshape(-1)
-    feasible = np.asarray(res.feasible).reshape(-1)
-    return cost, feasible, certs
 
 
 def _padded(C, r, c) -> np.ndarray:
@@ -194,26 +203,24 @@ def _region_matrix(P, n: int, m: int, prefix, excluded) -> np.ndarray:
     return Q
 
 
-def _region_problems(C, r, c, A, count: int):
+def _region_matrices(P, n: int, m: int, A, count: int) -> tuple[list, list[np.ndarray]]:
     """The regions of the complement of the first ``count`` assignments of
-    ``A`` (:func:`_regions`) and their padded matrices ``[R, n + m, n + m]``
-    (minimizing; plain problems have ``r`` +inf and ``c`` 0, ``n <= m``)."""
-    n, m = C.shape
+    ``A`` (:func:`_regions`) and their padded matrices (from ``P``,
+    :func:`_padded`)."""
     if n == 0 or count == 0:
-        return [], np.zeros((0, n + m, n + m))
+        return [], []
     sols = [tuple(int(v) for v in A[t]) for t in range(count)]
     regions = _regions(sols, n)
-    P = _padded(C, r, c)
-    return regions, np.stack([_region_matrix(P, n, m, p, e) for p, e in regions])
+    return regions, [_region_matrix(P, n, m, p, e) for p, e in regions]
 
 
 def _solve_regions(Qs: list[np.ndarray]):
-    """Every region of every problem by one :func:`jaxmatch.solve_lap` per
-    side length (the batch padded to a power of two, so that calls reuse
-    their compiled programs), certified by :func:`jaxmatch.verify_lap`:
-    per problem, (feasible, cost, certificates) of its regions."""
+    """Every padded matrix of every problem by one :func:`jaxmatch.solve_lap`
+    per side length (the batch padded to a power of two, so that calls reuse
+    their compiled programs): per problem, the ``(feasible, col_for_row, u,
+    v)`` of its matrices (float64; the duals as solved, float32 without
+    x64). The solves only propose: :func:`_better` proves their bounds."""
     from ..api import solve_lap
-    from ..verify import verify_lap
 
     out: list = [None] * len(Qs)
     by_side: dict[int, list[int]] = {}
@@ -221,47 +228,144 @@ def _solve_regions(Qs: list[np.ndarray]):
         if len(Q):
             by_side.setdefault(Q.shape[-1], []).append(b)
         else:
-            out[b] = (np.zeros(0, bool), np.zeros(0), [])
+            side = Q.shape[-1]
+            none = np.zeros((0, side))
+            out[b] = (np.zeros(0, bool), none.astype(np.int64), none, none)
     for side, members in by_side.items():
         stack = np.concatenate([Qs[b] for b in members])
         total = len(stack)
         padded = 1 << max(0, (total - 1).bit_length())
         stack = np.concatenate([stack, np.zeros((padded - total, side, side))])
-        # Certified on the matrices solve_lap solved: float32 without x64.
-        solved = jnp.asarray(stack)
-        res = solve_lap(solved)
+        res = solve_lap(jnp.asarray(stack))
         feasible = np.asarray(res.feasible)[:total]
-        cost = np.asarray(res.cost, np.float64)[:total]
-        certs = verify_lap(np.asarray(solved), res)[:total]
+        cfr = np.asarray(res.col_for_row, np.int64)[:total]
+        u = np.asarray(res.u, np.float64)[:total]
+        v = np.asarray(res.v, np.float64)[:total]
         start = 0
         for b in members:
             stop = start + len(Qs[b])
-            out[b] = (feasible[start:stop], cost[start:stop], certs[start:stop])
+            out[b] = (feasible[start:stop], cfr[start:stop], u[start:stop], v[start:stop])
             start = stop
     return out
 
 
-def _complete(regions, solved, count: int, k: int, last: float, tol: float) -> str:
-    """That no assignment outside the first ``count`` is better than
-    ``last`` (when ``count == k``) or exists at all (``count < k``): each
-    region of their complement, solved and certified (:func:`_solve_regions`)."""
-    feasible, cost, certs = solved
-    for q, (prefix, excluded) in enumerate(regions):
-        if not feasible[q]:
-            continue
-        if not certs[q].optimal:
-            return f"a region's optimum is not certified: {certs[q].reason}"
-        if count < k:
-            return (
-                f"only {count} assignments but another exists (rows {list(prefix)} then row "
-                f"{len(prefix)} not in {sorted(excluded)}: cost {cost[q]:.17g})"
-            )
-        if cost[q] < last - tol:
-            return (
-                f"an assignment of cost {cost[q]:.17g} is missing (rows {list(prefix)} then "
-                f"row {len(prefix)} not in {sorted(excluded)}), better than the last {last:.17g}"
-            )
-    return ""
+def _exact_optimum(Q: np.ndarray, perm) -> tuple[Fraction, list[int]] | None:
+    """The least total of the perfect matchings of the square ``Q``
+    (minimizing; ``+inf`` forbids a pair), exactly, and a matching that
+    attains it; None if ``perm`` is not a perfect matching of finite
+    entries. Bellman-Ford on the exchange graph of the matching (row ``i``
+    to row ``i'``: ``i`` takes the column of ``i'``) in integer arithmetic
+    (every finite entry, a float, times a common power of two) finds a
+    negative cycle, cancelled, until there is none."""
+    N = len(Q)
+    sig = [int(j) for j in perm]
+    if sorted(sig) != list(range(N)):
+        return None
+    ratios = {}
+    for i, j in zip(*np.nonzero(np.isfinite(Q))):
+        ratios[int(i), int(j)] = float(Q[i, j]).as_integer_ratio()
+    scale = max((q for _, q in ratios.values()), default=1)
+    W: list[list[int | None]] = [[None] * N for _ in range(N)]
+    for (i, j), (p, q) in ratios.items():
+        W[i][j] = p * (scale // q)
+    while True:
+        own = [W[i][sig[i]] for i in range(N)]
+        if any(x is None for x in own):
+            return None
+        d = [0] * N
+        pred = [-1] * N
+        changed = -1
+        for _ in range(N):
+            changed = -1
+            for i in range(N):
+                Wi, di = W[i], d[i]
+                for t in range(N):
+                    a = Wi[sig[t]]
+                    if a is not None and di + a - own[t] < d[t]:  # type: ignore[operator]
+                        d[t] = di + a - own[t]  # type: ignore[operator]
+                        pred[t] = i
+                        changed = t
+            if changed < 0:
+                return Fraction(sum(own), scale), sig  # type: ignore[arg-type]
+        # Still relaxing after N rounds: the predecessors hold a negative
+        # cycle, reached from the last relaxed row within N steps.
+        x = changed
+        for _ in range(N):
+            x = pred[x]
+            if x < 0:
+                return None
+        cycle = [x]
+        y = pred[x]
+        while y != x:
+            cycle.append(y)
+            y = pred[y]
+        new = sig[:]
+        for y in cycle:
+            new[pred[y]] = sig[y]
+        sig = new
+
+
+def _better(Q, feasible, cfr, u, v, bound, eps: float, integer: bool, tol) -> str | float | None:
+    """Whether the padded matrix ``Q`` (minimizing) has a perfect matching
+    better than ``bound = (value, exact, scale)``, the objective of a
+    returned assignment (float64, exact, sum of its terms' absolute
+    values): the value of one found (a float), None when there is none, or
+    why it cannot be told (a str). Better means by more than the tolerance
+    of the two objectives compared, ``tol`` or ``64 * eps * (1 + scale +
+    the other's scale)`` (0 for integers). The solve's matching ``cfr``
+    bounds the region's optimum from above; its duals ``u``, ``v``, made
+    feasible in float64 (each column's dual lowered to its least reduced
+    cost) and less the rounding of that arithmetic, from below; when
+    neither decides, the optimum is found exactly (:func:`_exact_optimum`)."""
+    value, exact, scale = bound
+    N = len(Q)
+
+    def tol_of(other: float) -> float:
+        return 0.0 if integer else tol if tol is not None else _float_tol(eps, scale, other)
+
+    if not feasible or N == 0:
+        return None
+    rows = np.arange(N)
+    if sorted(cfr.tolist()) != rows.tolist() or not np.all(np.isfinite(Q[rows, cfr])):
+        return "a region's solve gave no assignment"
+    terms = Q[rows, cfr]
+    upper, other = math.fsum(terms), math.fsum(np.abs(terms))
+    if upper < value - tol_of(other):
+        return upper
+    fin = np.isfinite(Q)
+    if np.all(np.isfinite(u)) and np.all(np.isfinite(v)):
+        with np.errstate(invalid="ignore"):
+            least = np.min(np.where(fin, Q - u[:, None], np.inf), axis=0)
+        w = np.minimum(v, least)
+        values = np.concatenate([Q[fin], u, w])
+        big = float(np.max(np.abs(values)))
+        lower = math.fsum(u) + math.fsum(w)
+        if np.all(values == np.round(values)) and big < 2.0**40:
+            margin = 0.0  # integers: float64 is exact here
+        else:
+            e64 = float(np.finfo(np.float64).eps)
+            margin = 2 * e64 * (N * 2 * big + math.fsum(np.abs(u)) + math.fsum(np.abs(w)))
+            margin += e64 * abs(value)
+        if lower - margin >= value - tol_of(other):
+            return None
+    found = _exact_optimum(Q, cfr)
+    if found is None:
+        return "a region's solve gave no assignment"
+    optimum, sig = found
+    other = math.fsum(np.abs(Q[rows, sig]))
+    if optimum < exact - Fraction(tol_of(other)):
+        return float(optimum)
+    return None
+
+
+def _bound(frame, t: int) -> tuple[float, Fraction, float]:
+    """The objective of assignment ``t`` of the minimizing ``frame``
+    (:func:`_minimizing_frame`): correctly rounded, exact, and the sum of
+    its terms' absolute values."""
+    C, r, c, A = frame
+    terms = _terms(C, r, c, A[t])
+    exact = sum((Fraction(x) for x in terms.tolist()), Fraction(0))
+    return math.fsum(terms), exact, math.fsum(np.abs(terms))
 
 
 def _minimizing_frame(C, r, c, A, count: int, maximize: bool):
@@ -294,25 +398,43 @@ def verify_k_best(
 ) -> KBestCertificate | list[KBestCertificate]:
     """Certifies a :class:`~jaxmatch.KBestResult` (NumPy), independently of
     the kernel: each assignment feasible, its cost its objective, the costs
-    in order, no assignment twice, and the first the optimum (solved by
-    :func:`jaxmatch.solve_lap` and certified by :func:`jaxmatch.verify_lap`),
-    and, with ``complete``, that they are the k best: the assignments not
-    returned form at most ``count * n`` regions (the nodes of the returned
+    in order, no assignment twice, none better than the first, and, with
+    ``complete``, that they are the k best: the assignments not returned
+    form at most ``count * n`` regions (the nodes of the returned
     assignments' trie: a prefix of rows fixed, the next row barred from the
-    values the returned ones take there), and each region's optimum, by
-    :func:`jaxmatch.solve_lap` on the padded ``(n + m)`` square matrix and
-    certified by :func:`jaxmatch.verify_lap`, is no better than the last
-    returned cost (or the region is infeasible, when ``count < k``).
+    values the returned ones take there), none of which holds an assignment
+    better than the last returned (or any, when ``count < k``).
+
+    The whole problem and each region are solved by one batched
+    :func:`jaxmatch.solve_lap` on the padded ``(n + m)`` square matrix
+    (float32 without x64), whose answers are only proposals: the
+    assignment found bounds the optimum from above, exactly; the duals,
+    made feasible in float64 (each column's dual lowered to its least
+    reduced cost) and less the rounding of that arithmetic, bound it from
+    below; when the bounds straddle the compared cost, the optimum is found
+    exactly (negative cycles of the found assignment cancelled in integer
+    arithmetic). Infeasibility (``count`` 0, or a region without an
+    assignment) is solve_lap's finding.
+
+    Float tolerances are those of the objectives compared: an assignment's
+    cost may differ from its objective by ``64 * eps * (1 + s)``, ``s`` the
+    sum of the absolute values of the terms (pair costs and prices) its
+    objective adds and ``eps`` that of the result's cost dtype; consecutive
+    costs may be out of order by the sum of their two tolerances; an
+    assignment outside the returned ones is better than a returned one
+    when it beats it by more than ``64 * eps * (1 + s + s')``, ``s'`` its
+    own terms' sum. Integer costs are compared exactly. Costs and prices
+    that no compared assignment pays widen no tolerance.
 
     Args:
       C: ``[..., n, m]`` the costs that were ranked.
       result: the :class:`~jaxmatch.KBestResult` of
         ``k_best_assignments(C, k, unassigned_cost=..., maximize=...)``.
-      unassigned_cost: as it was passed.
+      unassigned_cost: as it was passed (float prices are taken in the
+        result's cost dtype, as the ranking takes them).
       maximize: as it was passed.
-      tol: absolute tolerance on float costs; default
-        ``64 * eps * max(1, sum |finite C| + sum |prices|)`` with the eps of
-        the result's cost dtype.
+      tol: an absolute tolerance on float costs, in place of the default
+        ones above for every comparison.
       complete: also check that no assignment left out is better than the
         last returned (``count * n`` LAP solves of side ``n + m``, batched).
 
@@ -333,66 +455,86 @@ def verify_k_best(
         return [bad] * B if batch else bad
     integer = np.issubdtype(costs.dtype, np.integer)
     r, c = _prices(unassigned_cost, tuple(batch), n, m)
+    if r is not None and c is not None and not integer:
+        # The prices as ranked: in the cost dtype.
+        with np.errstate(over="ignore"):
+            r = r.astype(costs.dtype).astype(np.float64)
+            c = c.astype(costs.dtype).astype(np.float64)
     Cf = C.astype(np.float64).reshape(B, n, m)
     rf = None if r is None else r.reshape(B, n)
     cf = None if c is None else c.reshape(B, m)
     A = A.reshape(B, k, n)
     costs = costs.reshape(B, k)
     eps = 0.0 if integer else float(np.finfo(costs.dtype).eps)
-    opt, feasible, certs = _optimum(C, unassigned_cost, maximize)
-    whys, tols = [], []
+    whys: list[str] = []
+    frames: list[tuple | None] = []
+    regions: list[list] = []
+    Qs: list[np.ndarray] = []
     for b in range(B):
-        finite = Cf[b][np.isfinite(Cf[b])]
-        scale = 1.0 + float(np.sum(np.abs(finite)))
-        if rf is not None and cf is not None:
-            scale += float(np.sum(np.abs(rf[b])) + np.sum(np.abs(cf[b])))
-        tol_b = tol if tol is not None else 64 * eps * scale
-        tols.append(tol_b)
+        rb = None if rf is None else rf[b]
+        cb = None if cf is None else cf[b]
+        cnt = int(count[b])
         why = _check_one(
-            Cf[b],
-            None if rf is None else rf[b],
-            None if cf is None else cf[b],
-            A[b],
-            costs[b],
-            int(count[b]),
-            int(status[b]),
-            maximize,
-            tol_b,
-            integer,
-            k,
+            Cf[b], rb, cb, A[b], costs[b], cnt, int(status[b]), maximize, tol, eps, integer, k
         )
-        if not why:
-            if bool(feasible[b]) != (count[b] > 0):
-                why = f"count {count[b]} but solve_lap finds feasible={bool(feasible[b])}"
-            elif count[b] > 0:
-                if not certs[b].optimal:
-                    why = f"solve_lap's optimum is not certified: {certs[b].reason}"
-                elif not abs(opt[b] - float(costs[b][0])) <= (0 if integer else tol_b):
-                    why = f"first cost {costs[b][0]} but the optimum is {opt[b]:.17g}"
         whys.append(why)
-    if complete:
-        regions: list[list] = []
-        Qs: list[np.ndarray] = []
-        for b in range(B):
-            if whys[b]:
-                regions.append([])
-                Qs.append(np.zeros((0, 1, 1)))
+        frames.append(None)
+        regions.append([])
+        Qs.append(np.zeros((0, 1, 1)))
+        if why or (cnt == 0 and int(status[b]) == LAPStatus.OVERFLOW):
+            continue
+        # The problem as ranked (minimizing, rows <= columns), padded: the
+        # whole of it (its optimum, or that it has none), then, with
+        # complete, the regions of what was not returned.
+        Cm, rm, cm, Am = _minimizing_frame(Cf[b], rb, cb, A[b], cnt, maximize)
+        nm, mm = Cm.shape
+        P = _padded(Cm, rm, cm)
+        got = _region_matrices(P, nm, mm, Am, cnt) if complete else ([], [])
+        frames[b] = (Cm, rm, cm, Am)
+        regions[b] = got[0]
+        Qs[b] = np.stack([P, *got[1]]) if nm else np.zeros((0, mm, mm))
+    solved = _solve_regions(Qs)
+    for b in range(B):
+        if whys[b] or frames[b] is None:
+            continue
+        cnt = int(count[b])
+        frame = frames[b]
+        feasible, cfr, u, v = solved[b]
+        if not len(feasible):  # no rows: one assignment, the empty one
+            if cnt == 0:
+                whys[b] = "count 0 but the problem has an assignment"
+            continue
+        if cnt == 0 or not feasible[0]:
+            if feasible[0] or cnt:
+                whys[b] = f"count {cnt} but solve_lap finds feasible={bool(feasible[0])}"
+            continue
+
+        args = (eps, integer, tol)
+        sign = -1.0 if maximize else 1.0
+        better = _better(Qs[b][0], feasible[0], cfr[0], u[0], v[0], _bound(frame, 0), *args)
+        if isinstance(better, str):
+            whys[b] = better
+            continue
+        if better is not None:
+            whys[b] = f"first cost {costs[b][0]} but the optimum is {sign * better:.17g} or better"
+            continue
+        last = _bound(frame, cnt - 1)
+        for q, (prefix, excluded) in enumerate(regions[b], 1):
+            where = f"rows {list(prefix)} then row {len(prefix)} not in {sorted(excluded)}"
+            if cnt < k:
+                if feasible[q]:
+                    whys[b] = f"only {cnt} assignments but another exists ({where})"
+                    break
                 continue
-            Cm, rm, cm, Am = _minimizing_frame(
-                Cf[b],
-                None if rf is None else rf[b],
-                None if cf is None else cf[b],
-                A[b],
-                int(count[b]),
-                maximize,
-            )
-            got = _region_problems(Cm, rm, cm, Am, int(count[b]))
-            regions.append(got[0])
-            Qs.append(got[1])
-        solved = _solve_regions(Qs)
-        for b in range(B):
-            if not whys[b]:
-                last = (-1.0 if maximize else 1.0) * float(costs[b][max(int(count[b]) - 1, 0)])
-                whys[b] = _complete(regions[b], solved[b], int(count[b]), k, last, tols[b])
+            better = _better(Qs[b][q], feasible[q], cfr[q], u[q], v[q], last, *args)
+            if isinstance(better, str):
+                whys[b] = better
+                break
+            if better is not None:
+                whys[b] = (
+                    f"an assignment of objective {sign * better:.17g} is missing ({where}), "
+                    f"better than the last {costs[b][cnt - 1]}"
+                )
+                break
     out = [KBestCertificate(not why, why) for why in whys]
     return out if batch else out[0]
