@@ -406,3 +406,75 @@ def test_checker_decides_exactly_when_the_duals_do_not(monkeypatch):
     A[4:], y[4:] = np.asarray(more.assignments)[5:], np.asarray(more.costs)[5:]
     cert = jaxmatch.verify_k_best(C, _corrupt(res, assignments=A, costs=y), unassigned_cost=0.3)
     assert not cert.valid and "missing" in cert.reason
+
+
+def _cleared(res, maximize=False):
+    """``res`` as an OVERFLOW with nothing returned."""
+    info = np.iinfo(np.int32)
+    return _corrupt(
+        res,
+        found=np.int32(0),
+        status=np.int32(jaxmatch.LAPStatus.OVERFLOW),
+        assignments=np.full(res.assignments.shape, -1, np.int32),
+        costs=np.full(res.costs.shape, info.min if maximize else info.max, np.int32),
+    )
+
+
+def test_overflow_returns_nothing_and_certifies():
+    """An int32 ranking whose k best include a total outside int32 returns
+    nothing, as solve_lap does, and the certificate proves the overflow
+    (the best total 0 fits, the second, 2**31, does not; the least total
+    below int32; 2**31 when maximizing, whose negation fits int32)."""
+    info = np.iinfo(np.int32)
+    cases = [
+        (np.array([[0, 2**30], [2**30, 0]], np.int32), 3, False),
+        (np.array([[0, 2**30], [2**30, 0]], np.int32), 2, False),
+        (np.array([[-(2**30) - 1, 0], [0, -(2**30)]], np.int32), 1, False),
+        (np.array([[2**30, 0], [0, 2**30]], np.int32), 2, True),
+        (np.array([[2**30, 0], [0, 2**30]], np.int32), 1, True),
+    ]
+    for C, k, maximize in cases:
+        res = jaxmatch.k_best_assignments(C, k, maximize=maximize)
+        assert res.status_name == "OVERFLOW" and int(res.found) == 0
+        assert np.all(np.asarray(res.assignments) == -1)
+        assert np.all(np.asarray(res.costs) == (info.min if maximize else info.max))
+        cert = jaxmatch.verify_k_best(C, res, maximize=maximize)
+        assert cert.valid, cert.reason
+    C = np.array([[0, 2**30], [2**30, 0]], np.int32)
+    res = jaxmatch.k_best_assignments(C, 7, unassigned_cost=2**29)
+    assert res.status_name == "OVERFLOW" and int(res.found) == 0
+    assert jaxmatch.verify_k_best(C, res, unassigned_cost=2**29).valid
+
+
+def test_checker_refuses_an_overflow_that_does_not_happen():
+    """A cleared OVERFLOW where every total of the k best fits int32 is
+    refused; so is one it cannot prove (the enumeration's steps spent)."""
+    cases = [
+        (np.array([[0, 2**30], [2**30, 0]], np.int32), 1, {}),
+        (np.array([[0, 2**29], [2**29, 0]], np.int32), 3, {}),
+        (np.array([[0, 2**29], [2**29, 0]], np.int32), 3, dict(maximize=True)),
+        (np.array([[1, 2, 3], [4, 5, 6]], np.int32), 10, dict(unassigned_cost=2**20)),
+        (np.full((3, 2), 2**29, np.int32), 4, {}),
+    ]
+    for C, k, kw in cases:
+        res = jaxmatch.k_best_assignments(C, k, **kw)
+        assert res.status_name == "OPTIMAL"
+        assert jaxmatch.verify_k_best(C, res, **kw).valid
+        cert = jaxmatch.verify_k_best(C, _cleared(res, kw.get("maximize", False)), **kw)
+        assert not cert.valid and "int32" in cert.reason and "not proven" not in cert.reason
+    C = np.array([[0, 2**30], [2**30, 0]], np.int32)
+    forged = _corrupt(
+        jaxmatch.k_best_assignments(C, 1), status=np.int32(jaxmatch.LAPStatus.OVERFLOW)
+    )
+    cert = jaxmatch.verify_k_best(C, forged)
+    assert not cert.valid and "returns nothing" in cert.reason
+
+
+def test_checker_refuses_an_overflow_it_cannot_prove(monkeypatch):
+    from jaxmatch.lap.kbest import verify
+
+    C = np.array([[0, 2**30], [2**30, 0]], np.int32)
+    res = jaxmatch.k_best_assignments(C, 3)
+    monkeypatch.setattr(verify, "_OVERFLOW_STEPS", 2)
+    cert = jaxmatch.verify_k_best(C, res)
+    assert not cert.valid and "not proven" in cert.reason

@@ -28,12 +28,15 @@ class KBestCertificate(NamedTuple):
         ``found`` is 0 exactly when :func:`jaxmatch.solve_lap` finds the
         problem infeasible), the status is the one the input dictates
         (``OPTIMAL`` with assignments; with none, ``OVERFLOW`` only for
-        int32 costs holding int32's minimum when maximizing, else
-        ``INFEASIBLE``), and (``complete``) no assignment left out is better
-        than the last returned, or exists at all when ``found < k``. Costs
-        with a NaN or a -inf (+inf when maximizing) entry, or a price that
-        is not finite, have no optimum: no result on them is valid
-        (``k_best_assignments`` reports ``INVALID_ENTRIES``).
+        int32 costs holding int32's minimum when maximizing or whose ``k``
+        best totals are proven, in exact integers, to include one outside
+        int32 (an honest ``OVERFLOW`` it cannot prove is refused, its
+        reason saying "not proven"), else ``INFEASIBLE``), and
+        (``complete``) no assignment left out is better than the last
+        returned, or exists at all when ``found < k``. Costs with a NaN or
+        a -inf (+inf when maximizing) entry, or a price that is not finite,
+        have no optimum: no result on them is valid (``k_best_assignments``
+        reports ``INVALID_ENTRIES``).
       reason: the first failed check; empty when ``valid``.
     """
 
@@ -62,30 +65,125 @@ def _invalid_entries(C, r, c, maximize: bool) -> bool:
     return r is not None and not (np.all(np.isfinite(r)) and np.all(np.isfinite(c)))
 
 
-def _status_why(C, r, c, count: int, status: int, maximize: bool, integer: bool) -> str:
+def _status_why(C, r, c, count: int, status: int, maximize: bool, integer: bool, k: int) -> str:
     """Why the result cannot be certified by its status (with ``count``
     assignments): never on the inputs that _invalid_entries names (they have
     no optimum, whatever the result says); OPTIMAL with assignments; with
     none, not INVALID_ENTRIES (every entry is valid), OVERFLOW only for
     int32 costs with int32's minimum among them when maximizing (its
-    negation overflows), otherwise INFEASIBLE (solve_lap's feasibility is
-    checked by the caller)."""
+    negation overflows) or when some of the ``k`` best totals is proven to
+    lie outside int32 (:func:`_overflow_why`), otherwise INFEASIBLE
+    (solve_lap's feasibility is checked by the caller)."""
     if not integer and _invalid_entries(C, r, c, maximize):
         return "a cost is NaN or -inf (+inf when maximizing) or a price is not finite: no optimum"
     if count > 0:
+        if status == LAPStatus.OVERFLOW:
+            return f"status OVERFLOW with count {count}: an overflowing ranking returns nothing"
         return "" if status == LAPStatus.OPTIMAL else f"status {status} with count {count}"
     if status == LAPStatus.INVALID_ENTRIES:
         return "status INVALID_ENTRIES, but every cost and price is valid"
     if status == LAPStatus.OVERFLOW:
+        if not integer:
+            return "status OVERFLOW, but the costs are not int32"
         low = float(np.iinfo(np.int32).min)
         lowest = np.any(np.equal(C, low)) or (
             r is not None and (np.any(np.equal(r, low)) or np.any(np.equal(c, low)))
         )
-        if not (integer and maximize and lowest):
-            return "status OVERFLOW, but no int32 minimum is negated"
-        return ""
+        if maximize and lowest:
+            return ""
+        return _overflow_why(C, r, c, k, maximize)
     if status != LAPStatus.INFEASIBLE:
         return f"status {status} with count 0"
+    return ""
+
+
+# Steps of the enumeration that proves an OVERFLOW (the partial assignments
+# visited); past it an OVERFLOW is refused as not proven.
+_OVERFLOW_STEPS = 200_000
+
+
+def _overflow_why(C, r, c, k: int, maximize: bool) -> str:
+    """Why an OVERFLOW without assignments on int32 costs is not proven
+    (empty when it is): proven when one of the ``k`` best totals, in exact
+    integers, lies outside int32. The least total is found exactly
+    (solve_lap's proposal on the padded matrix, then negative cycles
+    cancelled in integers, :func:`_exact_optimum`): below int32 or above
+    it, it decides. Otherwise no total lies below int32, and the ``k`` best
+    include one above it exactly when fewer than ``k`` totals fit and some
+    total does not: a depth-first enumeration of the partial assignments,
+    each subtree whose lower bound (its pairs so far, each later row's
+    least option, the negative column prices) passes int32's maximum
+    counted as one total that does not fit, stops at ``k`` totals that fit
+    or refuses past ``_OVERFLOW_STEPS`` steps (not proven)."""
+    info = np.iinfo(np.int32)
+    # The range of a total, in the minimizing frame (negated when maximizing).
+    lo, hi = (-int(info.max), -int(info.min)) if maximize else (int(info.min), int(info.max))
+    Cm, rm, cm, _ = _minimizing_frame(C, r, c, np.zeros((0, C.shape[0]), np.int64), 0, maximize)
+    n, m = Cm.shape
+    exits = r is not None
+    if n == 0:
+        total = sum(int(x) for x in cm) if exits else 0
+        if lo <= total <= hi:
+            return "status OVERFLOW, but the only total fits int32"
+        return ""
+    if n > 500:
+        return f"status OVERFLOW not proven: {n} rows are too many to enumerate"
+    P = _padded(Cm, rm, cm)
+    feasible, cfr, _, _ = _solve_regions([P[None]])[0]
+    found = _exact_optimum(P, cfr[0]) if feasible[0] else None
+    if found is None:
+        return "status OVERFLOW not proven: solve_lap finds no assignment"
+    least = found[0]
+    if least < lo or least > hi:
+        return ""
+    W = [[int(x) for x in row] for row in Cm]
+    exit_cost = [int(x) for x in rm] if exits else [0] * n
+    free_cost = [int(x) for x in cm] if exits else [0] * m
+    options = [min(W[i] + exit_cost[i : i + 1 if exits else 0]) for i in range(n)]
+    after = [0] * (n + 1)
+    for i in range(n - 1, -1, -1):
+        after[i] = after[i + 1] + options[i]
+    negative = sum(min(0, x) for x in free_cost)
+    used = [False] * m
+    fit = above = steps = 0
+
+    def visit(i: int, partial: int) -> bool:
+        """Enumerates below row ``i``; False once it may stop."""
+        nonlocal fit, above, steps
+        steps += 1
+        if steps > _OVERFLOW_STEPS:
+            return False
+        if partial + after[i] + negative > hi:
+            above += 1
+            return True
+        if i == n:
+            total = partial + sum(x for x, u in zip(free_cost, used) if not u)
+            if total <= hi:
+                fit += 1
+                return fit < k
+            above += 1
+            return True
+        if exits and not visit(i + 1, partial + exit_cost[i]):
+            return False
+        for j in range(m):
+            if not used[j]:
+                used[j] = True
+                go = visit(i + 1, partial + W[i][j])
+                used[j] = False
+                if not go:
+                    return False
+        return True
+
+    visit(0, 0)
+    if fit >= k:
+        return f"status OVERFLOW, but the {k} best totals fit int32"
+    if steps > _OVERFLOW_STEPS:
+        return (
+            "status OVERFLOW not proven: the least total fits int32 and counting the totals "
+            f"that fit takes more than {_OVERFLOW_STEPS} steps"
+        )
+    if above == 0:
+        return "status OVERFLOW, but every total fits int32"
     return ""
 
 
@@ -116,7 +214,7 @@ def _check_one(C, r, c, A, costs, count, status, maximize, tol, eps, integer, k)
     scales: list[float] = []
     if not 0 <= count <= k:
         return f"count {count} outside [0, {k}]"
-    why = _status_why(C, r, c, count, status, maximize, integer)
+    why = _status_why(C, r, c, count, status, maximize, integer, k)
     if why:
         return why
     seen = set()
