@@ -471,10 +471,10 @@ def test_checker_refuses_an_overflow_that_does_not_happen():
 
 
 def test_checker_refuses_an_overflow_it_cannot_prove(monkeypatch):
-    from jaxmatch.lap.kbest import verify
+    from jaxmatch.lap.kbest import _bounds
 
     C = np.array([[0, 2**30], [2**30, 0]], np.int32)
     res = jaxmatch.k_best_assignments(C, 3)
-    monkeypatch.setattr(verify, "_OVERFLOW_STEPS", 2)
+    monkeypatch.setattr(_bounds, "_OVERFLOW_STEPS", 2)
     cert = jaxmatch.verify_k_best(C, res)
     assert not cert.valid and "not proven" in cert.reason
