@@ -33,11 +33,11 @@ run on the same scene for comparison.
 
 Checked each frame, in both runs: every batch is certified by
 ``jaxmatch.verify_k_best`` (each assignment feasible and costing its
-objective, costs nondecreasing, none twice, the first ``solve_lap``'s
-certified optimum) and, for the first ``--certify-frames`` frames (all of
+objective, costs nondecreasing, none twice, none better than the first)
+and, for the first ``--certify-frames`` frames (all of
 them with ``--certify-frames 40``, about twice as slow), with ``complete=True``:
 nothing left out is cheaper than the last returned, by ``found * n`` extra
-certified LAP solves per problem. The costs are nondecreasing and each
+LAP solves per problem, their bounds proven. The costs are nondecreasing and each
 parent's best child costs what a batched ``jaxmatch.solve_lap`` with the same
 ``unassigned_cost`` finds.
 

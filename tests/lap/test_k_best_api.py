@@ -312,3 +312,169 @@ print("ok")
         [sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=300
     )
     assert proc.returncode == 0 and "ok" in proc.stdout, proc.stdout + proc.stderr
+
+
+def _float32_with_large_prices():
+    """Float32 rankings whose prices (1e5) no good assignment pays: forged
+    results within the rounding of those prices are refused, honest ones
+    certified. Run with and without x64 (float32 region solves then)."""
+    big = np.float32(1e5)
+    C = np.array([[0.0, 1.0], [1.0, 0.0]], np.float32)
+    res = jaxmatch.k_best_assignments(C, 2, unassigned_cost=big)
+    assert np.asarray(res.costs).tolist() == [0.0, 2.0]
+    assert jaxmatch.verify_k_best(C, res, unassigned_cost=big).valid
+    forged = [
+        _corrupt(res, costs=np.array([2.0, 0.0], np.float32)),  # wrong values
+        _corrupt(  # right values, wrong order
+            res,
+            assignments=np.asarray(res.assignments)[::-1],
+            costs=np.array([2.0, 0.0], np.float32),
+        ),
+    ]
+    for r in forged:
+        cert = jaxmatch.verify_k_best(C, r, unassigned_cost=big)
+        assert not cert.valid and cert.reason
+    # 3 x 3: the 6 permutations cost at most 9, every partial assignment
+    # 2e5 more. Results that leave out the best or the 4th best, with their
+    # costs right and in order, are refused; the honest ones pass.
+    C = np.array([[0.0, 1.0, 3.0], [2.0, 0.5, 1.5], [4.125, 2.5, 0.25]], np.float32)
+    every = brute_force(C.astype(np.float64), 6, np.full(3, 1e5), np.full(3, 1e5))
+    assert len({cost for cost, _ in every}) == 6
+    res = jaxmatch.k_best_assignments(C, 4, unassigned_cost=big)
+    np.testing.assert_array_equal(res.costs, [cost for cost, _ in every[:4]])
+    assert jaxmatch.verify_k_best(C, res, unassigned_cost=big).valid
+    for picks, why in (([1, 2, 3, 4], "first cost"), ([0, 1, 2, 4], "missing")):
+        A = np.array([every[t][1] for t in picks], np.int32)
+        y = np.array([every[t][0] for t in picks], np.float32)
+        cert = jaxmatch.verify_k_best(C, _corrupt(res, assignments=A, costs=y), unassigned_cost=big)
+        assert not cert.valid and why in cert.reason, cert.reason
+    # Random float32 costs under the same prices: honest results certify.
+    C = np.random.default_rng(9).random((4, 4, 5)).astype(np.float32)
+    for maximize in (False, True):
+        res = jaxmatch.k_best_assignments(C, 12, unassigned_cost=big, maximize=maximize)
+        certs = jaxmatch.verify_k_best(C, res, unassigned_cost=big, maximize=maximize)
+        assert all(c.valid for c in certs), [c.reason for c in certs]
+
+
+def test_checker_float_tolerances_follow_the_compared_objectives():
+    _float32_with_large_prices()
+
+
+def test_checker_float_tolerances_follow_the_compared_objectives_without_x64():
+    script = (
+        "import jax; assert not jax.config.jax_enable_x64\n"
+        "from test_k_best_api import _float32_with_large_prices\n"
+        "_float32_with_large_prices(); print('ok')\n"
+    )
+    here = Path(__file__).parent
+    path = os.pathsep.join([str(here), str(here.parent), os.environ.get("PYTHONPATH", "")])
+    env = {**os.environ, "JAX_ENABLE_X64": "0", "JAX_PLATFORMS": "cpu", "PYTHONPATH": path}
+    proc = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=300
+    )
+    assert proc.returncode == 0 and "ok" in proc.stdout, proc.stdout + proc.stderr
+
+
+def test_checker_decides_exactly_when_the_duals_do_not(monkeypatch):
+    """With the region solves' duals withheld, every bound is decided by the
+    exact optimum (negative cycles cancelled from the solve's assignment):
+    honest results certify (ties included), a result missing its 5th best
+    is refused."""
+    from jaxmatch.lap.kbest import verify
+
+    solve = verify._solve_regions
+
+    def no_duals(Qs):
+        return [(f, cfr, np.full_like(u, np.nan), v) for f, cfr, u, v in solve(Qs)]
+
+    monkeypatch.setattr(verify, "_solve_regions", no_duals)
+    rng = np.random.default_rng(10)
+    for C, price in (
+        (rng.random((3, 4, 5)).astype(np.float32), 0.3),
+        (rng.integers(0, 3, (3, 4, 4)).astype(np.float64), 1.0),
+        (rng.integers(0, 3, (3, 4, 4)).astype(np.int32), None),
+    ):
+        for maximize in (False, True):
+            kw = dict(unassigned_cost=price, maximize=maximize)
+            res = jaxmatch.k_best_assignments(C, 10, **kw)
+            for cert in jaxmatch.verify_k_best(C, res, **kw):
+                assert cert.valid, cert.reason
+    C = rng.random((4, 5))
+    res = jaxmatch.k_best_assignments(C, 10, unassigned_cost=0.3)
+    more = jaxmatch.k_best_assignments(C, 11, unassigned_cost=0.3)
+    A, y = np.asarray(res.assignments).copy(), np.asarray(res.costs).copy()
+    A[4:], y[4:] = np.asarray(more.assignments)[5:], np.asarray(more.costs)[5:]
+    cert = jaxmatch.verify_k_best(C, _corrupt(res, assignments=A, costs=y), unassigned_cost=0.3)
+    assert not cert.valid and "missing" in cert.reason
+
+
+def _cleared(res, maximize=False):
+    """``res`` as an OVERFLOW with nothing returned."""
+    info = np.iinfo(np.int32)
+    return _corrupt(
+        res,
+        found=np.int32(0),
+        status=np.int32(jaxmatch.LAPStatus.OVERFLOW),
+        assignments=np.full(res.assignments.shape, -1, np.int32),
+        costs=np.full(res.costs.shape, info.min if maximize else info.max, np.int32),
+    )
+
+
+def test_overflow_returns_nothing_and_certifies():
+    """An int32 ranking whose k best include a total outside int32 returns
+    nothing, as solve_lap does, and the certificate proves the overflow
+    (the best total 0 fits, the second, 2**31, does not; the least total
+    below int32; 2**31 when maximizing, whose negation fits int32)."""
+    info = np.iinfo(np.int32)
+    cases = [
+        (np.array([[0, 2**30], [2**30, 0]], np.int32), 3, False),
+        (np.array([[0, 2**30], [2**30, 0]], np.int32), 2, False),
+        (np.array([[-(2**30) - 1, 0], [0, -(2**30)]], np.int32), 1, False),
+        (np.array([[2**30, 0], [0, 2**30]], np.int32), 2, True),
+        (np.array([[2**30, 0], [0, 2**30]], np.int32), 1, True),
+    ]
+    for C, k, maximize in cases:
+        res = jaxmatch.k_best_assignments(C, k, maximize=maximize)
+        assert res.status_name == "OVERFLOW" and int(res.found) == 0
+        assert np.all(np.asarray(res.assignments) == -1)
+        assert np.all(np.asarray(res.costs) == (info.min if maximize else info.max))
+        cert = jaxmatch.verify_k_best(C, res, maximize=maximize)
+        assert cert.valid, cert.reason
+    C = np.array([[0, 2**30], [2**30, 0]], np.int32)
+    res = jaxmatch.k_best_assignments(C, 7, unassigned_cost=2**29)
+    assert res.status_name == "OVERFLOW" and int(res.found) == 0
+    assert jaxmatch.verify_k_best(C, res, unassigned_cost=2**29).valid
+
+
+def test_checker_refuses_an_overflow_that_does_not_happen():
+    """A cleared OVERFLOW where every total of the k best fits int32 is
+    refused; so is one it cannot prove (the enumeration's steps spent)."""
+    cases = [
+        (np.array([[0, 2**30], [2**30, 0]], np.int32), 1, {}),
+        (np.array([[0, 2**29], [2**29, 0]], np.int32), 3, {}),
+        (np.array([[0, 2**29], [2**29, 0]], np.int32), 3, dict(maximize=True)),
+        (np.array([[1, 2, 3], [4, 5, 6]], np.int32), 10, dict(unassigned_cost=2**20)),
+        (np.full((3, 2), 2**29, np.int32), 4, {}),
+    ]
+    for C, k, kw in cases:
+        res = jaxmatch.k_best_assignments(C, k, **kw)
+        assert res.status_name == "OPTIMAL"
+        assert jaxmatch.verify_k_best(C, res, **kw).valid
+        cert = jaxmatch.verify_k_best(C, _cleared(res, kw.get("maximize", False)), **kw)
+        assert not cert.valid and "int32" in cert.reason and "not proven" not in cert.reason
+    C = np.array([[0, 2**30], [2**30, 0]], np.int32)
+    forged = _corrupt(
+        jaxmatch.k_best_assignments(C, 1), status=np.int32(jaxmatch.LAPStatus.OVERFLOW)
+    )
+    cert = jaxmatch.verify_k_best(C, forged)
+    assert not cert.valid and "returns nothing" in cert.reason
+
+
+def test_checker_refuses_an_overflow_it_cannot_prove(monkeypatch):
+    from jaxmatch.lap.kbest import _bounds
+
+    C = np.array([[0, 2**30], [2**30, 0]], np.int32)
+    res = jaxmatch.k_best_assignments(C, 3)
+    monkeypatch.setattr(_bounds, "_OVERFLOW_STEPS", 2)
+    cert = jaxmatch.verify_k_best(C, res)
+    assert not cert.valid and "not proven" in cert.reason

@@ -46,15 +46,19 @@ class KBestResult(NamedTuple):
         of the unassigned rows and columns. Past ``found``: ``+inf``
         (``-inf`` when maximizing; the int32 extremes for integer costs).
       found: int32 ``[...]``. How many assignments were found: ``k``, or
-        fewer when the problem has fewer; 0 when it has none.
+        fewer when the problem has fewer; 0 when it has none, and on
+        ``OVERFLOW`` (the result is then cleared, as
+        :func:`jaxmatch.solve_lap` clears its own: every assignment ``-1``,
+        every cost the fill value).
       iterations: int32 ``[...]``. Shortest augmenting path searches run
         (one per row for the best assignment, one per subproblem solved;
         subproblems skipped by their bound cost none).
       status: int32 ``[...]``, a :class:`LAPStatus` code: OPTIMAL,
         INFEASIBLE (no assignment avoids the forbidden entries),
         INVALID_ENTRIES (NaN or ``-inf``, ``+inf`` when maximizing, in
-        ``C``; a non-finite price) or OVERFLOW (an int32 total that does not
-        fit int32).
+        ``C``; a non-finite price) or OVERFLOW (for int32 costs, a total of
+        the ``k`` best that does not fit int32, or int32's minimum among
+        the costs or prices when maximizing; nothing is returned).
     """
 
     assignments: jax.Array
@@ -117,7 +121,8 @@ def k_best_assignments(
       maximize: a Python bool: rank from the highest objective.
 
     Returns:
-      A :class:`KBestResult`.
+      A :class:`KBestResult`. On ``OVERFLOW`` (int32 costs only) it holds
+      no assignment: ``found`` 0, assignments ``-1``, costs the fill value.
 
     Raises:
       TypeError: ``k`` is not a Python int, ``maximize`` is not a bool, or
@@ -175,9 +180,16 @@ def k_best_assignments(
     if tall:
         assignments = _inverse(assignments, n)
     if overflow is not None:
+        # A total of 2**31 when maximizing: its negation, int32's minimum,
+        # fits the kernel's int32 but the total does not.
+        live = jnp.arange(k) < count[..., None]
+        low = jnp.iinfo(jnp.int32).min
+        overflow |= jnp.any(live & jnp.equal(costs, low), axis=-1)
         status = jnp.where(overflow, LAPStatus.OVERFLOW, status).astype(jnp.int32)
     if maximize:
         costs = -costs
+    # An overflowing ranking returns nothing, as solve_lap does.
+    count = jnp.where(status == LAPStatus.OVERFLOW, 0, count)
     live = jnp.arange(k) < count[..., None]
     fill: float
     if jnp.issubdtype(C.dtype, jnp.integer):

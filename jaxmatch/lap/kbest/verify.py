@@ -1,14 +1,25 @@
 """The certificate of :func:`jaxmatch.k_best_assignments`: NumPy checks,
-independent of the kernel, that what a result claims holds."""
+independent of the kernel, that what a result claims holds (the bounds on
+optima that they rest on are proven in :mod:`._bounds`)."""
 
 from __future__ import annotations
 
+import math
 from typing import Any, NamedTuple
 
-import jax.numpy as jnp
 import numpy as np
 
 from ..types import LAPStatus
+from ._bounds import (
+    _better,
+    _bound,
+    _float_tol,
+    _minimizing_frame,
+    _overflow_why,
+    _padded,
+    _solve_regions,
+    _terms,
+)
 
 
 class KBestCertificate(NamedTuple):
@@ -19,20 +30,22 @@ class KBestCertificate(NamedTuple):
         feasible (columns in range, none twice, no forbidden pair, every
         row assigned when ``n <= m`` without ``unassigned_cost``, every
         column when ``n > m``), its cost is its objective recomputed
-        (exactly for integers, within ``tol`` for floats), the costs are
-        nondecreasing (nonincreasing when maximizing), no assignment comes
-        twice, the entries past ``found`` are the fill values, and the
-        first cost is the optimum that :func:`jaxmatch.solve_lap` finds and
-        :func:`jaxmatch.verify_lap` certifies (or ``found`` is 0 exactly
-        when it finds the problem infeasible), the status is the one the
-        input dictates (``OPTIMAL`` with assignments; with none,
-        ``OVERFLOW`` only for int32 costs holding int32's minimum when
-        maximizing, else ``INFEASIBLE``), and (``complete``) no assignment
-        left out is better than the last returned, or exists at all when
-        ``found < k``. Costs with a NaN or a -inf (+inf when maximizing)
-        entry, or a price that is not finite, have no optimum: no result
-        on them is valid (``k_best_assignments`` reports
-        ``INVALID_ENTRIES``).
+        (exactly for integers, within the tolerance of its own terms for
+        floats), the costs are nondecreasing (nonincreasing when
+        maximizing), no assignment comes twice, the entries past ``found``
+        are the fill values, no assignment is better than the first (or
+        ``found`` is 0 exactly when :func:`jaxmatch.solve_lap` finds the
+        problem infeasible), the status is the one the input dictates
+        (``OPTIMAL`` with assignments; with none, ``OVERFLOW`` only for
+        int32 costs holding int32's minimum when maximizing or whose ``k``
+        best totals are proven, in exact integers, to include one outside
+        int32 (an honest ``OVERFLOW`` it cannot prove is refused, its
+        reason saying "not proven"), else ``INFEASIBLE``), and
+        (``complete``) no assignment left out is better than the last
+        returned, or exists at all when ``found < k``. Costs with a NaN or
+        a -inf (+inf when maximizing) entry, or a price that is not finite,
+        have no optimum: no result on them is valid (``k_best_assignments``
+        reports ``INVALID_ENTRIES``).
       reason: the first failed check; empty when ``valid``.
     """
 
@@ -61,43 +74,50 @@ def _invalid_entries(C, r, c, maximize: bool) -> bool:
     return r is not None and not (np.all(np.isfinite(r)) and np.all(np.isfinite(c)))
 
 
-def _status_why(C, r, c, count: int, status: int, maximize: bool, integer: bool) -> str:
+def _status_why(C, r, c, count: int, status: int, maximize: bool, integer: bool, k: int) -> str:
     """Why the result cannot be certified by its status (with ``count``
     assignments): never on the inputs that _invalid_entries names (they have
     no optimum, whatever the result says); OPTIMAL with assignments; with
     none, not INVALID_ENTRIES (every entry is valid), OVERFLOW only for
     int32 costs with int32's minimum among them when maximizing (its
-    negation overflows), otherwise INFEASIBLE (solve_lap's feasibility is
-    checked by the caller)."""
+    negation overflows) or when some of the ``k`` best totals is proven to
+    lie outside int32 (:func:`_overflow_why`), otherwise INFEASIBLE
+    (solve_lap's feasibility is checked by the caller)."""
     if not integer and _invalid_entries(C, r, c, maximize):
         return "a cost is NaN or -inf (+inf when maximizing) or a price is not finite: no optimum"
     if count > 0:
+        if status == LAPStatus.OVERFLOW:
+            return f"status OVERFLOW with count {count}: an overflowing ranking returns nothing"
         return "" if status == LAPStatus.OPTIMAL else f"status {status} with count {count}"
     if status == LAPStatus.INVALID_ENTRIES:
         return "status INVALID_ENTRIES, but every cost and price is valid"
     if status == LAPStatus.OVERFLOW:
+        if not integer:
+            return "status OVERFLOW, but the costs are not int32"
         low = float(np.iinfo(np.int32).min)
         lowest = np.any(np.equal(C, low)) or (
             r is not None and (np.any(np.equal(r, low)) or np.any(np.equal(c, low)))
         )
-        if not (integer and maximize and lowest):
-            return "status OVERFLOW, but no int32 minimum is negated"
-        return ""
+        if maximize and lowest:
+            return ""
+        return _overflow_why(C, r, c, k, maximize)
     if status != LAPStatus.INFEASIBLE:
         return f"status {status} with count 0"
     return ""
 
 
-def _check_one(C, r, c, A, costs, count, status, maximize, tol, integer, k) -> str:
+def _check_one(C, r, c, A, costs, count, status, maximize, tol, eps, integer, k):
+    """Why one problem's result fails the checks that need no solve (empty
+    when it passes them)."""
     n, m = C.shape
     sign = -1.0 if maximize else 1.0
+    scales: list[float] = []
     if not 0 <= count <= k:
         return f"count {count} outside [0, {k}]"
-    why = _status_why(C, r, c, count, status, maximize, integer)
+    why = _status_why(C, r, c, count, status, maximize, integer, k)
     if why:
         return why
     seen = set()
-    prev = None
     for t in range(count):
         x = A[t]
         if np.any((x < -1) | (x >= m)):
@@ -107,23 +127,25 @@ def _check_one(C, r, c, A, costs, count, status, maximize, tol, integer, k) -> s
             return f"assignment {t}: a column assigned twice"
         if r is None and len(cols) != min(n, m):
             return f"assignment {t}: {len(cols)} pairs, not min(n, m) = {min(n, m)}"
-        rows = np.nonzero(x >= 0)[0]
-        pairs = C[rows, x[rows]]
+        terms = _terms(C, r, c, x)
+        pairs = terms[: len(cols)]
         if np.any(sign * pairs == np.inf) or np.any(np.isnan(pairs)):
             return f"assignment {t}: a forbidden pair"
-        total = float(np.sum(pairs))
-        if r is not None:
-            free = np.ones(m, bool)
-            free[cols] = False
-            total += float(np.sum(r[x < 0])) + float(np.sum(c[free]))
-        if integer:
-            if total != float(costs[t]):
-                return f"assignment {t}: cost {costs[t]} but its objective is {total:.17g}"
-        elif not abs(total - float(costs[t])) <= tol:
+        total = math.fsum(terms)
+        scales.append(math.fsum(np.abs(terms)))
+        # Each cost within the rounding of its own terms' sum (the kernel
+        # sums in float64 and rounds to the cost dtype once).
+        tol_t = 0.0 if integer else tol if tol is not None else _float_tol(eps, scales[t])
+        if not abs(total - float(costs[t])) <= tol_t:
             return f"assignment {t}: cost {costs[t]} but its objective is {total:.17g}"
-        if prev is not None and sign * (float(costs[t]) - prev) < -(0 if integer else tol):
-            return f"costs not in order at {t}: {prev} then {costs[t]}"
-        prev = float(costs[t])
+        if t:
+            # Each cost within its tolerance of its objective: a pair in
+            # order may differ by the two tolerances the other way.
+            tol_o = tol_t
+            if not integer and tol is None:
+                tol_o += _float_tol(eps, scales[t - 1])
+            if sign * (float(costs[t]) - float(costs[t - 1])) < -tol_o:
+                return f"costs not in order at {t}: {costs[t - 1]} then {costs[t]}"
         key = tuple(int(v) for v in x)
         if key in seen:
             return f"assignment {t} comes twice"
@@ -138,34 +160,6 @@ def _check_one(C, r, c, A, costs, count, status, maximize, tol, integer, k) -> s
     if np.any(past != fill):
         return "costs past count are not the fill value"
     return ""
-
-
-def _optimum(C, unassigned_cost, maximize):
-    """The optimum by solve_lap and verify_lap: (cost, feasible, certificates)
-    per problem."""
-    from ..api import solve_lap
-    from ..verify import verify_lap
-
-    res = solve_lap(C, maximize=maximize, unassigned_cost=unassigned_cost)
-    certs = verify_lap(C, res, maximize=maximize, unassigned_cost=unassigned_cost)
-    if not isinstance(certs, list):
-        certs = [certs]
-    cost = np.asarray(res.cost, np.float64).reshape(-1)
-    feasible = np.asarray(res.feasible).reshape(-1)
-    return cost, feasible, certs
-
-
-def _padded(C, r, c) -> np.ndarray:
-    """The square (n + m) matrix whose perfect matchings are the partial
-    assignments (minimizing): rows then a dummy row per column, columns
-    then an exit per row; exits cost r, dummies c, dummy-exit pairs 0."""
-    n, m = C.shape
-    P = np.full((n + m, m + n), np.inf)
-    P[:n, :m] = C
-    P[np.arange(n), m + np.arange(n)] = r
-    P[n + np.arange(m), np.arange(m)] = c
-    P[n:, m:] = 0.0
-    return P
 
 
 def _regions(sols: list[tuple[int, ...]], n: int):
@@ -194,93 +188,15 @@ def _region_matrix(P, n: int, m: int, prefix, excluded) -> np.ndarray:
     return Q
 
 
-def _region_problems(C, r, c, A, count: int):
+def _region_matrices(P, n: int, m: int, A, count: int) -> tuple[list, list[np.ndarray]]:
     """The regions of the complement of the first ``count`` assignments of
-    ``A`` (:func:`_regions`) and their padded matrices ``[R, n + m, n + m]``
-    (minimizing; plain problems have ``r`` +inf and ``c`` 0, ``n <= m``)."""
-    n, m = C.shape
+    ``A`` (:func:`_regions`) and their padded matrices (from ``P``,
+    :func:`_padded`)."""
     if n == 0 or count == 0:
-        return [], np.zeros((0, n + m, n + m))
+        return [], []
     sols = [tuple(int(v) for v in A[t]) for t in range(count)]
     regions = _regions(sols, n)
-    P = _padded(C, r, c)
-    return regions, np.stack([_region_matrix(P, n, m, p, e) for p, e in regions])
-
-
-def _solve_regions(Qs: list[np.ndarray]):
-    """Every region of every problem by one :func:`jaxmatch.solve_lap` per
-    side length (the batch padded to a power of two, so that calls reuse
-    their compiled programs), certified by :func:`jaxmatch.verify_lap`:
-    per problem, (feasible, cost, certificates) of its regions."""
-    from ..api import solve_lap
-    from ..verify import verify_lap
-
-    out: list = [None] * len(Qs)
-    by_side: dict[int, list[int]] = {}
-    for b, Q in enumerate(Qs):
-        if len(Q):
-            by_side.setdefault(Q.shape[-1], []).append(b)
-        else:
-            out[b] = (np.zeros(0, bool), np.zeros(0), [])
-    for side, members in by_side.items():
-        stack = np.concatenate([Qs[b] for b in members])
-        total = len(stack)
-        padded = 1 << max(0, (total - 1).bit_length())
-        stack = np.concatenate([stack, np.zeros((padded - total, side, side))])
-        # Certified on the matrices solve_lap solved: float32 without x64.
-        solved = jnp.asarray(stack)
-        res = solve_lap(solved)
-        feasible = np.asarray(res.feasible)[:total]
-        cost = np.asarray(res.cost, np.float64)[:total]
-        certs = verify_lap(np.asarray(solved), res)[:total]
-        start = 0
-        for b in members:
-            stop = start + len(Qs[b])
-            out[b] = (feasible[start:stop], cost[start:stop], certs[start:stop])
-            start = stop
-    return out
-
-
-def _complete(regions, solved, count: int, k: int, last: float, tol: float) -> str:
-    """That no assignment outside the first ``count`` is better than
-    ``last`` (when ``count == k``) or exists at all (``count < k``): each
-    region of their complement, solved and certified (:func:`_solve_regions`)."""
-    feasible, cost, certs = solved
-    for q, (prefix, excluded) in enumerate(regions):
-        if not feasible[q]:
-            continue
-        if not certs[q].optimal:
-            return f"a region's optimum is not certified: {certs[q].reason}"
-        if count < k:
-            return (
-                f"only {count} assignments but another exists (rows {list(prefix)} then row "
-                f"{len(prefix)} not in {sorted(excluded)}: cost {cost[q]:.17g})"
-            )
-        if cost[q] < last - tol:
-            return (
-                f"an assignment of cost {cost[q]:.17g} is missing (rows {list(prefix)} then "
-                f"row {len(prefix)} not in {sorted(excluded)}), better than the last {last:.17g}"
-            )
-    return ""
-
-
-def _minimizing_frame(C, r, c, A, count: int, maximize: bool):
-    """The problem as the ranking minimizes it, rows <= columns without
-    prices: ``(C, r, c, A)`` with ``r`` +inf, ``c`` 0 and tall problems
-    transposed (each assignment then the row of each column)."""
-    sign = -1.0 if maximize else 1.0
-    C = sign * C
-    n, m = C.shape
-    if r is not None:
-        return C, sign * r, sign * c, A
-    if n <= m:
-        return C, np.full(n, np.inf), np.zeros(m), A
-    At = np.full((A.shape[0], m), -1, np.int64)
-    for t in range(count):
-        for i, j in enumerate(A[t]):
-            if j >= 0:
-                At[t, j] = i
-    return C.T, np.full(m, np.inf), np.zeros(n), At
+    return regions, [_region_matrix(P, n, m, p, e) for p, e in regions]
 
 
 def verify_k_best(
@@ -294,25 +210,43 @@ def verify_k_best(
 ) -> KBestCertificate | list[KBestCertificate]:
     """Certifies a :class:`~jaxmatch.KBestResult` (NumPy), independently of
     the kernel: each assignment feasible, its cost its objective, the costs
-    in order, no assignment twice, and the first the optimum (solved by
-    :func:`jaxmatch.solve_lap` and certified by :func:`jaxmatch.verify_lap`),
-    and, with ``complete``, that they are the k best: the assignments not
-    returned form at most ``count * n`` regions (the nodes of the returned
+    in order, no assignment twice, none better than the first, and, with
+    ``complete``, that they are the k best: the assignments not returned
+    form at most ``count * n`` regions (the nodes of the returned
     assignments' trie: a prefix of rows fixed, the next row barred from the
-    values the returned ones take there), and each region's optimum, by
-    :func:`jaxmatch.solve_lap` on the padded ``(n + m)`` square matrix and
-    certified by :func:`jaxmatch.verify_lap`, is no better than the last
-    returned cost (or the region is infeasible, when ``count < k``).
+    values the returned ones take there), none of which holds an assignment
+    better than the last returned (or any, when ``count < k``).
+
+    The whole problem and each region are solved by one batched
+    :func:`jaxmatch.solve_lap` on the padded ``(n + m)`` square matrix
+    (float32 without x64), whose answers are only proposals: the
+    assignment found bounds the optimum from above, exactly; the duals,
+    made feasible in float64 (each column's dual lowered to its least
+    reduced cost) and less the rounding of that arithmetic, bound it from
+    below; when the bounds straddle the compared cost, the optimum is found
+    exactly (negative cycles of the found assignment cancelled in integer
+    arithmetic). Infeasibility (``count`` 0, or a region without an
+    assignment) is solve_lap's finding.
+
+    Float tolerances are those of the objectives compared: an assignment's
+    cost may differ from its objective by ``64 * eps * (1 + s)``, ``s`` the
+    sum of the absolute values of the terms (pair costs and prices) its
+    objective adds and ``eps`` that of the result's cost dtype; consecutive
+    costs may be out of order by the sum of their two tolerances; an
+    assignment outside the returned ones is better than a returned one
+    when it beats it by more than ``64 * eps * (1 + s + s')``, ``s'`` its
+    own terms' sum. Integer costs are compared exactly. Costs and prices
+    that no compared assignment pays widen no tolerance.
 
     Args:
       C: ``[..., n, m]`` the costs that were ranked.
       result: the :class:`~jaxmatch.KBestResult` of
         ``k_best_assignments(C, k, unassigned_cost=..., maximize=...)``.
-      unassigned_cost: as it was passed.
+      unassigned_cost: as it was passed (float prices are taken in the
+        result's cost dtype, as the ranking takes them).
       maximize: as it was passed.
-      tol: absolute tolerance on float costs; default
-        ``64 * eps * max(1, sum |finite C| + sum |prices|)`` with the eps of
-        the result's cost dtype.
+      tol: an absolute tolerance on float costs, in place of the default
+        ones above for every comparison.
       complete: also check that no assignment left out is better than the
         last returned (``count * n`` LAP solves of side ``n + m``, batched).
 
@@ -333,66 +267,86 @@ def verify_k_best(
         return [bad] * B if batch else bad
     integer = np.issubdtype(costs.dtype, np.integer)
     r, c = _prices(unassigned_cost, tuple(batch), n, m)
+    if r is not None and c is not None and not integer:
+        # The prices as ranked: in the cost dtype.
+        with np.errstate(over="ignore"):
+            r = r.astype(costs.dtype).astype(np.float64)
+            c = c.astype(costs.dtype).astype(np.float64)
     Cf = C.astype(np.float64).reshape(B, n, m)
     rf = None if r is None else r.reshape(B, n)
     cf = None if c is None else c.reshape(B, m)
     A = A.reshape(B, k, n)
     costs = costs.reshape(B, k)
     eps = 0.0 if integer else float(np.finfo(costs.dtype).eps)
-    opt, feasible, certs = _optimum(C, unassigned_cost, maximize)
-    whys, tols = [], []
+    whys: list[str] = []
+    frames: list[tuple | None] = []
+    regions: list[list] = []
+    Qs: list[np.ndarray] = []
     for b in range(B):
-        finite = Cf[b][np.isfinite(Cf[b])]
-        scale = 1.0 + float(np.sum(np.abs(finite)))
-        if rf is not None and cf is not None:
-            scale += float(np.sum(np.abs(rf[b])) + np.sum(np.abs(cf[b])))
-        tol_b = tol if tol is not None else 64 * eps * scale
-        tols.append(tol_b)
+        rb = None if rf is None else rf[b]
+        cb = None if cf is None else cf[b]
+        cnt = int(count[b])
         why = _check_one(
-            Cf[b],
-            None if rf is None else rf[b],
-            None if cf is None else cf[b],
-            A[b],
-            costs[b],
-            int(count[b]),
-            int(status[b]),
-            maximize,
-            tol_b,
-            integer,
-            k,
+            Cf[b], rb, cb, A[b], costs[b], cnt, int(status[b]), maximize, tol, eps, integer, k
         )
-        if not why:
-            if bool(feasible[b]) != (count[b] > 0):
-                why = f"count {count[b]} but solve_lap finds feasible={bool(feasible[b])}"
-            elif count[b] > 0:
-                if not certs[b].optimal:
-                    why = f"solve_lap's optimum is not certified: {certs[b].reason}"
-                elif not abs(opt[b] - float(costs[b][0])) <= (0 if integer else tol_b):
-                    why = f"first cost {costs[b][0]} but the optimum is {opt[b]:.17g}"
         whys.append(why)
-    if complete:
-        regions: list[list] = []
-        Qs: list[np.ndarray] = []
-        for b in range(B):
-            if whys[b]:
-                regions.append([])
-                Qs.append(np.zeros((0, 1, 1)))
+        frames.append(None)
+        regions.append([])
+        Qs.append(np.zeros((0, 1, 1)))
+        if why or (cnt == 0 and int(status[b]) == LAPStatus.OVERFLOW):
+            continue
+        # The problem as ranked (minimizing, rows <= columns), padded: the
+        # whole of it (its optimum, or that it has none), then, with
+        # complete, the regions of what was not returned.
+        Cm, rm, cm, Am = _minimizing_frame(Cf[b], rb, cb, A[b], cnt, maximize)
+        nm, mm = Cm.shape
+        P = _padded(Cm, rm, cm)
+        got = _region_matrices(P, nm, mm, Am, cnt) if complete else ([], [])
+        frames[b] = (Cm, rm, cm, Am)
+        regions[b] = got[0]
+        Qs[b] = np.stack([P, *got[1]]) if nm else np.zeros((0, mm, mm))
+    solved = _solve_regions(Qs)
+    for b in range(B):
+        if whys[b] or frames[b] is None:
+            continue
+        cnt = int(count[b])
+        frame = frames[b]
+        feasible, cfr, u, v = solved[b]
+        if not len(feasible):  # no rows: one assignment, the empty one
+            if cnt == 0:
+                whys[b] = "count 0 but the problem has an assignment"
+            continue
+        if cnt == 0 or not feasible[0]:
+            if feasible[0] or cnt:
+                whys[b] = f"count {cnt} but solve_lap finds feasible={bool(feasible[0])}"
+            continue
+
+        args = (eps, integer, tol)
+        sign = -1.0 if maximize else 1.0
+        better = _better(Qs[b][0], feasible[0], cfr[0], u[0], v[0], _bound(frame, 0), *args)
+        if isinstance(better, str):
+            whys[b] = better
+            continue
+        if better is not None:
+            whys[b] = f"first cost {costs[b][0]} but the optimum is {sign * better:.17g} or better"
+            continue
+        last = _bound(frame, cnt - 1)
+        for q, (prefix, excluded) in enumerate(regions[b], 1):
+            where = f"rows {list(prefix)} then row {len(prefix)} not in {sorted(excluded)}"
+            if cnt < k:
+                if feasible[q]:
+                    whys[b] = f"only {cnt} assignments but another exists ({where})"
+                    break
                 continue
-            Cm, rm, cm, Am = _minimizing_frame(
-                Cf[b],
-                None if rf is None else rf[b],
-                None if cf is None else cf[b],
-                A[b],
-                int(count[b]),
-                maximize,
-            )
-            got = _region_problems(Cm, rm, cm, Am, int(count[b]))
-            regions.append(got[0])
-            Qs.append(got[1])
-        solved = _solve_regions(Qs)
-        for b in range(B):
-            if not whys[b]:
-                last = (-1.0 if maximize else 1.0) * float(costs[b][max(int(count[b]) - 1, 0)])
-                whys[b] = _complete(regions[b], solved[b], int(count[b]), k, last, tols[b])
+            better = _better(Qs[b][q], feasible[q], cfr[q], u[q], v[q], last, *args)
+            if isinstance(better, str):
+                whys[b] = better
+                break
+            if better is not None:
+                whys[b] = (
+                    f"an assignment of objective {sign * better:.17g} is missing ({where}), "
+                    f"better than the last {costs[b][cnt - 1]}"
+                )
+                break
     out = [KBestCertificate(not why, why) for why in whys]
     return out if batch else out[0]
