@@ -16,6 +16,7 @@ from host_emulation import run_host_emulation
 from k_best_oracles import brute_force, objective
 
 import jaxmatch
+from jaxmatch import LAPStatus
 
 
 def _costs(seed=0, shape=(3, 4, 5)):
@@ -478,3 +479,20 @@ def test_checker_refuses_an_overflow_it_cannot_prove(monkeypatch):
     monkeypatch.setattr(_bounds, "_OVERFLOW_STEPS", 2)
     cert = jaxmatch.verify_k_best(C, res)
     assert not cert.valid and "not proven" in cert.reason
+
+
+@pytest.mark.parametrize("shape", [(0, 3), (3, 0)])
+@pytest.mark.parametrize("maximize", [False, True])
+def test_no_rows_sum_their_int32_prices_exactly(shape, maximize):
+    """With no pair to assign, the one assignment's objective is the prices'
+    sum: exact, and OVERFLOW (nothing returned) when it leaves int32."""
+    C = np.zeros(shape, np.int32)
+    for price, status in ((5, LAPStatus.OPTIMAL), (2**30, LAPStatus.OVERFLOW)):
+        for p in (price, -price):
+            res = jaxmatch.k_best_assignments(C, 2, unassigned_cost=p, maximize=maximize)
+            assert int(res.status) == status
+            assert int(res.found) == (1 if status == LAPStatus.OPTIMAL else 0)
+            if status == LAPStatus.OPTIMAL:
+                assert int(res.costs[0]) == 3 * p
+            cert = jaxmatch.verify_k_best(C, res, unassigned_cost=p, maximize=maximize)
+            assert cert.valid, cert.reason

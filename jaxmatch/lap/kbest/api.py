@@ -24,6 +24,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ... import _ffi
+from ..._exact_sum import exact_integer_sum
 from ..._batch import batched_ffi_call, batched_shape, whole_problems
 from ..._display import result_repr, status_names
 from .._costs import canonical_costs
@@ -219,15 +220,20 @@ def _inverse(assign: jax.Array, n: int) -> jax.Array:
 
 def _empty(batch, k: int, m: int, r: jax.Array, c: jax.Array, exits: bool):
     """No rows (after transposing): one assignment, every column unassigned
-    (its objective the column prices' sum with exits, else 0)."""
-    total = jnp.sum(c, axis=-1) if exits else jnp.zeros(tuple(batch), c.dtype)
+    (its objective the column prices' sum with exits, else 0; an int32 sum
+    that does not fit is OVERFLOW)."""
+    yes = jnp.ones(tuple(batch), bool)
+    total, fits, finite = jnp.zeros(tuple(batch), c.dtype), yes, yes
+    if exits and jnp.issubdtype(c.dtype, jnp.integer):
+        total, fits = exact_integer_sum(c)
+    elif exits:
+        total, finite = jnp.sum(c, axis=-1), jnp.all(jnp.isfinite(c), axis=-1)
     costs = jnp.concatenate([total[..., None], jnp.zeros((*batch, k - 1), c.dtype)], axis=-1)
-    finite = (
-        jnp.all(jnp.isfinite(c), axis=-1)
-        if exits and jnp.issubdtype(c.dtype, jnp.floating)
-        else jnp.ones(tuple(batch), bool)
-    )
-    count = jnp.where(finite, 1, 0).astype(jnp.int32)
-    status = jnp.where(finite, LAPStatus.OPTIMAL, LAPStatus.INVALID_ENTRIES).astype(jnp.int32)
+    count = jnp.where(finite & fits, 1, 0).astype(jnp.int32)
+    status = jnp.where(
+        finite,
+        jnp.where(fits, LAPStatus.OPTIMAL, LAPStatus.OVERFLOW),
+        LAPStatus.INVALID_ENTRIES,
+    ).astype(jnp.int32)
     assignments = jnp.full((*batch, k, 0), -1, jnp.int32)
     return assignments, costs, count, status
