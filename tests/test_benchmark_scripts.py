@@ -546,3 +546,11 @@ def test_lap_k_best_benchmark_runs_on_tiny_shapes():
     rows = lap_k_best.main(["--shapes", "2x4x5", "1x6x3", "--k", "5", "--repeats", "1"])
     assert [r["shape"] for r in rows] == ["2x4x5", "1x6x3"]
     assert all(r["k_best"] > 0 for r in rows)
+
+
+def test_weighted_init_benchmark_runs(capsys):
+    from benchmarks import weighted_init
+
+    assert weighted_init.main(["--graphs", "kron:8,rgg:8", "--b", "2", "--repeats", "1"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("DOMINANT, DOMINANT") == 2, out
