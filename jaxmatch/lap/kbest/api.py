@@ -24,9 +24,9 @@ import jax.numpy as jnp
 import numpy as np
 
 from ... import _ffi
-from ..._exact_sum import exact_integer_sum
 from ..._batch import batched_ffi_call, batched_shape, whole_problems
 from ..._display import result_repr, status_names
+from ..._exact_sum import exact_integer_sum
 from .._costs import canonical_costs
 from ..types import LAPStatus
 from ..unassigned import unassigned_prices
