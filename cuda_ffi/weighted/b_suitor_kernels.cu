@@ -16,6 +16,7 @@
 #include "common/teams.cuh"
 #include "weighted/b_suitor_steps.h"
 #include "weighted/check_entries.cuh"
+#include "weighted/vertex_order.h"
 #include "weighted/weighted_kernels.h"
 
 namespace jaxmatch {
@@ -89,7 +90,8 @@ struct TileIndex {
 };
 
 // The first pass: every light vertex with proposals to make (it owns
-// itself: nothing can dislodge a vertex before its first proposal).
+// itself: nothing can dislodge a vertex before its first proposal), in a
+// scrambled order (vertex_order.h).
 template <int kLanes>
 __global__ void bm_pass_kernel(BmProblem s) {
   const TileTeam<kLanes> team(
@@ -98,9 +100,12 @@ __global__ void bm_pass_kernel(BmProblem s) {
   JM_BM_FOR_EACH_PROBLEM(s, p) {
     if (!bm_running(p) || p.sc[kBmPhase] != 0) continue;
     int installed = 0;
-    for (int u = t.first; u < p.n; u += t.stride)
+    const ScrambledOrder order(p.n);
+    for (int i = t.first; i < p.n; i += t.stride) {
+      const int u = order(i);
       if (p.vx[u].hcap > 0 && !wm_is_heavy(p, u))
         installed += bm_process<kBmTileDepth>(team, p, u, BmKeepLight{});
+    }
     if (team.rank() == 0 && installed)
       atomicAdd(p.sc + kBmProposals, installed);
   }
