@@ -129,9 +129,13 @@ JM_HD void bm_init_validate(const Team& team, BmView& p, const int* b) {
 }
 
 // The status from the flags and the entries' balance (one worker, after
-// the check): a malformed graph first.
+// the check): a malformed graph first.  The balance is left nonzero only
+// when the pointers and entries are good but the two ends differ (as
+// wm_init_control).
 JM_HD void bm_init_control(BmView& p) {
-  if (p.sc[kBmBadGraph] != 0 || *wm_balance_word(p.sc, kBmBalance) != 0)
+  unsigned long long* balance = wm_balance_word(p.sc, kBmBalance);
+  if (p.sc[kBmBadGraph] != 0) *balance = 0;
+  if (p.sc[kBmBadGraph] != 0 || *balance != 0)
     p.sc[kBmStatus] = kWmBadGraph;
   else if (p.sc[kBmBadCapacity] != 0)
     p.sc[kBmStatus] = kWmInvalidCapacity;

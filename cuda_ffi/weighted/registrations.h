@@ -43,10 +43,12 @@ inline constexpr NamedConstant kWeightedConstants[] = {
     {"WEIGHTED_INFO_STATUS", kWmStatus},
     {"WEIGHTED_INFO_N_ROUNDS", kWmRounds},
     {"WEIGHTED_INFO_N_PROPOSALS", kWmProposals},
+    {"WEIGHTED_INFO_BALANCE", kWmBalance},
     {"WEIGHTED_B_INFO_LEN", kBmInfoLen},
     {"WEIGHTED_B_INFO_STATUS", kBmStatus},
     {"WEIGHTED_B_INFO_N_ROUNDS", kBmRounds},
     {"WEIGHTED_B_INFO_N_PROPOSALS", kBmProposals},
+    {"WEIGHTED_B_INFO_BALANCE", kBmBalance},
 };
 
 }  // namespace jaxmatch

@@ -182,9 +182,16 @@ inline void wm_check_entries_serial(const View& p, unsigned long long* balance,
   *balance += c.balance;
 }
 
-// The status once the entries are checked (one worker).
+// The status once the entries are checked (one worker).  The balance is
+// left nonzero only for a graph whose pointers and entries are good but
+// whose two ends differ: Python reports NaN weights before that (as
+// Graph.validate() checks the weights before the symmetry) and after a bad
+// structure.
 JM_HD void wm_init_control(WmView& p) {
-  if (*wm_balance_word(p.sc, kWmBalance) != 0 && p.sc[kWmStatus] == kWmRunning)
+  unsigned long long* balance = wm_balance_word(p.sc, kWmBalance);
+  if (p.sc[kWmStatus] != kWmRunning)
+    *balance = 0;
+  else if (*balance != 0)
     p.sc[kWmStatus] = kWmBadGraph;
 }
 

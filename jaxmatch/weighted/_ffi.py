@@ -58,6 +58,15 @@ def info_field(info: jax.Array, name: str) -> jax.Array:
     return info[..., _ffi.constant(f"WEIGHTED_INFO_{name}")]
 
 
+def ends_differ(info: jax.Array, prefix: str = "WEIGHTED_INFO_") -> jax.Array:
+    """bool ``[...]``: the init found the graph's pointers and entries good
+    but its two ends storing different pairs or keys (the stored entries'
+    hash balance, a 64-bit word in two slots, is nonzero). ``prefix``:
+    ``"WEIGHTED_INFO_"`` or ``"WEIGHTED_B_INFO_"``."""
+    at = _ffi.constant(f"{prefix}BALANCE")
+    return (info[..., at] != 0) | (info[..., at + 1] != 0)
+
+
 def _state_shapes(n: int) -> Callable[[tuple[int, ...]], WeightedState]:
     """The state's shapes for leading dimensions ``lead``."""
 

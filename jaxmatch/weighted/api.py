@@ -143,7 +143,13 @@ def _result(
     G: Graph, state: weighted_ffi.WeightedState, has_nan: jax.Array
 ) -> WeightedMatchingResult:
     status = weighted_ffi.info_field(state.info, "STATUS")
-    status = jnp.where(has_nan, jnp.int32(WeightedMatchingStatus.INVALID_WEIGHTS), status)
+    # In Graph.validate()'s order: a bad structure (pointers, entries), then
+    # NaN weights, then ends that differ.
+    differ = weighted_ffi.ends_differ(state.info, "WEIGHTED_INFO_")
+    structure = (status == WeightedMatchingStatus.INVALID_GRAPH) & ~differ
+    status = jnp.where(
+        has_nan & ~structure, jnp.int32(WeightedMatchingStatus.INVALID_WEIGHTS), status
+    )
     n = G.n
     once = (state.mate > jnp.arange(n, dtype=jnp.int32)) & (state.mate_edge >= 0)
     w_edge = jnp.take_along_axis(G.data, jnp.maximum(state.mate_edge, 0), axis=-1)

@@ -94,7 +94,13 @@ def _result(
     data: jax.Array, state: weighted_ffi.BMatchingState, has_nan: jax.Array
 ) -> BMatchingResult:
     status = weighted_ffi.b_info_field(state.info, "STATUS")
-    status = jnp.where(has_nan, jnp.int32(WeightedMatchingStatus.INVALID_WEIGHTS), status)
+    # In Graph.validate()'s order: a bad structure (pointers, entries), then
+    # NaN weights, then ends that differ.
+    differ = weighted_ffi.ends_differ(state.info, "WEIGHTED_B_INFO_")
+    structure = (status == WeightedMatchingStatus.INVALID_GRAPH) & ~differ
+    status = jnp.where(
+        has_nan & ~structure, jnp.int32(WeightedMatchingStatus.INVALID_WEIGHTS), status
+    )
     once = state.mark == 2
     w_once = jnp.where(once, data, jnp.zeros((), data.dtype))
     weight, status = total_weight(w_once, status)

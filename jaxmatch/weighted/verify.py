@@ -64,8 +64,9 @@ def verify_weighted_matching(G: Graph, result) -> WeightedMatchingCertificate:
     Checks that ``mate`` is a matching of edges of ``G`` (symmetric, every
     pair an edge), recomputes its weight from ``G``, checks that it is
     locally dominant (no edge outside it heavier than both matched edges at
-    its ends), which proves ``weight >= optimum / 2``, and bounds the
-    optimum from above (:class:`WeightedMatchingCertificate`).
+    its ends; a self loop, which no matching holds, is left out), which
+    proves ``weight >= optimum / 2``, and bounds the optimum from above
+    (:class:`WeightedMatchingCertificate`).
 
     Args:
       G: one graph (no batch dimensions).
@@ -119,13 +120,15 @@ def verify_weighted_matching(G: Graph, result) -> WeightedMatchingCertificate:
     weight = at[matched].sum() / 2 if not is_int else int(at[matched].sum() // 2)
 
     # Locally dominant: every positive edge is no heavier than the heavier
-    # matched edge at its ends.
-    outside = (mate[u] != v) & (wt > zero)
+    # matched edge at its ends. A self loop is in no matching: left out here
+    # and of the bound.
+    loop = u == v
+    outside = (mate[u] != v) & (wt > zero) & ~loop
     violating = outside & (wt > np.maximum(at[u], at[v]))
     dominant = not np.any(violating)
     best = np.zeros(n, wt.dtype)
     if u.size:
-        np.maximum.at(best, u, np.maximum(wt, zero))
+        np.maximum.at(best, u, np.where(loop, zero, np.maximum(wt, zero)))
     bounds = [float(best.sum()) / 2]
     if dominant:
         bounds.append(2.0 * float(weight))

@@ -395,3 +395,22 @@ def test_a_malformed_graph_that_reads_safely_is_reported(device, what):
     res = jaxmatch.approximate_weighted_matching(bad)
     assert int(res.status) == WeightedMatchingStatus.INVALID_GRAPH
     assert np.all(np.asarray(res.mate) == -1)
+
+
+def test_a_malformed_graph_is_reported_before_its_nan_weights(device):
+    """INVALID_GRAPH wins over INVALID_WEIGHTS, as validate() checks the
+    structure first (an index out of range, a NaN weight)."""
+    bad = Graph(
+        indptr=np.array([0, 1, 2], np.int32),
+        indices=np.array([1, 5], np.int32),
+        data=np.float32([1.0, np.nan]),
+        shape=(2, 2),
+    )
+    with pytest.raises(jaxmatch.GraphValidationError, match="out of range"):
+        bad.validate()
+    for res in (
+        jaxmatch.approximate_weighted_matching(bad),
+        jaxmatch.approximate_weighted_matching(bad, method="ld"),
+        jaxmatch.approximate_b_matching(bad, 1),
+    ):
+        assert int(res.status) == WeightedMatchingStatus.INVALID_GRAPH

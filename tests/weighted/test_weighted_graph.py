@@ -154,3 +154,20 @@ def test_validate_checks_each_pair_from_both_ends():
     )
     with pytest.raises(GraphValidationError, match="sorted"):
         unsorted.validate()
+
+
+def test_a_self_loop_is_no_edge_of_the_certificate():
+    """A hand-built graph may store a loop (validate() accepts it); no
+    matching holds it, so it neither breaks dominance nor counts in the
+    bound."""
+    G = Graph(
+        indptr=np.array([0, 2, 3], np.int32),
+        indices=np.array([0, 1, 0], np.int32),
+        data=np.float32([5.0, 1.0, 1.0]),
+        shape=(2, 2),
+    ).validate()
+    res = jaxmatch.approximate_weighted_matching(G)
+    assert res.status_name == "DOMINANT" and np.asarray(res.mate).tolist() == [1, 0]
+    cert = jaxmatch.verify_weighted_matching(G, res)
+    assert cert.valid and cert.locally_dominant, cert.reason
+    assert cert.upper_bound == 1.0 and cert.ratio == 1.0
