@@ -48,7 +48,6 @@ __all__ = [
     "on_device",
     "pointer_of_sorted",
     "rows_canonical",
-    "rows_sorted",
     "sorted_unique",
     "transpose_csr",
     "validate_csr",
@@ -223,32 +222,21 @@ def on_device(a: np.ndarray, dtype: Any = None, *, private: bool = False) -> jax
     return jax.device_put(a, may_alias=True)
 
 
-def rows_canonical(indptr: np.ndarray, indices: np.ndarray) -> bool:
+def rows_canonical(indptr: np.ndarray, indices: np.ndarray, *, repeats: bool = False) -> bool:
     """Whether every row's indices strictly increase (sorted, no
-    duplicates): one vectorised O(nnz) pass.
+    duplicates; with ``repeats``, never decrease): one O(nnz) pass.
 
     Args:
       indptr: integer ``[n_rows + 1]``, a validated pointer.
       indices: integer ``[nnz]`` (or more; entries past ``indptr[-1]`` are
         ignored).
+      repeats: allow equal neighbouring indices in a row.
     """
-    return _rows_rise(indptr, indices, np.greater)
-
-
-def rows_sorted(indptr: np.ndarray, indices: np.ndarray) -> bool:
-    """Whether every row's indices never decrease (sorted, repeats side by
-    side); arguments as :func:`rows_canonical`."""
-    return _rows_rise(indptr, indices, np.greater_equal)
-
-
-def _rows_rise(indptr: np.ndarray, indices: np.ndarray, rises) -> bool:
-    """Whether ``rises(next, entry)`` holds for each entry and its successor
-    in the same row."""
     nnz = int(indptr[-1])
     if nnz < 2:
         return True
     idx = indices[:nnz]
-    rising = rises(idx[1:], idx[:-1])
+    rising = (idx[1:] >= idx[:-1]) if repeats else (idx[1:] > idx[:-1])
     # A row's first entry need not exceed the last of the row before it.
     rising[_row_crossings(indptr, nnz)] = True
     return bool(rising.all())

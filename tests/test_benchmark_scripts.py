@@ -413,6 +413,9 @@ PRIVATE_USES = {
     # host solve (.solve), swapped to time or compare them.
     ("lap_points.py", "jaxmatch.lap.points"),
     ("lap_points_sweep.py", "jaxmatch.lap.points"),
+    # The weighted inits' custom calls alone, on the keys the solvers make.
+    ("weighted_init.py", "jaxmatch.weighted._ffi"),
+    ("weighted_init.py", "jaxmatch.weighted.api"),
 }
 
 

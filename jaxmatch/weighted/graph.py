@@ -38,7 +38,6 @@ from .._csr import (
     on_device,
     pointer_of_sorted,
     rows_canonical,
-    rows_sorted,
     transpose_csr,
     validate_csr,
 )
@@ -410,7 +409,8 @@ class Graph(CSR):
           GraphValidationError: naming the first check that fails.
         """
         validate_csr(self.indptr, self.indices, self.n, self.n, what="CSR")
-        if not rows_sorted(index_view(self.indptr, "indptr"), index_view(self.indices, "indices")):
+        p, idx = index_view(self.indptr, "indptr"), index_view(self.indices, "indices")
+        if not rows_canonical(p, idx, repeats=True):
             raise GraphValidationError(
                 "each vertex's neighbours must be sorted (indices[indptr[u]:indptr[u + 1]] "
                 "nondecreasing)"
