@@ -139,16 +139,25 @@ def total_weight(w_once: jax.Array, status: jax.Array) -> tuple[jax.Array, jax.A
     return weight, jnp.where(overflow, jnp.int32(WeightedMatchingStatus.OVERFLOW), status)
 
 
+def reported_status(
+    status: jax.Array, info: jax.Array, has_nan: jax.Array, prefix: str
+) -> jax.Array:
+    """The kernels' status with NaN weights reported in Graph.validate()'s
+    order: a bad structure (pointers, entries) first, then NaN weights
+    (``INVALID_WEIGHTS``), then two ends that differ. ``prefix``: the info
+    slots' (``"WEIGHTED_INFO_"`` or ``"WEIGHTED_B_INFO_"``)."""
+    differ = weighted_ffi.ends_differ(info, prefix)
+    structure = (status == WeightedMatchingStatus.INVALID_GRAPH) & ~differ
+    return jnp.where(
+        has_nan & ~structure, jnp.int32(WeightedMatchingStatus.INVALID_WEIGHTS), status
+    )
+
+
 def _result(
     G: Graph, state: weighted_ffi.WeightedState, has_nan: jax.Array
 ) -> WeightedMatchingResult:
-    status = weighted_ffi.info_field(state.info, "STATUS")
-    # In Graph.validate()'s order: a bad structure (pointers, entries), then
-    # NaN weights, then ends that differ.
-    differ = weighted_ffi.ends_differ(state.info, "WEIGHTED_INFO_")
-    structure = (status == WeightedMatchingStatus.INVALID_GRAPH) & ~differ
-    status = jnp.where(
-        has_nan & ~structure, jnp.int32(WeightedMatchingStatus.INVALID_WEIGHTS), status
+    status = reported_status(
+        weighted_ffi.info_field(state.info, "STATUS"), state.info, has_nan, "WEIGHTED_INFO_"
     )
     n = G.n
     once = (state.mate > jnp.arange(n, dtype=jnp.int32)) & (state.mate_edge >= 0)

@@ -29,7 +29,7 @@ from jax import lax
 from .. import _ffi, _limits
 from .._batch import whole_problems
 from . import _ffi as weighted_ffi
-from .api import _check_graph, edge_keys, stores_nan, total_weight
+from .api import _check_graph, edge_keys, reported_status, stores_nan, total_weight
 from .graph import Graph
 from .tuning import WeightedMatchingTuning, tuning_of
 from .types import BMatchingResult, WeightedMatchingStatus
@@ -93,13 +93,8 @@ def _capacities(b: Any, n: int, lead: tuple[int, ...]) -> jax.Array:
 def _result(
     data: jax.Array, state: weighted_ffi.BMatchingState, has_nan: jax.Array
 ) -> BMatchingResult:
-    status = weighted_ffi.b_info_field(state.info, "STATUS")
-    # In Graph.validate()'s order: a bad structure (pointers, entries), then
-    # NaN weights, then ends that differ.
-    differ = weighted_ffi.ends_differ(state.info, "WEIGHTED_B_INFO_")
-    structure = (status == WeightedMatchingStatus.INVALID_GRAPH) & ~differ
-    status = jnp.where(
-        has_nan & ~structure, jnp.int32(WeightedMatchingStatus.INVALID_WEIGHTS), status
+    status = reported_status(
+        weighted_ffi.b_info_field(state.info, "STATUS"), state.info, has_nan, "WEIGHTED_B_INFO_"
     )
     once = state.mark == 2
     w_once = jnp.where(once, data, jnp.zeros((), data.dtype))
