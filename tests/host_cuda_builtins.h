@@ -1,6 +1,7 @@
 // Host stand-ins for the CUDA built-ins that the kernels' steps call, for the
 // host emulations (*_emulation.cc): sequentially consistent host atomics and
-// fences, bit casts, and a yield for __nanosleep.  Include it before defining
+// fences (and the __nv_atomic_* forms with their orders), bit casts, and a
+// yield for __nanosleep.  Include it before defining
 // __CUDA_ARCH__ and including the steps.
 #pragma once
 
@@ -45,5 +46,34 @@ long long __double_as_longlong(double f) {
   return i;
 }
 void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+
+// The __nv_atomic_* built-ins with their memory orders (scope: the process).
+#define __NV_ATOMIC_RELAXED __ATOMIC_RELAXED
+#define __NV_ATOMIC_ACQUIRE __ATOMIC_ACQUIRE
+#define __NV_ATOMIC_RELEASE __ATOMIC_RELEASE
+#define __NV_ATOMIC_ACQ_REL __ATOMIC_ACQ_REL
+#define __NV_THREAD_SCOPE_DEVICE 0
+template <class T>
+bool __nv_atomic_compare_exchange_n(T* p, T* expected, T desired, bool weak,
+                                    int success, int failure, int) {
+  return __atomic_compare_exchange_n(p, expected, desired, weak, success,
+                                     failure);
+}
+template <class T>
+void __nv_atomic_store_n(T* p, T x, int order, int) {
+  __atomic_store_n(p, x, order);
+}
+template <class T>
+T __nv_atomic_fetch_add(T* p, T x, int order, int) {
+  return __atomic_fetch_add(p, x, order);
+}
+template <class T>
+T __nv_atomic_fetch_max(T* p, T x, int order, int) {
+  T old = __atomic_load_n(p, __ATOMIC_RELAXED);
+  while (x > old && !__atomic_compare_exchange_n(p, &old, x, false, order,
+                                                 __ATOMIC_RELAXED)) {
+  }
+  return old;
+}
 void __nanosleep(unsigned) { sched_yield(); }
 }  // namespace

@@ -95,11 +95,51 @@ JM_HD unsigned long long atomic_max_u64(unsigned long long* p,
 #endif
 }
 
-// Orders this worker's memory accesses before it against those after it, as
-// seen by every thread of the device (a no-op on the serial host).
-JM_HD void device_fence() {
+// Acquire and release forms, at device scope, for locks and ownership
+// counters: what a worker wrote before a release (a store or an atomic) is
+// seen by the worker whose acquire reads that value, without a full fence
+// (CUDA's __nv_atomic_* built-ins; host: plain operations).
+
+// Compare-and-swap with acquire order (taking a lock); returns the old value.
+JM_HD int atomic_cas_acquire_int(int* p, int cmp, int val) {
 #if defined(__CUDA_ARCH__)
-  __threadfence();
+  __nv_atomic_compare_exchange_n(p, &cmp, val, false, __NV_ATOMIC_ACQUIRE,
+                                 __NV_ATOMIC_RELAXED, __NV_THREAD_SCOPE_DEVICE);
+  return cmp;
+#else
+  return atomic_cas_int(p, cmp, val);
+#endif
+}
+
+// A store with release order (releasing a lock).
+JM_HD void store_release_int(int* p, int x) {
+#if defined(__CUDA_ARCH__)
+  __nv_atomic_store_n(p, x, __NV_ATOMIC_RELEASE, __NV_THREAD_SCOPE_DEVICE);
+#else
+  *p = x;
+#endif
+}
+
+// An add with acquire and release order (handing a counted ownership on);
+// returns the old value.
+JM_HD int atomic_add_acq_rel_int(int* p, int x) {
+#if defined(__CUDA_ARCH__)
+  return __nv_atomic_fetch_add(p, x, __NV_ATOMIC_ACQ_REL,
+                               __NV_THREAD_SCOPE_DEVICE);
+#else
+  return atomic_add_int(p, x);
+#endif
+}
+
+// Maximum of 64-bit unsigned words with acquire and release order; returns
+// the old value.
+JM_HD unsigned long long atomic_max_acq_rel_u64(unsigned long long* p,
+                                                unsigned long long x) {
+#if defined(__CUDA_ARCH__)
+  return __nv_atomic_fetch_max(p, x, __NV_ATOMIC_ACQ_REL,
+                               __NV_THREAD_SCOPE_DEVICE);
+#else
+  return atomic_max_u64(p, x);
 #endif
 }
 

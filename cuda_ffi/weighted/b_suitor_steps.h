@@ -26,9 +26,10 @@
 //    is never above the true floor, so the search never skips a neighbour
 //    that would accept; the install re-checks under v's lock;
 //  * owed[u] + (u's proposals standing) == min(b(u), deg(u)) until u runs
-//    out of targets; the team that raises owed[u] from 0 owns u and makes
-//    its proposals until owed[u] is back at 0, so at every moment u has at
-//    most one owner, which alone moves cursor[u];
+//    out of targets, less the proposals u's owner made but has not yet
+//    subtracted (bm_process); the team that raises owed[u] from 0 owns u and
+//    makes its proposals until it brings owed[u] back to 0, so at every
+//    moment u has at most one owner, which alone moves cursor[u];
 //  * so the run ends in a state where every vertex has b(u) standing
 //    proposals or no target left, and every S(v) holds the b(v) heaviest
 //    proposals ever made to it.  Khan et al. (Lemma 4.1, Theorem 4.2) show
@@ -282,16 +283,14 @@ JM_HD WmTarget bm_next_target(const Team& team, const BmView& p, int u,
 
 // ------------------------------------------------------------ heaps
 
-// Takes S(v)'s lock (the kBmLocked bit of the record's state) and returns
-// S(v)'s size.
+// Takes S(v)'s lock (the kBmLocked bit of the record's state; acquire
+// order: the last holder's updates are seen) and returns S(v)'s size.
 JM_HD int bm_lock(BmVertex& x) {
-  volatile int* state = &x.state;
   for (;;) {
-    const int s = *state;
-    if (!(s & kBmLocked) && atomic_cas_int(&x.state, s, s | kBmLocked) == s) {
-      device_fence();
+    const int s = load_shared_scalar(&x.state);
+    if (!(s & kBmLocked) &&
+        atomic_cas_acquire_int(&x.state, s, s | kBmLocked) == s)
       return s;
-    }
 #if defined(__CUDA_ARCH__)
     __nanosleep(32);
 #endif
@@ -300,24 +299,18 @@ JM_HD int bm_lock(BmVertex& x) {
 
 // Publishes S(v)'s updates and its new size, and releases the lock.
 JM_HD void bm_unlock(BmVertex& x, int size) {
-  device_fence();
-  *static_cast<volatile int*>(&x.state) = size;
+  store_release_int(&x.state, size);
 }
 
-// Installs proposal `mine` (packed (key, proposer), its edge at `pos` in the
-// proposer's list) into S(v) (one worker).  Returns kBmRefused, -1 when it
-// took a free slot, or the proposer it dislodged.  Heap reads are volatile:
-// another team's last update, published by its unlock, must not be read from
-// a stale cache line.
-JM_HD int bm_install(BmView& p, int v, WmOffer mine, int pos) {
-  BmVertex& x = p.vx[v];
-  volatile WmOffer* floor = &x.floor;
-  if (mine <= *floor) return kBmRefused;
-  const int size = bm_lock(x);
-  const int cap = x.hcap;
-  volatile WmOffer* h = p.heap + x.hoff;
-  volatile int* hp = p.hpos + x.hoff;
-  int out = kBmRefused, new_size = size;
+// Inserts proposal `mine` (its edge at `pos`) into the heap h / hp of `size`
+// entries and bound `cap` (the caller holds S(v)'s lock).  Returns
+// kBmRefused, -1 when it took a free slot, or the proposer it dislodged;
+// the heap's new size goes to *new_size and, once the heap is full, its root
+// to *floor.
+JM_HD int bm_heap_insert(volatile WmOffer* h, volatile int* hp, int size,
+                         int cap, WmOffer mine, int pos, int* new_size,
+                         volatile WmOffer* floor) {
+  *new_size = size;
   if (size < cap) {
     int i = size;  // sift up from the new leaf
     while (i > 0) {
@@ -330,27 +323,46 @@ JM_HD int bm_install(BmView& p, int v, WmOffer mine, int pos) {
     }
     h[i] = mine;
     hp[i] = pos;
-    new_size = size + 1;
-    if (new_size == cap) *floor = h[0];
-    out = -1;
-  } else if (cap > 0 && mine > h[0]) {
-    out = wm_id(h[0]);
-    int i = 0;  // the root replaced: sift down
-    for (;;) {
-      const int l = 2 * i + 1;
-      if (l >= cap) break;
-      const int r = l + 1;
-      const int m = (r < cap && h[r] < h[l]) ? r : l;
-      const WmOffer e = h[m];
-      if (e >= mine) break;
-      h[i] = e;
-      hp[i] = hp[m];
-      i = m;
-    }
-    h[i] = mine;
-    hp[i] = pos;
-    *floor = h[0];
+    *new_size = size + 1;
+    if (*new_size == cap) *floor = h[0];
+    return -1;
   }
+  if (cap == 0 || mine <= h[0]) return kBmRefused;
+  const int out = wm_id(h[0]);
+  int i = 0;  // the root replaced: sift down
+  for (;;) {
+    const int l = 2 * i + 1;
+    if (l >= cap) break;
+    const int r = l + 1;
+    const int m = (r < cap && h[r] < h[l]) ? r : l;
+    const WmOffer e = h[m];
+    if (e >= mine) break;
+    h[i] = e;
+    hp[i] = hp[m];
+    i = m;
+  }
+  h[i] = mine;
+  hp[i] = pos;
+  *floor = h[0];
+  return out;
+}
+
+// Installs proposal `mine` (packed (key, proposer), its edge at `pos` in the
+// proposer's list) into S(v) (one worker).  Returns kBmRefused, -1 when it
+// took a free slot, or the proposer it dislodged.  Heap reads are volatile:
+// another team's last update, published by its unlock, must not be read from
+// a stale cache line.  S(v)'s bound and place, fixed since the init, are
+// read with the floor, before the lock.
+JM_HD int bm_install(BmView& p, int v, WmOffer mine, int pos) {
+  BmVertex& x = p.vx[v];
+  volatile WmOffer* floor = &x.floor;
+  const int cap = x.hcap, hoff = x.hoff;
+  if (mine <= *floor) return kBmRefused;
+  const int size = bm_lock(x);
+  volatile WmOffer* h = p.heap + hoff;
+  volatile int* hp = p.hpos + hoff;
+  int new_size = size;
+  const int out = bm_heap_insert(h, hp, size, cap, mine, pos, &new_size, floor);
   bm_unlock(x, new_size);
   return out;
 }
@@ -379,6 +391,13 @@ struct BmKeepAll {
 // p, x)` says the team processes x (the same answer on every worker) and
 // its stack has room; the others go to the queue.  Returns the proposals
 // installed.
+//
+// The owner settles its proposals in batches: it reads owed[u] (others only
+// raise it), makes that many, and subtracts them in one acquire-release add
+// after storing u's cursor; the old value says whether more were owed
+// meanwhile (then the next batch) or u is released.  A team that raises
+// owed[x] from 0 (acquire-release too) thus sees x's cursor as its last
+// owner left it.
 template <int kDepth, class Team, class Keep>
 JM_HD int bm_process(const Team& team, BmView& p, int u, Keep keep) {
   int stack[kBmStack];
@@ -387,9 +406,10 @@ JM_HD int bm_process(const Team& team, BmView& p, int u, Keep keep) {
   int cur = u;
   while (cur >= 0) {
     WmOffer cursor = 0;
+    int owed = 0, settled = 0;  // the batch (rank 0's)
     if (team.rank() == 0) {
-      device_fence();
       cursor = load_shared_value(&p.vx[cur].cursor);
+      owed = load_shared_scalar(&p.vx[cur].owed);
     }
     cursor = team.from_first(cursor);
     BmCache<kDepth> cache;
@@ -403,15 +423,24 @@ JM_HD int bm_process(const Team& team, BmView& p, int u, Keep keep) {
                                        wm_pack(wm_key(t.offer), cur), t.pos);
         if (r == kBmRefused) {
           word = 1;
-        } else {  // a proposal made, or none left: one owed proposal settled
-          if (t.offer != 0) ++installed;
+        } else {  // a proposal made (one settled), or none left (all)
+          if (t.offer != 0) {
+            ++installed;
+            ++settled;
+          } else {
+            settled = owed;
+          }
           if (r >= 0) {
             word |= static_cast<unsigned long long>(r) << 32;
-            if (atomic_add_int(&p.vx[r].owed, 1) == 0) word |= 4;
+            if (atomic_add_acq_rel_int(&p.vx[r].owed, 1) == 0) word |= 4;
           }
-          *static_cast<volatile WmOffer*>(&p.vx[cur].cursor) = cursor;
-          device_fence();
-          if (atomic_add_int(&p.vx[cur].owed, -1) == 1) word |= 2;
+          if (settled == owed) {
+            *static_cast<volatile WmOffer*>(&p.vx[cur].cursor) = cursor;
+            const int before = atomic_add_acq_rel_int(&p.vx[cur].owed, -owed);
+            if (before == owed) word |= 2;
+            owed = before - owed;
+            settled = 0;
+          }
         }
       }
       word = team.from_first(word);

@@ -260,9 +260,9 @@ struct WmKeepAll {
 // and the chase ends.  Returns the number of proposals installed.
 //
 // Before each proposal the position of its edge goes to cand_edge[cur]; the
-// fences around the atomic order that write after the previous holder's
-// (whose proposal the atomic displaced), so the last proposal that took
-// leaves its position there.
+// atomic's acquire-release order puts that write after the previous
+// holder's (whose proposal the atomic displaced), so the last proposal that
+// took leaves its position there.
 template <class Team, class HandOn = WmKeepAll>
 JM_HD int wm_suitor_chase(const Team& team, WmView& p, int u,
                           HandOn hand_on = {}) {
@@ -277,9 +277,7 @@ JM_HD int wm_suitor_chase(const Team& team, WmView& p, int u,
     WmOffer old = 0;
     if (team.rank() == 0) {
       p.cand_edge[cur] = target.pos;
-      device_fence();
-      old = atomic_max_u64(p.offer + v, mine);
-      device_fence();
+      old = atomic_max_acq_rel_u64(p.offer + v, mine);
     }
     old = team.from_first(old);
     if (old > mine) continue;  // a heavier proposal came first: search again
