@@ -1,7 +1,7 @@
 // CUDA kernels of b-Suitor: the steps of b_suitor_steps.h run by tiles of a
-// warp (one vertex each; the tile is wm_lanes wide, as Suitor's) and, for
-// the vertices of degree above wm_heavy_degree, by whole blocks, whose
-// scans select up to a block's worth of candidates at once.  A grid
+// warp (one vertex each; bm_lanes wide) and, for the vertices of degree
+// above wm_heavy_degree, by whole blocks, whose scans select up to a block's
+// worth of candidates at once.  A grid
 // (blocks_x, batch) strides over the vertices of each problem.
 //
 //   Init: clear, validate (pointers and b; heavy vertices listed), check (the
@@ -25,7 +25,10 @@ namespace {
 namespace cg = cooperative_groups;
 
 constexpr int kMaxGridY = 65535;
-constexpr int kBmHeavyThreads = 1024;
+// A hub's block: a block-wide selection per proposal costs less in a small
+// block, and more hubs run at once (measured: docs/benchmarks.md, b-Suitor's
+// tiles and blocks).
+constexpr int kBmHeavyThreads = 256;
 // Queue rounds per step call: most graphs need none or one.
 constexpr int kBmQueueRounds = 4;
 // Candidates each worker keeps per scan (b_suitor_steps.h): a lane of a
@@ -192,6 +195,13 @@ __global__ void bm_done_kernel(BmProblem s) {
 
 #undef JM_BM_FOR_EACH_PROBLEM
 
+// The tile's width: a quarter of Suitor's (wm_lanes), so 4 or 8.  A vertex
+// makes up to b proposals, each one lane's lock and sift while the others
+// wait, so narrower tiles keep more vertices in flight per warp (measured:
+// docs/benchmarks.md, b-Suitor's tiles and blocks).  A hub is still a list
+// longer than wm_heavy_degree.
+int bm_lanes(int n, int cap) { return std::max(4, wm_lanes(n, cap) / 4); }
+
 int Blocks(int64_t threads, int cap) {
   int64_t bx = (threads + kWmThreads - 1) / kWmThreads;
   if (bx < 1) bx = 1;
@@ -246,16 +256,9 @@ cudaError_t LaunchBmInit(cudaStream_t stream, const BmProblem& s,
 cudaError_t LaunchBmStep(cudaStream_t stream, const BmProblem& s,
                          int resident_blocks) {
   if (s.batch == 0) return cudaSuccess;
-  switch (wm_lanes(s.n, s.cap)) {
-    case 4:
-      return LaunchBmStepLanes<4>(stream, s, resident_blocks);
-    case 8:
-      return LaunchBmStepLanes<8>(stream, s, resident_blocks);
-    case 16:
-      return LaunchBmStepLanes<16>(stream, s, resident_blocks);
-    default:
-      return LaunchBmStepLanes<32>(stream, s, resident_blocks);
-  }
+  return bm_lanes(s.n, s.cap) == 4
+             ? LaunchBmStepLanes<4>(stream, s, resident_blocks)
+             : LaunchBmStepLanes<8>(stream, s, resident_blocks);
 }
 
 }  // namespace jaxmatch
