@@ -23,10 +23,11 @@ BUILD=/tmp/jm_harness
 cmake -S cuda_ffi -B $BUILD -G Ninja -DJAXMATCH_BUILD_HARNESSES=ON \
   -DXLA_FFI_INCLUDE_DIR="$(python3 -c 'import jax.ffi; print(jax.ffi.include_dir())')" > "$OUT/harness_build.log" 2>&1 &&
   cmake --build $BUILD >> "$OUT/harness_build.log" 2>&1 || { tail -30 "$OUT/harness_build.log"; exit 1; }
-for harness in lap_kernel_harness matching_kernel_harness weighted_kernel_harness; do
+for harness in lap_kernel_harness matching_kernel_harness weighted_kernel_harness \
+               b_matching_kernel_harness kbest_kernel_harness; do
   for tool in ${HARNESS_TOOLS:-racecheck synccheck initcheck}; do
-    arg=$([ $harness = lap_kernel_harness ] && echo quick)
-    timeout --foreground ${SAN_TIMEOUT:-150} compute-sanitizer --tool $tool --error-exitcode 9 $BUILD/$harness $arg > "$OUT/${harness}_$tool.log" 2>&1
+    arg=$(case $harness in lap_* | b_matching_* | kbest_*) echo quick ;; esac)
+    JAXMATCH_HARNESS_HANG_S=120 timeout --foreground ${SAN_TIMEOUT:-150} compute-sanitizer --tool $tool --error-exitcode 9 $BUILD/$harness $arg > "$OUT/${harness}_$tool.log" 2>&1
     echo "$harness $tool exit $? : $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|harness:' "$OUT/${harness}_$tool.log" | tr '\n' ' ')"
   done
 done

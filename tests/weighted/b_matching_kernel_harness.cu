@@ -7,8 +7,9 @@
 // hundreds) solved on the GPU; mark, degree and status must equal the serial
 // solve on the host (b_suitor_steps.h's bm_serial), which is unique.  A
 // malformed graph and a negative b must be reported.  A step that has not
-// finished after 3 s counts as a hang.  `quick`: fewer graphs (for the
-// sanitizer).
+// finished after 3 s (JAXMATCH_HARNESS_HANG_S seconds where set: a
+// sanitizer's racecheck runs the kernels far slower) counts as a hang.
+// `quick`: fewer graphs (for the sanitizer).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -33,7 +34,9 @@ struct Batch {
 };
 
 static bool Finished(cudaStream_t s) {
-  for (int i = 0; i < 300; ++i) {
+  const char* env = std::getenv("JAXMATCH_HARNESS_HANG_S");
+  const double seconds = env != nullptr ? std::atof(env) : 3.0;
+  for (int i = 0; i < seconds * 100; ++i) {
     if (cudaStreamQuery(s) == cudaSuccess) return true;
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
