@@ -43,12 +43,16 @@ inline constexpr NamedConstant kWeightedConstants[] = {
     {"WEIGHTED_INFO_STATUS", kWmStatus},
     {"WEIGHTED_INFO_N_ROUNDS", kWmRounds},
     {"WEIGHTED_INFO_N_PROPOSALS", kWmProposals},
+    // The stored entries' hash balance: a 64-bit word in two int32 slots
+    // (weighted_state.h).
     {"WEIGHTED_INFO_BALANCE", kWmBalance},
+    {"WEIGHTED_INFO_BALANCE_HIGH", kWmBalance + 1},
     {"WEIGHTED_B_INFO_LEN", kBmInfoLen},
     {"WEIGHTED_B_INFO_STATUS", kBmStatus},
     {"WEIGHTED_B_INFO_N_ROUNDS", kBmRounds},
     {"WEIGHTED_B_INFO_N_PROPOSALS", kBmProposals},
     {"WEIGHTED_B_INFO_BALANCE", kBmBalance},
+    {"WEIGHTED_B_INFO_BALANCE_HIGH", kBmBalance + 1},
 };
 
 }  // namespace jaxmatch

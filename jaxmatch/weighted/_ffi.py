@@ -63,8 +63,9 @@ def ends_differ(info: jax.Array, prefix: str = "WEIGHTED_INFO_") -> jax.Array:
     but its two ends storing different pairs or keys (the stored entries'
     hash balance, a 64-bit word in two slots, is nonzero). ``prefix``:
     ``"WEIGHTED_INFO_"`` or ``"WEIGHTED_B_INFO_"``."""
-    at = _ffi.constant(f"{prefix}BALANCE")
-    return (info[..., at] != 0) | (info[..., at + 1] != 0)
+    low = _ffi.constant(f"{prefix}BALANCE")
+    high = _ffi.constant(f"{prefix}BALANCE_HIGH")
+    return (info[..., low] != 0) | (info[..., high] != 0)
 
 
 def _state_shapes(n: int) -> Callable[[tuple[int, ...]], WeightedState]:
