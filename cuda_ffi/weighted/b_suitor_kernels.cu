@@ -56,7 +56,7 @@ __global__ void bm_init_check_kernel(BmProblem s) {
   JM_BM_FOR_EACH_PROBLEM(s, p) {
     if (load_shared_scalar(p.sc + kBmBadGraph) != 0) continue;
     wm_check_entries_grid(p, wm_balance_word(p.sc, kBmBalance),
-                          p.sc + kBmBadGraph, 1);
+                          p.sc + kBmBadGraph, 1, p.sc + kBmCopies);
   }
 }
 

@@ -149,20 +149,19 @@ inline void bm_init_serial(BmView& p, const int* b) {
   bm_init_validate(team, p, b);
   if (p.sc[kBmBadGraph] == 0)
     wm_check_entries_serial(p, wm_balance_word(p.sc, kBmBalance),
-                            p.sc + kBmBadGraph, 1);
+                            p.sc + kBmBadGraph, 1, p.sc + kBmCopies);
   bm_init_control(p);
 }
 
 // ------------------------------------------------------------ candidates
 
 // A worker's part of the team's candidates: its kDepth best unused ones
-// (descending, 0: none; head is the next), their positions, and `bound` (the
-// same on every worker): the largest candidate any worker had to drop, so
-// that the candidates above it are exactly the team's top eligible ones.
+// (descending, 0: none; head is the next) and `bound` (the same on every
+// worker): the largest candidate any worker had to drop, so that the
+// candidates above it are exactly the team's top eligible ones.
 template <int kDepth>
 struct BmCache {
   WmOffer best[kDepth] = {};
-  int pos[kDepth] = {};
   int head = 0;
   WmOffer bound = 0;
   bool filled = false;
@@ -174,19 +173,13 @@ struct BmCache {
       if (i == head) x = best[i];
     return x;
   }
-  JM_HD int next_pos() const {
-    int x = INT_MAX;
-    JM_UNROLL
-    for (int i = 0; i < kDepth; ++i)
-      if (i == head) x = pos[i];
-    return x;
-  }
 };
 
 // Whether u's entry k (neighbour v, `key`; u's list [lo, hi)) is its pair's
 // one candidate: a pair stored more than once, its copies side by side in
 // the sorted list, is one edge, proposed along its heaviest copy (the first
-// of equal ones); otherwise u could hold two places in S(v).
+// of equal ones); otherwise u could hold two places in S(v).  The scan asks
+// only when the init found such a pair (kBmCopies): most graphs have none.
 JM_HD bool bm_heaviest_copy(const BmView& p, int k, int lo, int hi, int v,
                             uint32_t key) {
   for (int j = k - 1; j >= lo && p.adj[j] == v; --j)
@@ -203,13 +196,11 @@ template <int kDepth, class Team>
 JM_HD void bm_scan(const Team& team, const BmView& p, int u, WmOffer below,
                    BmCache<kDepth>& c) {
   JM_UNROLL
-  for (int i = 0; i < kDepth; ++i) {
-    c.best[i] = 0;
-    c.pos[i] = INT_MAX;
-  }
+  for (int i = 0; i < kDepth; ++i) c.best[i] = 0;
   WmOffer dropped = 0;
   if (below != 0) {
     const int lo = p.xadj[u], hi = p.xadj[u + 1];
+    const bool copies = p.sc[kBmCopies] != 0;
 #if !defined(__CUDA_ARCH__)
     const int stored = p.xadj[p.n];
 #endif
@@ -226,7 +217,7 @@ JM_HD void bm_scan(const Team& team, const BmView& p, int u, WmOffer below,
       const WmOffer cand = wm_pack(key, v);
       if (cand >= below || cand <= dropped) continue;
       if (wm_pack(key, u) <= load_shared_value(&p.vx[v].floor)) continue;
-      if (!bm_heaviest_copy(p, k, lo, hi, v, key)) continue;
+      if (copies && !bm_heaviest_copy(p, k, lo, hi, v, key)) continue;
       const WmOffer last = c.best[kDepth - 1];
       if (cand < last) {
         dropped = cand;  // above `dropped` (checked), below every kept one
@@ -235,16 +226,12 @@ JM_HD void bm_scan(const Team& team, const BmView& p, int u, WmOffer below,
       if (last != 0) dropped = last;
       // insert, shifting the lighter ones down (static indices)
       WmOffer x = cand;
-      int xp = k;
       JM_UNROLL
       for (int i = 0; i < kDepth; ++i) {
         if (x > c.best[i]) {
           const WmOffer y = c.best[i];
-          const int yp = c.pos[i];
           c.best[i] = x;
-          c.pos[i] = xp;
           x = y;
-          xp = yp;
         }
       }
     }
@@ -254,27 +241,26 @@ JM_HD void bm_scan(const Team& team, const BmView& p, int u, WmOffer below,
   c.filled = true;
 }
 
-// u's next target below `cursor` (which moves to it), or {0, -1} when u has
-// none left (cursor 0).  The candidates are taken from the cache while they
-// are known to be the top ones, else the list is scanned again.
+// u's next target below `cursor` (which moves to it), packed (key, v), or 0
+// when u has none left (cursor 0).  The candidates are taken from the cache
+// while they are known to be the top ones, else the list is scanned again.
 template <int kDepth, class Team>
-JM_HD WmTarget bm_next_target(const Team& team, const BmView& p, int u,
-                              WmOffer& cursor, BmCache<kDepth>& c) {
+JM_HD WmOffer bm_next_target(const Team& team, const BmView& p, int u,
+                             WmOffer& cursor, BmCache<kDepth>& c) {
   for (;;) {
     if (c.filled) {
       const WmOffer mine = c.next();
       const WmOffer top = team.all_max(mine);
       if (top != 0 && top > c.bound) {
-        const int pos = team.all_min(mine == top ? c.next_pos() : INT_MAX);
         if (mine == top) ++c.head;
         cursor = top;
-        return {top, pos};
+        return top;
       }
       // After a scan the top is above every dropped candidate unless the
       // scan found nothing: this ends the loop.
       if (top == 0 && c.bound == 0) {
         cursor = 0;
-        return {0, -1};
+        return 0;
       }
     }
     bm_scan(team, p, u, cursor, c);
@@ -302,14 +288,12 @@ JM_HD void bm_unlock(BmVertex& x, int size) {
   store_release_int(&x.state, size);
 }
 
-// Inserts proposal `mine` (its edge at `pos`) into the heap h / hp of `size`
-// entries and bound `cap` (the caller holds S(v)'s lock).  Returns
-// kBmRefused, -1 when it took a free slot, or the proposer it dislodged;
-// the heap's new size goes to *new_size and, once the heap is full, its root
-// to *floor.
-JM_HD int bm_heap_insert(volatile WmOffer* h, volatile int* hp, int size,
-                         int cap, WmOffer mine, int pos, int* new_size,
-                         volatile WmOffer* floor) {
+// Inserts proposal `mine` into the heap h of `size` entries and bound `cap`
+// (the caller holds S(v)'s lock).  Returns kBmRefused, -1 when it took a
+// free slot, or the proposer it dislodged; the heap's new size goes to
+// *new_size and, once the heap is full, its root to *floor.
+JM_HD int bm_heap_insert(volatile WmOffer* h, int size, int cap, WmOffer mine,
+                         int* new_size, volatile WmOffer* floor) {
   *new_size = size;
   if (size < cap) {
     int i = size;  // sift up from the new leaf
@@ -318,11 +302,9 @@ JM_HD int bm_heap_insert(volatile WmOffer* h, volatile int* hp, int size,
       const WmOffer e = h[parent];
       if (e <= mine) break;
       h[i] = e;
-      hp[i] = hp[parent];
       i = parent;
     }
     h[i] = mine;
-    hp[i] = pos;
     *new_size = size + 1;
     if (*new_size == cap) *floor = h[0];
     return -1;
@@ -338,31 +320,27 @@ JM_HD int bm_heap_insert(volatile WmOffer* h, volatile int* hp, int size,
     const WmOffer e = h[m];
     if (e >= mine) break;
     h[i] = e;
-    hp[i] = hp[m];
     i = m;
   }
   h[i] = mine;
-  hp[i] = pos;
   *floor = h[0];
   return out;
 }
 
-// Installs proposal `mine` (packed (key, proposer), its edge at `pos` in the
-// proposer's list) into S(v) (one worker).  Returns kBmRefused, -1 when it
-// took a free slot, or the proposer it dislodged.  Heap reads are volatile:
-// another team's last update, published by its unlock, must not be read from
-// a stale cache line.  S(v)'s bound and place, fixed since the init, are
-// read with the floor, before the lock.
-JM_HD int bm_install(BmView& p, int v, WmOffer mine, int pos) {
+// Installs proposal `mine` (packed (key, proposer)) into S(v) (one worker).
+// Returns kBmRefused, -1 when it took a free slot, or the proposer it
+// dislodged.  Heap reads are volatile: another team's last update, published by
+// its unlock, must not be read from a stale cache line.  S(v)'s bound and
+// place, fixed since the init, are read with the floor, before the lock.
+JM_HD int bm_install(BmView& p, int v, WmOffer mine) {
   BmVertex& x = p.vx[v];
   volatile WmOffer* floor = &x.floor;
   const int cap = x.hcap, hoff = x.hoff;
   if (mine <= *floor) return kBmRefused;
   const int size = bm_lock(x);
-  volatile WmOffer* h = p.heap + hoff;
-  volatile int* hp = p.hpos + hoff;
   int new_size = size;
-  const int out = bm_heap_insert(h, hp, size, cap, mine, pos, &new_size, floor);
+  const int out =
+      bm_heap_insert(p.heap + hoff, size, cap, mine, &new_size, floor);
   bm_unlock(x, new_size);
   return out;
 }
@@ -414,17 +392,15 @@ JM_HD int bm_process(const Team& team, BmView& p, int u, Keep keep) {
     cursor = team.from_first(cursor);
     BmCache<kDepth> cache;
     for (;;) {
-      const WmTarget t = bm_next_target(team, p, cur, cursor, cache);
+      const WmOffer t = bm_next_target(team, p, cur, cursor, cache);
       unsigned long long word = 0;  // bit 0 refused, 1 released, 2 owned
       if (team.rank() == 0) {
-        const int r = t.offer == 0
-                          ? -1
-                          : bm_install(p, wm_id(t.offer),
-                                       wm_pack(wm_key(t.offer), cur), t.pos);
+        const int r =
+            t == 0 ? -1 : bm_install(p, wm_id(t), wm_pack(wm_key(t), cur));
         if (r == kBmRefused) {
           word = 1;
         } else {  // a proposal made (one settled), or none left (all)
-          if (t.offer != 0) {
+          if (t != 0) {
             ++installed;
             ++settled;
           } else {
@@ -489,10 +465,27 @@ JM_HD const int* bm_queue(const BmView& p, int* len) {
 
 // ------------------------------------------------------------ the result
 
+// The position in u's list of the edge along which u proposes to w with
+// `key`: its heaviest copy, the first of w's entries (side by side in the
+// sorted list, found by binary search) with the largest key, which is `key`.
+JM_HD int bm_edge_position(const BmView& p, int u, int w, uint32_t key) {
+  const int end = p.xadj[u + 1];
+  int lo = p.xadj[u], hi = end;
+  while (lo < hi) {  // the first entry >= w
+    const int mid = lo + (hi - lo) / 2;
+    if (p.adj[mid] < w)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  while (p.key[lo] != key && lo + 1 < end && p.adj[lo + 1] == w) ++lo;
+  return lo;
+}
+
 // After the proposals (one worker per vertex): each proposal (key, w) that u
-// holds is matched when w holds (key, u); its edge, at hpos in w's list, is
-// marked (2 where its column u is above its row w: each edge once), and u's
-// degree counts them.  Every mark is written by one vertex.
+// holds is matched when w holds (key, u); u marks its own entry of the edge
+// (2 where its column w is above its row u: each edge once), and u's degree
+// counts them.  Every mark is written by the vertex whose list holds it.
 //
 // w holds (key, u) iff (key, w) >= cursor(u) and (key, u) >= floor(w), both
 // final, so the check reads one record instead of searching S(w) (which
@@ -507,7 +500,6 @@ JM_HD const int* bm_queue(const BmView& p, int* len) {
 JM_HD void bm_finalize(BmView& p, int u) {
   const BmVertex& x = p.vx[u];
   const WmOffer* h = p.heap + x.hoff;
-  const int* hp = p.hpos + x.hoff;
   const int size = x.state;
   int deg = 0;
   for (int j = 0; j < size; ++j) {
@@ -515,7 +507,7 @@ JM_HD void bm_finalize(BmView& p, int u) {
     const int w = wm_id(e);
     const uint32_t key = wm_key(e);
     if (wm_pack(key, w) >= x.cursor && wm_pack(key, u) >= p.vx[w].floor) {
-      p.mark[hp[j]] = u > w ? 2 : 1;
+      p.mark[bm_edge_position(p, u, w, key)] = w > u ? 2 : 1;
       ++deg;
     }
   }

@@ -17,12 +17,13 @@ inline int64_t wm_check_threads(int cap) {
   return (static_cast<int64_t>(cap) + kWmCheckPerLane - 1) / kWmCheckPerLane;
 }
 
-// A bad entry sets *flag = value; the balance is added to *balance.  Every
-// thread of the grid row calls it (blockDim.x a multiple of 32).
+// A bad entry sets *flag = value; the balance is added to *balance; given
+// `copies`, a neighbour listed twice sets *copies = 1.  Every thread of the
+// grid row calls it (blockDim.x a multiple of 32).
 template <class View>
 __device__ void wm_check_entries_grid(const View& p,
                                       unsigned long long* balance, int* flag,
-                                      int value) {
+                                      int value, int* copies = nullptr) {
   const int lane = threadIdx.x & 31;
   const int64_t warp =
       (blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x) >> 5;
@@ -39,9 +40,11 @@ __device__ void wm_check_entries_grid(const View& p,
   for (int d = 16; d > 0; d /= 2)
     c.balance += __shfl_xor_sync(0xffffffffu, c.balance, d);
   const bool bad = __any_sync(0xffffffffu, c.bad);
+  const bool listed_twice = __any_sync(0xffffffffu, c.copies);
   if (lane == 0) {
     if (c.balance != 0) atomicAdd(balance, c.balance);
     if (bad) *flag = value;
+    if (listed_twice && copies != nullptr) *copies = 1;
   }
 }
 

@@ -168,8 +168,6 @@ struct WmProblem {
 //                         heap[hoff] = heap[xadj[v]] (hcap <= deg(v) slots
 //                         there, so the heaps tile the stored entries: the
 //                         workspace depends on n and cap only)
-//   hpos    [cap]         per heap entry: the position of its edge in the
-//                         proposer's list
 //   heavy   [n]           the vertices of degree above wm_heavy_degree
 //                         (info[kBmHeavy] of them), for whole blocks on CUDA
 //   queue   [2][n]        owned vertices left to the next round: the one
@@ -186,6 +184,7 @@ enum BmScalar : int {
   kBmDrained = 8,       // every proposal made: the result can be read off
   kBmBadGraph = 9,      // init: the CSR is malformed
   kBmBadCapacity = 10,  // init: a negative b
+  kBmCopies = 11,       // init: some list stores a neighbour more than once
   kBmBalance = 12,      // init: the stored entries' hash balance (a 64-bit
                         // word: slots 12 and 13, weighted_steps.h)
   kBmInfoLen = 14,
@@ -217,14 +216,13 @@ constexpr int kBmLocked = 1 << 30;
 // length is linear in n and cap (symbolic shapes can express it) and every
 // member's records are 32-byte aligned whatever the buffer's alignment.
 struct BmWorkLayout {
-  std::size_t vertex, heap, hpos, heavy, queue, len;
+  std::size_t vertex, heap, heavy, queue, len;
   JM_HD BmWorkLayout(int n, int cap) {
     const std::size_t un = static_cast<std::size_t>(n);
     const std::size_t ucap = static_cast<std::size_t>(cap);
     vertex = 0;
     heap = vertex + 8 * un;
-    hpos = heap + 2 * ucap;
-    heavy = hpos + ucap;
+    heavy = heap + 2 * ucap;
     queue = heavy + un;
     len = queue + 2 * un + 8;
   }
@@ -241,7 +239,6 @@ struct BmView {
   int* degree;
   BmVertex* vx;
   WmOffer* heap;
-  int* hpos;
   int* heavy;
   int* queue;  // [2][n]
 };
@@ -277,7 +274,6 @@ struct BmProblem {
                   degree + i * n,
                   reinterpret_cast<BmVertex*>(w + L.vertex),
                   reinterpret_cast<WmOffer*>(w + L.heap),
-                  w + L.hpos,
                   w + L.heavy,
                   w + L.queue};
   }

@@ -113,6 +113,7 @@ JM_HD void wm_init_validate(const Team& team, WmView& p) {
 struct WmEntryCheck {
   unsigned long long balance = 0;  // the signed hash sum, modulo 2^64
   bool bad = false;                // a neighbour out of range or of order
+  bool copies = false;             // a list stores a neighbour twice
 };
 
 // splitmix64's finaliser (a bijection) of the pair (lo < hi) and key.
@@ -153,10 +154,12 @@ JM_HD void wm_check_entries(const View& p, int first, int last, int stride,
       end = p.xadj[u + 1];
     }
     const int v = p.adj[k];
-    if (v < 0 || v >= p.n || (k > start && p.adj[k - 1] > v)) {
+    const int before = k > start ? p.adj[k - 1] : -1;
+    if (v < 0 || v >= p.n || before > v) {
       c.bad = true;
       continue;
     }
+    if (before == v) c.copies = true;
     if (v == u) continue;
     const unsigned long long h =
         wm_edge_hash(u < v ? u : v, u < v ? v : u, p.key[k]);
@@ -172,13 +175,16 @@ JM_HD unsigned long long* wm_balance_word(int* sc, int slot) {
 }
 
 // Every stored entry checked by one worker (the CPU): a bad one sets
-// *flag = value, the balance goes to *balance.
+// *flag = value, the balance goes to *balance and, given `copies`, a
+// neighbour listed twice sets *copies = 1.
 template <class View>
 inline void wm_check_entries_serial(const View& p, unsigned long long* balance,
-                                    int* flag, int value) {
+                                    int* flag, int value,
+                                    int* copies = nullptr) {
   WmEntryCheck c;
   wm_check_entries(p, 0, wm_stored(p), 1, c);
   if (c.bad) *flag = value;
+  if (c.copies && copies != nullptr) *copies = 1;
   *balance += c.balance;
 }
 

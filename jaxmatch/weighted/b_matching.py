@@ -146,7 +146,7 @@ def approximate_b_matching(
         is not a :class:`WeightedMatchingTuning`.
       ValueError: a negative Python ``b`` or a negative entry of a concrete
         ``b``; ``b`` of the wrong shape; arrays of inconsistent shapes; at
-        trace time, a graph whose capacity or workspace (about ``3 *
+        trace time, a graph whose capacity or workspace (about ``2 *
         capacity + 11 * n`` entries) reaches ``2**30``.
       MemoryError: called eagerly, the graph and the state of the batch
         members a device solves do not fit its memory.

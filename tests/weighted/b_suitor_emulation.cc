@@ -161,7 +161,8 @@ void Parallel(Instance& I, int teams, int lanes, unsigned seed) {
   bm_done(p);
 }
 
-// The marks by searching S(w) for each proposal u holds.
+// The marks by searching S(w) for each proposal u holds, and u's list for
+// the edge's heaviest copy (the first of the heaviest).
 std::vector<int> SearchedMarks(Instance& I) {
   BmProblem P = I.problem();
   BmView p = P.view(0);
@@ -174,7 +175,11 @@ std::vector<int> SearchedMarks(Instance& I) {
       const WmOffer* hw = p.heap + p.vx[w].hoff;
       bool mutual = false;
       for (int i = 0; i < p.vx[w].state; ++i) mutual |= hw[i] == want;
-      if (mutual) mark[p.hpos[p.vx[u].hoff + j]] = u > w ? 2 : 1;
+      if (!mutual) continue;
+      int at = -1;
+      for (int k = p.xadj[u]; k < p.xadj[u + 1]; ++k)
+        if (p.adj[k] == w && (at < 0 || p.key[k] > p.key[at])) at = k;
+      mark[at] = w > u ? 2 : 1;
     }
   }
   return mark;
