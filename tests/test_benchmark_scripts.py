@@ -243,6 +243,28 @@ def test_weighted_benchmark_greedy_and_exact_rows():
         assert row["ratio"] <= row["of_optimum"] + 1e-9
 
 
+def test_powerlaw_draws_equal_a_binary_search():
+    """The power-law generator's bucketed inverse CDF returns what
+    ``np.searchsorted(..., side="right")`` does, keys on bucket edges, 0 and
+    just below 1 included, for tables coarser and finer than the CDF."""
+    from benchmarks import weighted_graphs
+
+    rng = np.random.default_rng(5)
+    for n in (1, 2, 7, 1000, 4096):
+        cdf = np.cumsum(rng.random(n) ** 4)
+        cdf[rng.random(n) < 0.2] = 0.0  # ties: repeated values after the cumsum
+        cdf = np.maximum.accumulate(cdf)
+        cdf /= cdf[-1]
+        for buckets_log2 in (0, 3, 12, 14):
+            edges = np.arange(1 << buckets_log2) / (1 << buckets_log2)
+            u = np.concatenate([rng.random(5000), edges, [0.0, np.nextafter(1.0, 0.0)], cdf])
+            u = u[u < 1.0]  # the keys' range, as rng.random's
+            np.testing.assert_array_equal(
+                weighted_graphs.draw_from_cdf(cdf, u, buckets_log2),
+                np.searchsorted(cdf, u, side="right"),
+            )
+
+
 def test_weighted_benchmark_device_list(monkeypatch):
     """--device takes platforms separated by commas: unknown ones are a
     usage error, and the list times jaxmatch once per platform (networkit,
