@@ -21,11 +21,15 @@
 #endif
 
 // Unrolls the next loop in CUDA code (a lane's small arrays then stay in
-// registers); nothing elsewhere.
+// registers); nothing elsewhere.  JM_UNROLL_BY(n): n iterations at a time,
+// so that their loads issue before the first is used.
 #if defined(__CUDACC__)
 #define JM_UNROLL _Pragma("unroll")
+#define JM_PRAGMA(x) _Pragma(#x)
+#define JM_UNROLL_BY(n) JM_PRAGMA(unroll n)
 #else
 #define JM_UNROLL
+#define JM_UNROLL_BY(n)
 #endif
 
 namespace jaxmatch {

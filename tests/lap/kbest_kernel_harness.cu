@@ -4,9 +4,10 @@
 //
 // Batches of random problems (ties, +inf pairs, exits, rectangular both
 // ways, int32 with overflowing totals, float with NaN, double; k from 1 to
-// 100; a batch past kKBestMaxWarps problems) solved by the kernel and, on the
-// host, by the same KBestSolveTeam on a serial team: every assignment, cost
-// (bit for bit) and info entry must be equal.
+// 100; a batch past kKBestMaxCrews problems) solved by the kernel, by crews
+// of the planned size and of 1, 2 and 4 warps, and, on the host, by the same
+// KBestSolveTeam on a serial team: every assignment, cost (bit for bit) and
+// info entry must be equal.
 //
 // Usage: kbest_kernel_harness [quick]   (quick: fewer and smaller batches,
 // for the sanitizers)
@@ -24,7 +25,7 @@
 #include "../harness_cuda_check.h"
 #include "kbest_host_work.h"
 #include "lap/kbest/kbest_kernels.h"
-#include "lap/kbest/kbest_steps.h"
+#include "lap/kbest/kbest_rank.h"
 
 using namespace jaxmatch;
 
@@ -80,8 +81,9 @@ void SolveHost(Batch<T>& B) {
                             B.r.data() + b * n,
                             B.exits ? B.c.data() + b * m : nullptr,
                             B.exits};
-    KBestSolveTeam(SerialTeam{}, P, k, w, B.assign.data() + b * k * n,
-                   B.costs.data() + b * k, B.info.data() + b * kKBestInfoLen);
+    KBestSolveTeam(SerialTeam{}, SerialCrew{}, P, k, w,
+                   B.assign.data() + b * k * n, B.costs.data() + b * k,
+                   B.info.data() + b * kKBestInfoLen);
   }
 }
 
@@ -102,9 +104,10 @@ std::vector<V> ToHost(const V* d, size_t count) {
   return host;
 }
 
-// Solves B on the GPU and the host; returns the mismatching members.
+// Solves B on the GPU, by crews of `crew` warps (0: KBestPlan's), and on
+// the host; returns the mismatching members.
 template <class T>
-int64_t Check(Batch<T>& B) {
+int64_t Check(Batch<T>& B, int crew) {
   KBestBatch<T> p;
   p.batch = B.batch;
   p.n = B.n;
@@ -118,9 +121,13 @@ int64_t Check(Batch<T>& B) {
                         sizeof(int) * B.batch * B.k * B.n + sizeof(int)));
   CHECK_CUDA(cudaMalloc(&p.costs, sizeof(T) * B.batch * B.k));
   CHECK_CUDA(cudaMalloc(&p.info, sizeof(int) * B.batch * kKBestInfoLen));
+  int device = 0;
+  CHECK_CUDA(cudaGetDevice(&device));
+  CHECK_CUDA(KBestPlan(device, B.batch, &p.crew));
+  if (crew > 0) p.crew = crew;
   void* scratch = nullptr;
-  CHECK_CUDA(
-      cudaMalloc(&scratch, KBestScratchBytes<T>(B.batch, B.n, B.m, B.k)));
+  CHECK_CUDA(cudaMalloc(&scratch,
+                        KBestScratchBytes<T>(B.batch, B.n, B.m, B.k, p.crew)));
   CHECK_CUDA(LaunchKBest<T>(nullptr, p, scratch));
   CHECK_CUDA(cudaDeviceSynchronize());
   const auto assign =
@@ -171,14 +178,15 @@ int64_t RunDtype(const char* name, bool quick, unsigned seed) {
                              {3, 12, 20, 100}};
   if (!quick) {
     cases.push_back({256, 20, 25, 100});
-    cases.push_back({9000, 3, 4, 5});  // past kKBestMaxWarps
+    cases.push_back({64, 40, 50, 60});  // more rows than a warp has lanes
+    cases.push_back({9000, 3, 4, 5});   // past kKBestMaxCrews
   }
   int64_t bad = 0;
   for (const Case& c : cases)
     for (int exits = 0; exits < 2; ++exits) {
       if (!exits && c.n > c.m) continue;
       Batch<T> B = Make<T>(rng, c.batch, c.n, c.m, c.k, exits != 0);
-      bad += Check(B);
+      for (int crew : {0, 1, 2, 4}) bad += Check(B, crew);
     }
   std::printf("%s: %lld mismatching members\n", name,
               static_cast<long long>(bad));

@@ -1,10 +1,12 @@
-// The k best assignments' team code (lap/kbest/kbest_steps.h's
-// KBestSolveTeam, the GPU's warp kernel in lap/kbest/kbest_kernels.cu) under
-// a team's concurrency, on the CPU (tests/lap/test_k_best_api.py compiles and
-// runs it with the host compiler).
+// The k best assignments' team and crew code (lap/kbest/kbest_rank.h's
+// KBestSolveTeam, the GPU's kernel in lap/kbest/kbest_kernels.cu: a crew of
+// warps per problem) under a crew's concurrency, on the CPU
+// (tests/lap/test_k_best_api.py compiles and runs it with the host
+// compiler).
 //
-// A team of std::threads (two to eight workers; barriers, OR and argmin
-// collectives through a spin barrier, as a warp's shuffles are) solves
+// A crew of one to four teams of std::threads (one to eight workers each;
+// barriers, OR and argmin collectives through a spin barrier, as a warp's
+// shuffles are; the crew's barrier across all of them) solves
 // random problems: ties (a few integer levels), +inf pairs, rows and columns
 // left at their prices (exits), rectangular both ways, int32 (with totals
 // past int32: OVERFLOW), float (with NaN: INVALID_ENTRIES) and double, k
@@ -20,6 +22,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <limits>
 #include <random>
 #include <thread>
@@ -27,7 +30,7 @@
 
 #include "../thread_team.h"
 #include "kbest_host_work.h"
-#include "lap/kbest/kbest_steps.h"
+#include "lap/kbest/kbest_rank.h"
 
 using namespace jaxmatch;
 
@@ -51,35 +54,48 @@ struct Run {
   KBestHostWork<W> host;
   std::vector<int> assign, info;
   std::vector<T> costs;
-  explicit Run(const Instance<T>& I)
-      : host(I.n, I.m, I.k, 0x5a5a5a5a, static_cast<W>(-12345)) {
+  explicit Run(const Instance<T>& I, int members = 1)
+      : host(I.n, I.m, I.k, 0x5a5a5a5a, static_cast<W>(-12345), members) {
     const size_t n = I.n, k = I.k;
     assign.assign(k * n, 0x5a5a5a5a);
     info.assign(kKBestInfoLen, 0x5a5a5a5a);
     costs.assign(k, static_cast<T>(-777));
   }
-  KBestTeamWork<W> work() { return host.work(); }
+  KBestTeamWork<W> work(int member = 0) { return host.work(member); }
+};
+
+// Member `me` of a crew of `members` teams, all behind one barrier.
+struct ThreadCrew {
+  int me, members;
+  SpinBarrier* barrier;
+  int size() const { return members; }
+  int member() const { return me; }
+  void sync() const { barrier->wait(); }
 };
 
 template <class T>
 Run<T> SolveSerial(const Instance<T>& I) {
   Run<T> out(I);
-  KBestSolveTeam(SerialTeam{}, I.problem(), I.k, out.work(), out.assign.data(),
-                 out.costs.data(), out.info.data());
+  KBestSolveTeam(SerialTeam{}, SerialCrew{}, I.problem(), I.k, out.work(),
+                 out.assign.data(), out.costs.data(), out.info.data());
   return out;
 }
 
 template <class T>
-Run<T> SolveThreads(const Instance<T>& I, int lanes) {
-  Run<T> out(I);
-  ThreadTeamShared shared(lanes);
-  const KBestTeamWork<KBestWide<T>> w = out.work();
+Run<T> SolveCrew(const Instance<T>& I, int members, int lanes) {
+  Run<T> out(I, members);
+  std::deque<ThreadTeamShared> shared;
+  for (int w = 0; w < members; ++w) shared.emplace_back(lanes);
+  SpinBarrier crew(members * lanes);
   std::vector<std::thread> workers;
-  for (int r = 0; r < lanes; ++r)
-    workers.emplace_back([&, r] {
-      KBestSolveTeam(ThreadTeam{r, lanes, &shared}, I.problem(), I.k, w,
-                     out.assign.data(), out.costs.data(), out.info.data());
-    });
+  for (int w = 0; w < members; ++w)
+    for (int r = 0; r < lanes; ++r)
+      workers.emplace_back([&, w, r] {
+        KBestSolveTeam(ThreadTeam{r, lanes, &shared[w]},
+                       ThreadCrew{w, members, &crew}, I.problem(), I.k,
+                       out.work(w), out.assign.data(), out.costs.data(),
+                       out.info.data());
+      });
   for (auto& t : workers) t.join();
   return out;
 }
@@ -143,18 +159,19 @@ int RunAll(const char* name, int problems, unsigned seed) {
     if (status >= 0 && status < 8) ++g_status[status];
     g_found += serial.info[kKBestInfoCount];
     for (int v : serial.assign) g_exits_used += I.exits && v == -1;
-    const int lanes = 2 + static_cast<int>(rng() % 7);
+    const int members = 1 + static_cast<int>(rng() % 4);
+    const int lanes = (members == 1 ? 2 : 1) + static_cast<int>(rng() % 7);
     if (std::getenv("KBEST_EMULATION_TRACE"))
-      std::printf("%s %d: %dx%d k %d exits %d, %d workers\n", name, t, I.n, I.m,
-                  I.k, I.exits ? 1 : 0, lanes);
-    const Run<T> team = SolveThreads(I, lanes);
+      std::printf("%s %d: %dx%d k %d exits %d, %d teams of %d workers\n", name,
+                  t, I.n, I.m, I.k, I.exits ? 1 : 0, members, lanes);
+    const Run<T> team = SolveCrew(I, members, lanes);
     if (!(serial.assign == team.assign && SameBits(serial.costs, team.costs) &&
           serial.info == team.info)) {
       if (++failures <= 5)
         std::printf(
-            "%s problem %d (%dx%d, k %d, exits %d, %d workers): status %d/%d "
-            "count %d/%d searches %d/%d\n",
-            name, t, I.n, I.m, I.k, I.exits ? 1 : 0, lanes, status,
+            "%s problem %d (%dx%d, k %d, exits %d, %d teams of %d workers): "
+            "status %d/%d count %d/%d searches %d/%d\n",
+            name, t, I.n, I.m, I.k, I.exits ? 1 : 0, members, lanes, status,
             team.info[kKBestInfoStatus], serial.info[kKBestInfoCount],
             team.info[kKBestInfoCount], serial.info[kKBestInfoIters],
             team.info[kKBestInfoIters]);

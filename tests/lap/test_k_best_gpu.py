@@ -1,6 +1,7 @@
-"""k_best_assignments on a GPU (the fused kernel: a warp per problem,
-cuda_ffi/lap/kbest/kbest_kernels.cu) against the CPU's: the warp runs the
-same steps and combines its lanes' minima as the serial scan finds them, so
+"""k_best_assignments on a GPU (the fused kernel: a crew of warps per
+problem, cuda_ffi/lap/kbest/kbest_kernels.cu) against the CPU's: each warp
+runs the same steps and combines its lanes' minima as the serial scan finds
+them, and the crew takes its searches' results in the serial order, so
 every field must be equal (assignments, costs bit for bit, found,
 iterations, status); and verify_k_best on the GPU's results."""
 
@@ -144,8 +145,19 @@ def test_tracking_batch():
     _same(C.astype(np.float32), 100, unassigned_cost=1.3, certify=False)
 
 
-def test_more_problems_than_warps():
-    """Past kKBestMaxWarps (8192) problems each warp solves several, reusing
+@pytest.mark.parametrize("per_sm", [1, 3, 8])
+def test_crews_of_every_size(per_sm):
+    """Batches of 1, 3 and 8 problems an SM: crews of 4, 2 and 1 warps
+    (kKBestCrewRules), each equal to the CPU."""
+    sms = getattr(_gpu(), "core_count", None) or 132
+    rng = np.random.default_rng(per_sm)
+    C = rng.integers(0, 6, (per_sm * sms, 6, 7)).astype(np.float32)
+    res = _same(C, 12, unassigned_cost=3.0, certify=False)
+    assert np.all(res.found == 12)
+
+
+def test_more_problems_than_crews():
+    """Past kKBestMaxCrews (8192) problems each crew solves several, reusing
     its workspace."""
     rng = np.random.default_rng(7)
     C = rng.integers(0, 5, (9000, 3, 4)).astype(np.float32)

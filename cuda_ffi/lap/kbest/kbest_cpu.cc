@@ -1,5 +1,5 @@
-// The CPU's k best assignments (kbest_steps.h on a SerialTeam), one problem
-// per core at a time:
+// The CPU's k best assignments (kbest_rank.h's ranking by one SerialTeam),
+// one problem per core at a time:
 //   jaxmatch_lap_k_best_cpu   operands and results in kbest_ffi.h
 #include <algorithm>
 #include <cstdint>
@@ -11,7 +11,7 @@
 #include "common/device.h"
 #include "common/ffi_helpers.h"
 #include "lap/kbest/kbest_ffi.h"
-#include "lap/kbest/kbest_steps.h"
+#include "lap/kbest/kbest_rank.h"
 
 namespace jaxmatch {
 namespace {
@@ -20,16 +20,20 @@ namespace {
 // shrunk, never cleared: the ranking initialises what it reads).
 template <class W>
 struct KBestScratch {
-  std::vector<int> ints, pred, state, cols, queue, free_slots, order_out,
-      order_cols, rank;
-  std::vector<W> wides, dist, bounds, found, keys;
+  std::vector<int> ints, pred, state, cols, rows, children, child_total, queue,
+      free_slots, order_out, order_cols, rank;
+  std::vector<W> wides, dist, bounds, found, keys, least, second;
+  // The crew's words, for a crew of one.
+  int slot[1], ctl[kKBestCtlLen];
+  W low[1], length[1], peak[1], ctl_wide[kKBestCtlWideLen];
   void Fit(const KBestNodeLayout& L, int k) {
-    const size_t slots = static_cast<size_t>(k) + 2, n = L.n, m = L.m;
+    const size_t slots = KBestSlots(k, 1), n = L.n, m = L.m;
     Grow(&ints, slots * L.ints());
     Grow(&wides, slots * L.wides());
     for (auto* v : {&pred, &state, &cols}) Grow(v, m);
     Grow(&dist, m);
-    Grow(&bounds, n);
+    for (auto* v : {&rows, &children, &child_total}) Grow(v, n);
+    for (auto* v : {&bounds, &least, &second}) Grow(v, n);
     Grow(&found, k);
     Grow(&keys, k);
     Grow(&queue, k);
@@ -72,14 +76,18 @@ void KBestSolveOne(const KBestProblem<T>& P, int k, int* assign, T* costs,
   KBestScratch<W>& s = ThreadScratch<W>();
   s.Fit(L, k);
   const KBestSearchWork<W> sw{s.dist.data(), s.pred.data(), s.state.data(),
-                              s.cols.data()};
-  const KBestRankWork<W> rw{s.queue.data(), s.keys.data(), s.free_slots.data(),
-                            s.bounds.data()};
+                              s.cols.data(), s.rows.data()};
+  const KBestRankWork<W> rw{s.queue.data(),      s.keys.data(),
+                            s.free_slots.data(), s.bounds.data(),
+                            s.children.data(),   s.child_total.data()};
   const int* order_out = s.order_out.data();
   const W* found = s.found.data();
-  const int count = KBestRank(team, P, k, s.ints.data(), s.wides.data(), sw, rw,
-                              s.order_out.data(), s.order_cols.data(),
-                              &info[kKBestInfoIters]);
+  const KBestCrewWork<W> cw{s.slot, s.low,          s.length,
+                            s.peak, s.least.data(), s.second.data(),
+                            s.ctl,  s.ctl_wide};
+  const int count = KBestRank(team, SerialCrew{}, P, k, s.ints.data(),
+                              s.wides.data(), sw, rw, cw, s.order_out.data(),
+                              s.order_cols.data(), &info[kKBestInfoIters]);
   KBestObjectives(team, P, count, s.order_out.data(), s.order_cols.data(),
                   s.found.data());
   info[kKBestInfoCount] = count;

@@ -1,7 +1,7 @@
 // The CUDA library's k best assignments (operands, results and attributes in
 // kbest_ffi.h, the same as the CPU's): one fused kernel for the whole batch,
-// a warp per problem (lap/kbest/kbest_kernels.cu), its nodes and queues in
-// XLA's scratch memory.
+// a crew of warps per problem (lap/kbest/kbest_kernels.cu), its nodes and
+// queues in XLA's scratch memory.
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
@@ -17,7 +17,7 @@ namespace jaxmatch {
 namespace {
 
 ffi::Error KBestCuda(cudaStream_t stream, ffi::ScratchAllocator scratch,
-                     ffi::AnyBuffer C, ffi::AnyBuffer row_cost,
+                     int32_t device, ffi::AnyBuffer C, ffi::AnyBuffer row_cost,
                      ffi::AnyBuffer col_cost,
                      ffi::Result<ffi::AnyBuffer> assignments,
                      ffi::Result<ffi::AnyBuffer> costs,
@@ -41,7 +41,10 @@ ffi::Error KBestCuda(cudaStream_t stream, ffi::ScratchAllocator scratch,
     p.assignments = static_cast<int*>(assignments->untyped_data());
     p.costs = static_cast<T*>(costs->untyped_data());
     p.info = static_cast<int*>(info->untyped_data());
-    const std::size_t bytes = KBestScratchBytes<T>(s.batch, s.n, s.m, s.k);
+    JM_RETURN_IF_ERROR(
+        CudaCheck(KBestPlan(device, s.batch, &p.crew), "k best plan"));
+    const std::size_t bytes =
+        KBestScratchBytes<T>(s.batch, s.n, s.m, s.k, p.crew);
     // 16 bytes: the largest alignment XLA's FFI scratch allocator takes.
     const std::optional<void*> got = scratch.Allocate(bytes, 16);
     if (!got.has_value())
@@ -49,9 +52,10 @@ ffi::Error KBestCuda(cudaStream_t stream, ffi::ScratchAllocator scratch,
           ffi::ErrorCode::kResourceExhausted,
           "jaxmatch: k_best_assignments: no " + std::to_string(bytes) +
               " bytes of GPU scratch memory for the ranking's nodes (" +
-              std::to_string(KBestWarpBytes<T>(s.n, s.m, s.k)) +
-              " bytes per warp, up to " + std::to_string(kKBestMaxWarps) +
-              " warps); use a smaller k or batch, or run it on the CPU");
+              std::to_string(KBestCrewBytes<T>(s.n, s.m, s.k, p.crew)) +
+              " bytes per problem ranked at once, up to " +
+              std::to_string(kKBestMaxCrews) +
+              "); use a smaller k or batch, or run it on the CPU");
     return CudaCheck(LaunchKBest<T>(stream, p, *got), "k best launch");
   });
 }
@@ -67,4 +71,5 @@ JM_EXPORT_HANDLER(
     jaxmatch_lap_k_best_cuda, jaxmatch::KBestCuda,
     jaxmatch::BindKBest(ffi::Ffi::Bind()
                             .Ctx<ffi::PlatformStream<cudaStream_t>>()
-                            .Ctx<ffi::ScratchAllocator>()));
+                            .Ctx<ffi::ScratchAllocator>()
+                            .Ctx<ffi::DeviceOrdinal>()));

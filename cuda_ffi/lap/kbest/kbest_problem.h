@@ -52,7 +52,8 @@ constexpr int kKBestNone = -2;
 constexpr int kKBestZone = -1;
 
 // One problem's data.  With exits false, r is ignored and c is 0 (null c:
-// every column price 0).
+// every column price 0).  Ct: C transposed [m, n], or null; where a team
+// reads a row per worker (the rows' bounds) it reads Ct when there is one.
 template <class T>
 struct KBestProblem {
   int n, m;
@@ -60,6 +61,7 @@ struct KBestProblem {
   const T* r;  // [n]
   const T* c;  // [m], or null
   bool exits;
+  const T* Ct = nullptr;  // [m, n], or null
   JM_HD KBestWide<T> cost(int i, int j) const {
     return static_cast<KBestWide<T>>(C[static_cast<int64_t>(i) * m + j]);
   }
@@ -152,7 +154,9 @@ JM_HD void KBestCopyNode(const Team& team, const KBestNodeLayout& L,
                          const KBestNode<W>& to, const KBestNode<W>& from) {
   const int core = static_cast<int>(L.core()),
             wides = static_cast<int>(L.wides());
+  JM_UNROLL_BY(4)
   for (int k = team.rank(); k < core; k += team.size()) to.x[k] = from.x[k];
+  JM_UNROLL_BY(2)
   for (int k = team.rank(); k < wides; k += team.size()) to.v[k] = from.v[k];
   team.sync();
 }

@@ -1,10 +1,11 @@
 // The k best assignments (Murty's ranking, with the optimizations of Miller,
 // Stone and Cox, "Optimizing Murty's ranked assignment method", IEEE TAES
 // 33(3), 1997, and of fastmurty, Motro and Ghosh, FUSION 2019), with a
-// price for leaving a row or a column unassigned, written once over a Team
-// (common/device.h's SerialTeam on the CPU; a warp, common/teams.cuh's
-// TileTeam<32>, on the GPU: lap/kbest/kbest_kernels.cu).  Everything here
-// compiles for the device (JM_HD).
+// price for leaving a row or a column unassigned: its steps, written once
+// over a Team (common/device.h's SerialTeam on the CPU; a warp,
+// common/teams.cuh's TileTeam<32>, on the GPU: lap/kbest/kbest_kernels.cu);
+// lap/kbest/kbest_rank.h ranks with them, by a crew of teams.  Everything
+// here compiles for the device (JM_HD).
 //
 // The team.  The loops over columns (and over the rows' bounds) stride over
 // the team's workers; the control runs on every worker alike, each holding
@@ -12,10 +13,10 @@
 // the same memory; memory the control writes is written by rank 0 alone,
 // between team.sync()s: one before (every worker has read what it
 // overwrites) where a worker may still read it, one after (every worker
-// sees it).  KBestLeast combines the workers' minima by (distance,
-// position), the serial scan's first least, so that every team finds the
-// serial team's paths, solutions and ranking exactly (the host emulation
-// tests/lap/kbest_team_emulation.cc checks it).
+// sees it).  KBestLeast combines the workers' minima by (distance, place
+// in the list), the serial scan's first least, so that every team finds
+// the serial team's paths, solutions and ranking exactly (the host
+// emulation tests/lap/kbest_team_emulation.cc checks it).
 //
 // The problem (its exits and duals) and the nodes: lap/kbest/kbest_problem.h.
 //
@@ -32,14 +33,17 @@
 // shortest augmenting path from the freed row to its freed column (or to
 // the zone when the row was unassigned), in reduced costs, over the
 // columns not held by fixed rows.  A bounded queue, sorted by key, holds
-// at most k - t - 1 nodes after the t-th output; a child whose lower bound (its
-// row's second least reduced cost) or whose search reaches the queue's worst is
-// skipped; the rows are split in the order of those bounds, the largest
-// last.  Each search runs over a list of the open columns, the scanned ones
-// moved behind the others (fastmurty's cols2use), and each child's list is
-// its predecessor's plus the column its row frees.  Memory: (k + 2) nodes
-// of 2 n + 2 m + 4 int32 and m + 1 wide entries, a search's 4 m entries,
-// the queue's 3 k + 2 and the rows' bounds n.
+// at most k - t - 1 nodes after the t-th output; a child whose lower bound
+// (its row's second least reduced cost) or whose search reaches the
+// queue's worst is skipped; the rows are split in the order of those
+// bounds, the largest last.  Each search runs over a list of the open
+// columns (each child's list its predecessor's plus the column its row
+// frees, all written before the searches: KBestListChildren), marks the
+// columns it scans, and among columns at the least distance takes the
+// freed column first, which ends it.  Memory: KBestSlots nodes of
+// 2 n + 2 m + 4 int32 and m + 1 wide entries, a search's 4 m + n entries
+// (the list shared by a crew), the queue's 3 k + 2, the rows' bounds and
+// children 3 n, and a crew's parts of the bounds (2 n a member).
 #pragma once
 
 #include <cstdint>
@@ -53,65 +57,128 @@
 namespace jaxmatch {
 
 // A search's workspace: per column its distance, predecessor row (or
-// kKBestZone) and state (kKBestOut: held by a fixed row, or kKBestOpen; set
-// by the caller), and the open columns `cols`: the first `open` not yet
-// scanned, then the scanned ones in order (as fastmurty's cols2use, so that
-// every pass runs over the columns still unscanned alone).
+// kKBestZone) and state (while a pop lists its open columns: kKBestOut,
+// held by a fixed row, or kKBestOpen; in a search: kKBestOpen, or
+// kKBestScanned), the list of open columns `cols` (the caller's, which the
+// search reads only), and `rows` [n], a list of rows: those at their exits
+// while a search relaxes from the zone, the split's new order while a pop
+// sorts its rows.
 template <class W>
 struct KBestSearchWork {
   W* dist;
   int* pred;
   int* state;
   int* cols;
+  int* rows;
 };
-constexpr int kKBestOut = 0, kKBestOpen = 1;
+constexpr int kKBestOut = 0, kKBestOpen = 1, kKBestScanned = 2;
 
-// The least distance of the unscanned columns cols[0..open-1] and its
-// position in cols (-1: none below +inf), the first such position, to
-// every worker: each takes a stride, then the team combines them.
+// The least distance of the unscanned columns of cols[0..total-1] and its
+// column (-1: none below +inf), to every worker: among ties the column
+// `target` (which ends the search), else the first in the list.  Each
+// worker takes a stride, then the team combines them by (distance, place),
+// the target's place before every other.
 template <class W, class Team>
-JM_HD void KBestLeast(const Team& team, const KBestSearchWork<W>& w, int open,
-                      W* least, int* at) {
+JM_HD void KBestLeast(const Team& team, const KBestSearchWork<W>& w, int total,
+                      int target, W* least, int* column) {
+  constexpr int kNone = std::numeric_limits<int>::max();
   W best = KBestInf<W>();
-  int where = -1;
-  for (int q = team.rank(); q < open; q += team.size()) {
-    const W d = w.dist[w.cols[q]];
-    if (d < best) {
+  int where = kNone;  // the place in cols, -1 for the target
+  JM_UNROLL_BY(2)
+  for (int q = team.rank(); q < total; q += team.size()) {
+    const int j = w.cols[q];
+    const W d = w.dist[j];
+    const int place = j == target ? -1 : q;
+    if (w.state[j] != kKBestScanned &&
+        (d < best || (d == best && place < where))) {
       best = d;
-      where = q;
+      where = place;
     }
   }
   team.all_argmin(&best, &where);
   *least = best;
-  *at = where;
+  *column = where == kNone ? -1 : where < 0 ? target : w.cols[where];
 }
 
-// Relaxes the unscanned columns from row i (the distance to column j is
-// C_ij - v_j - shift), or from the zone to the assigned columns (i < 0:
-// c_j - v_j + shift, shift the zone's distance).
+// Relaxes the unscanned columns of cols[0..total-1] from row i (the
+// distance to column j is C_ij - v_j - shift).
 template <class T, class W, class Team>
 JM_HD void KBestRelax(const Team& team, const KBestProblem<T>& P,
                       const KBestNode<W>& nd, const KBestSearchWork<W>& w,
-                      int open, int i, W shift) {
-  if (i >= 0) {
-    const T* row = P.C + static_cast<int64_t>(i) * P.m;
-    for (int q = team.rank(); q < open; q += team.size()) {
-      const int j = w.cols[q];
-      const W d = static_cast<W>(row[j]) - nd.v[j] - shift;
-      if (d < w.dist[j]) {
-        w.dist[j] = d;
-        w.pred[j] = i;
+                      int total, int i, W shift) {
+  const T* row = P.C + static_cast<int64_t>(i) * P.m;
+  JM_UNROLL_BY(2)
+  for (int q = team.rank(); q < total; q += team.size()) {
+    const int j = w.cols[q];
+    const W d = static_cast<W>(row[j]) - nd.v[j] - shift;
+    if (w.state[j] != kKBestScanned && d < w.dist[j]) {
+      w.dist[j] = d;
+      w.pred[j] = i;
+    }
+  }
+  team.sync();
+}
+
+// Lists value(q) for the q in [0, len) where pick(q, &value) holds, in
+// order of q, in out; returns how many (to every worker).  A stream
+// compaction: each worker takes a q of every team-wide stretch and places
+// its value after those the lower ranks hold; ends in a barrier.
+template <class Team, class Pick>
+JM_HD int KBestCompact(const Team& team, int len, Pick pick, int* out) {
+  int count = 0;
+  for (int q0 = 0; q0 < len; q0 += team.size()) {
+    const int q = q0 + team.rank();
+    int value = 0;
+    const bool listed = q < len && pick(q, &value);
+    int stretch;
+    const int before = team.count_before(listed, &stretch);
+    if (listed) out[count + before] = value;
+    count += stretch;
+  }
+  team.sync();
+  return count;
+}
+
+// Relaxes the unscanned columns of cols[0..total-1] from the zone, scanned
+// at distance `least`:
+// from each row at its exit, w.rows[0..exits-1] in order (the distance to
+// column j is C_ij - v_j - (r_i - least)), then from the zone to the
+// assigned columns (c_j - v_j + least).  KBestRelax's passes in that order,
+// fused: each column takes its least in the same order (the first row to
+// attain it), with one barrier.
+template <class T, class W, class Team>
+JM_HD void KBestRelaxZone(const Team& team, const KBestProblem<T>& P,
+                          const KBestNode<W>& nd, const KBestSearchWork<W>& w,
+                          int total, int exits, W least) {
+  JM_UNROLL_BY(2)
+  for (int q = team.rank(); q < total; q += team.size()) {
+    const int j = w.cols[q];
+    if (w.state[j] == kKBestScanned) continue;
+    const W vj = nd.v[j];
+    W best = w.dist[j];
+    int from = 0;
+    bool better = false;
+    for (int e = 0; e < exits; ++e) {
+      const int i = w.rows[e];
+      const W d = static_cast<W>(P.C[static_cast<int64_t>(i) * P.m + j]) - vj -
+                  (static_cast<W>(P.r[i]) - least);
+      if (d < best) {
+        best = d;
+        from = i;
+        better = true;
       }
     }
-  } else {
-    for (int q = team.rank(); q < open; q += team.size()) {
-      const int j = w.cols[q];
-      if (nd.y[j] < 0) continue;
-      const W d = P.col_price(j) - nd.v[j] + shift;
-      if (d < w.dist[j]) {
-        w.dist[j] = d;
-        w.pred[j] = kKBestZone;
+    if (nd.y[j] >= 0) {
+      const W d = P.col_price(j) - vj + least;
+      if (d < best) {
+        best = d;
+        from = kKBestZone;
+        better = true;
       }
+    }
+    if (better) {
+      w.dist[j] = best;
+      w.pred[j] = from;
     }
   }
   team.sync();
@@ -130,17 +197,20 @@ JM_HD W KBestRowDual(const KBestProblem<T>& P, const KBestNode<W>& nd, int i) {
 // value is freed (a column, or its exit; kKBestNone for a row the root's
 // solve adds), f may not take what the list `excl` holds (null: nothing),
 // the rows order[0..active-1] may change, the columns of the other rows
-// are out: the caller lists the open ones in w.cols[0..total-1] (which
-// the search permutes).  Returns
+// are out: the caller lists the open ones in w.cols[0..total-1].  Returns
 // the path's length L in reduced costs (the new cost is the old plus L),
-// or KBestInf when no path is shorter than `bound` (nd then undefined).
+// or KBestInf when no path is shorter than `bound` (nd then undefined);
+// *peak: the largest distance scanned (L, or the first at or past `bound`
+// when the search stopped there), so that a caller can tell what a
+// smaller bound would have given: L when peak is below it, else KBestInf.
 // The prices stay feasible and tight (see the file's comment).
 template <class T, class Team>
 JM_HD KBestWide<T> KBestAugment(const Team& team, const KBestProblem<T>& P,
                                 const KBestNode<KBestWide<T>>& nd, int f,
                                 const int* excl,
                                 const KBestSearchWork<KBestWide<T>>& w,
-                                int total, KBestWide<T> bound) {
+                                int total, KBestWide<T> bound,
+                                KBestWide<T>* peak) {
   using W = KBestWide<T>;
   const W inf = KBestInf<W>();
   const int m = P.m;
@@ -148,14 +218,16 @@ JM_HD KBestWide<T> KBestAugment(const Team& team, const KBestProblem<T>& P,
   const bool to_zone = j0 < 0;
   const W uf = KBestRowDual(P, nd, f);
   const T* frow = P.C + static_cast<int64_t>(f) * m;
+  JM_UNROLL_BY(2)
   for (int q = team.rank(); q < total; q += team.size()) {
     const int j = w.cols[q];
     w.pred[j] = f;
+    w.state[j] = kKBestOpen;
     w.dist[j] = static_cast<W>(frow[j]) - nd.v[j] - uf;
   }
   team.sync();
-  if (team.rank() == 0 && excl != nullptr)
-    for (int e = 1; e <= excl[0]; ++e)
+  if (excl != nullptr)
+    for (int e = 1 + team.rank(); e <= excl[0]; e += team.size())
       if (excl[e] < m) w.dist[excl[e]] = inf;
   team.sync();
   // The zone: its distance, whether scanned, and how it was entered (a
@@ -169,17 +241,19 @@ JM_HD KBestWide<T> KBestAugment(const Team& team, const KBestProblem<T>& P,
   }
   W length = inf;
   int end = -1;  // the target column, or -1 for the zone
-  int open = total;
+  W top = -inf;  // the largest distance scanned
   for (;;) {
     W least;
-    int at;
-    KBestLeast(team, w, open, &least, &at);
+    int j;  // the column scanned, or -1: the zone
+    KBestLeast(team, w, total, j0, &least, &j);
     if (zone_open && zone <= least) {
       least = zone;
-      at = -1;
+      j = -1;
     }
+    top = least > top ? least : top;
+    *peak = top;
     if (!(least < bound) || !(least < inf)) return inf;
-    if (at < 0) {
+    if (j < 0) {
       zone_open = false;
       zone_at = least;
       if (to_zone) {
@@ -188,23 +262,18 @@ JM_HD KBestWide<T> KBestAugment(const Team& team, const KBestProblem<T>& P,
       }
       // Rows at their exits take columns; assigned columns' dummies leave
       // them unassigned.
-      for (int k = 0; k < nd.active(); ++k) {
-        const int i = nd.order[k];
-        if (i != f && nd.x[i] == kKBestExit)
-          KBestRelax(team, P, nd, w, open, i, static_cast<W>(P.r[i]) - least);
-      }
-      KBestRelax(team, P, nd, w, open, -1, least);
+      const int exits = KBestCompact(
+          team, nd.active(),
+          [&](int q, int* i) {
+            *i = nd.order[q];
+            return *i != f && nd.x[*i] == kKBestExit;
+          },
+          w.rows);
+      KBestRelaxZone(team, P, nd, w, total, exits, least);
       continue;
     }
-    // Column cols[at] is scanned: it moves behind the unscanned ones.
-    const int j = w.cols[at];
-    team.sync();  // every worker has read cols[at]
-    if (team.rank() == 0) {
-      w.cols[at] = w.cols[open - 1];
-      w.cols[open - 1] = j;
-    }
+    if (team.rank() == 0) w.state[j] = kKBestScanned;
     team.sync();
-    --open;
     if (j == j0) {
       length = least;
       end = j;
@@ -220,7 +289,7 @@ JM_HD KBestWide<T> KBestAugment(const Team& team, const KBestProblem<T>& P,
       continue;
     }
     const W h = P.cost(i, j) - nd.v[j] - least;  // u_i - least
-    KBestRelax(team, P, nd, w, open, i, h);
+    KBestRelax(team, P, nd, w, total, i, h);
     if (P.exits && zone_open) {
       const W d = static_cast<W>(P.r[i]) - h;
       if (d < zone) {
@@ -234,11 +303,13 @@ JM_HD KBestWide<T> KBestAugment(const Team& team, const KBestProblem<T>& P,
   // was scanned before the end, every price shifts by length minus its
   // distance, so that the zone's potential stays 0.
   const W shift = !zone_open && !to_zone ? length - zone_at : W(0);
-  const int first = shift != W(0) ? 0 : open;  // unscanned: only shifted
-  for (int q = first + team.rank(); q < total; q += team.size()) {
+  const bool shifted = shift != W(0);  // else the unscanned stay
+  JM_UNROLL_BY(2)
+  for (int q = team.rank(); q < total; q += team.size()) {
     const int j = w.cols[q];
-    if (q >= open && j != end) nd.v[j] += w.dist[j] - length;
-    nd.v[j] += shift;
+    const bool scanned = w.state[j] == kKBestScanned;
+    if (scanned && j != end) nd.v[j] += w.dist[j] - length;
+    if (scanned || shifted) nd.v[j] += shift;
   }
   team.sync();
   // The path, from its end back to f.
@@ -271,9 +342,11 @@ JM_HD KBestWide<T> KBestAugment(const Team& team, const KBestProblem<T>& P,
   // Unassigned columns keep their price exactly: against rounding, and an
   // unscanned one shifted with the zone goes back (its dummy row's
   // potential stays 0; lowering a price keeps every pair feasible).
-  for (int q = first + team.rank(); q < total; q += team.size()) {
+  JM_UNROLL_BY(2)
+  for (int q = team.rank(); q < total; q += team.size()) {
     const int j = w.cols[q];
-    if (nd.y[j] < 0) nd.v[j] = P.col_price(j);
+    if ((shifted || w.state[j] == kKBestScanned) && nd.y[j] < 0)
+      nd.v[j] = P.col_price(j);
   }
   team.sync();
   return length;
@@ -317,7 +390,8 @@ JM_HD bool KBestRoot(const Team& team, const KBestProblem<T>& P,
   for (int f = 0; f < P.n; ++f) {
     if (team.rank() == 0) nd.active() = f + 1;
     team.sync();
-    if (!(KBestAugment(team, P, nd, f, nullptr, w, P.m, KBestInf<W>()) <
+    W peak;
+    if (!(KBestAugment(team, P, nd, f, nullptr, w, P.m, KBestInf<W>(), &peak) <
           KBestInf<W>()))
       return false;
   }
@@ -329,37 +403,102 @@ JM_HD bool KBestRoot(const Team& team, const KBestProblem<T>& P,
   return true;
 }
 
-// Row f's least reduced cost over the open columns cols[0..open-1] and
-// its exit, bar what it holds and what `excl` excludes: a lower bound on
-// its child's path.
+// The least and second least of values with their repeats, as d comes:
+// lo <= hi, free of branches.
+template <class W>
+JM_HD void KBestTakeOne(W d, W* lo, W* hi) {
+  *hi = d < *hi ? d : *hi;
+  *hi = *lo > *hi ? *lo : *hi;
+  *lo = d < *lo ? d : *lo;
+}
+
+// The least and second least of two such pairs' values together, into
+// (*lo, *hi).
+template <class W>
+JM_HD void KBestTakeTwo(W other_lo, W other_hi, W* lo, W* hi) {
+  const W low_high = *lo > other_lo ? *lo : other_lo;
+  const W high_low = *hi < other_hi ? *hi : other_hi;
+  *lo = *lo < other_lo ? *lo : other_lo;
+  *hi = low_high < high_low ? low_high : high_low;
+}
+
+// How many of a node's A active rows are bounded without exclusions: all
+// but the last when `excl` lists any.
+JM_HD int KBestPlainRows(int A, const int* excl) {
+  return excl != nullptr && excl[0] > 0 ? A - 1 : A;
+}
+
+// Row f's least and second least reduced costs (of the values with their
+// repeats) over the open columns cols[lo..hi-1], into *least and *second:
+// a part of its bound (KBestRowBound).  By one worker, free of branches,
+// over the even and the odd places apart (two chains of dependent steps),
+// then merged (KBestTakeTwo).
 template <class T, class W>
-JM_HD W KBestRowBound(const KBestProblem<T>& P, const KBestNode<W>& nd,
-                      const int* cols, int open, int f, const int* excl) {
+JM_HD void KBestRowLeastTwo(const KBestProblem<T>& P, const KBestNode<W>& nd,
+                            const int* cols, int lo, int hi, int f, W* least,
+                            W* second) {
+  // Row f's costs, C_fj at row[j * step]: across a team's workers (rows)
+  // the transposed copy's entries lie side by side.
+  const T* row =
+      P.Ct != nullptr ? P.Ct + f : P.C + static_cast<int64_t>(f) * P.m;
+  const int64_t step = P.Ct != nullptr ? P.n : 1;
+  const W inf = KBestInf<W>();
+  W lo_even = inf, hi_even = inf, lo_odd = inf, hi_odd = inf;
+  int q = lo;
+  JM_UNROLL_BY(2)
+  for (; q + 1 < hi; q += 2) {
+    const int j = cols[q], j_odd = cols[q + 1];
+    KBestTakeOne(static_cast<W>(row[j * step]) - nd.v[j], &lo_even, &hi_even);
+    KBestTakeOne(static_cast<W>(row[j_odd * step]) - nd.v[j_odd], &lo_odd,
+                 &hi_odd);
+  }
+  if (q < hi)
+    KBestTakeOne(static_cast<W>(row[cols[q] * step]) - nd.v[cols[q]], &lo_even,
+                 &hi_even);
+  KBestTakeTwo(lo_odd, hi_odd, &lo_even, &hi_even);
+  *least = lo_even;
+  *second = hi_even;
+}
+
+// Row f's least reduced cost over the open columns and its exit, bar what
+// it holds, from the least and second least of the open columns: a lower
+// bound on its child's path (the second when the held column attains the
+// least: then another column attains the least too, or the second is the
+// least of the others).
+template <class T, class W>
+JM_HD W KBestRowBound(const KBestProblem<T>& P, const KBestNode<W>& nd, int f,
+                      W least, W second) {
+  const W uf = KBestRowDual(P, nd, f);
+  const int held = nd.x[f];
+  if (held >= 0 && P.cost(f, held) - nd.v[held] == least) least = second;
+  least -= uf;
+  if (P.exits && held != kKBestExit) {
+    const W d = static_cast<W>(P.r[f]) - uf;
+    if (d < least) least = d;
+  }
+  return least;
+}
+
+// The same bound for row f, which may not take what the list `excl`
+// holds either, by the whole team (each worker a stride of the columns);
+// to every worker.
+template <class T, class W, class Team>
+JM_HD W KBestExcludedRowBound(const Team& team, const KBestProblem<T>& P,
+                              const KBestNode<W>& nd, const int* cols, int open,
+                              int f, const int* excl) {
   const W uf = KBestRowDual(P, nd, f);
   const int held = nd.x[f];
   const T* row = P.C + static_cast<int64_t>(f) * P.m;
-  W least = KBestInf<W>(), second = KBestInf<W>();
-  if (excl == nullptr || excl[0] == 0) {
-    // The least and the second least, free of branches; the second when
-    // the held column attains the least (then another column attains the
-    // least too, or the second is the least of the others).
-    for (int q = 0; q < open; ++q) {
-      const int j = cols[q];
-      const W d = static_cast<W>(row[j]) - nd.v[j];
-      second = d < second ? d : second;
-      second = least > second ? least : second;
-      least = d < least ? d : least;
-    }
-    if (held >= 0 && static_cast<W>(row[held]) - nd.v[held] == least)
-      least = second;
-  } else {
-    for (int q = 0; q < open; ++q) {
-      const int j = cols[q];
-      if (j == held || KBestExcluded(excl, j)) continue;
-      const W d = static_cast<W>(row[j]) - nd.v[j];
-      if (d < least) least = d;
-    }
+  W least = KBestInf<W>();
+  JM_UNROLL_BY(2)
+  for (int q = team.rank(); q < open; q += team.size()) {
+    const int j = cols[q];
+    if (j == held || KBestExcluded(excl, j)) continue;
+    const W d = static_cast<W>(row[j]) - nd.v[j];
+    if (d < least) least = d;
   }
+  int unused = 0;
+  team.all_argmin(&least, &unused);
   least -= uf;
   if (P.exits && held != kKBestExit && !KBestExcluded(excl, P.m)) {
     const W d = static_cast<W>(P.r[f]) - uf;
@@ -368,16 +507,145 @@ JM_HD W KBestRowBound(const KBestProblem<T>& P, const KBestNode<W>& nd,
   return least;
 }
 
+// The bounds of the active rows order[0..A-1] of node nd (the last one's
+// under the exclusions `excl`, or null) by part `part` of a crew of `parts`
+// teams: rows order[0..plain-1] (KBestPlainRows) each by a worker over the
+// part's share of the open columns cols[0..open-1], its least and second
+// least into least [parts, n] and second [parts, n] at [part, q] (one
+// part: its bound into bounds [row] at once); the row with exclusions by
+// the last part, whole, into bounds [row].  KBestRowBoundsJoin then joins
+// the parts.
+template <class T, class W, class Team>
+JM_HD void KBestRowBoundParts(const Team& team, const KBestProblem<T>& P,
+                              const KBestNode<W>& nd, const int* cols, int open,
+                              int A, const int* excl, int part, int parts,
+                              W* least, W* second, W* bounds) {
+  const int plain = KBestPlainRows(A, excl);
+  const int lo = static_cast<int>(int64_t{open} * part / parts),
+            hi = static_cast<int>(int64_t{open} * (part + 1) / parts);
+  const int64_t at = int64_t{part} * P.n;
+  for (int q = team.rank(); q < plain; q += team.size()) {
+    const int f = nd.order[q];
+    W lo_f, hi_f;
+    KBestRowLeastTwo(P, nd, cols, lo, hi, f, &lo_f, &hi_f);
+    if (parts == 1) {
+      bounds[f] = KBestRowBound(P, nd, f, lo_f, hi_f);
+    } else {
+      least[at + q] = lo_f;
+      second[at + q] = hi_f;
+    }
+  }
+  if (plain < A && part == parts - 1) {
+    const int f = nd.order[A - 1];
+    const W b = KBestExcludedRowBound(team, P, nd, cols, open, f, excl);
+    if (team.rank() == 0) bounds[f] = b;
+  }
+}
+
+// The bounds of rows order[0..plain-1] into bounds [row], from the parts'
+// least and second least (KBestRowBoundParts; one part wrote them at once);
+// ends in a barrier.
+template <class T, class W, class Team>
+JM_HD void KBestRowBoundsJoin(const Team& team, const KBestProblem<T>& P,
+                              const KBestNode<W>& nd, int A, const int* excl,
+                              int parts, const W* least, const W* second,
+                              W* bounds) {
+  const int plain = parts > 1 ? KBestPlainRows(A, excl) : 0;
+  for (int q = team.rank(); q < plain; q += team.size()) {
+    W lo = least[q], hi = second[q];
+    for (int part = 1; part < parts; ++part)
+      KBestTakeTwo(least[int64_t{part} * P.n + q],
+                   second[int64_t{part} * P.n + q], &lo, &hi);
+    const int f = nd.order[q];
+    bounds[f] = KBestRowBound(P, nd, f, lo, hi);
+  }
+  team.sync();
+}
+
+// Sorts order[0..len-1] by bounds[order[.]], stably (ties keep their
+// order), through scratch [len]: a serial team inserts, a larger one ranks
+// each row by counting those before it.  Ends in a barrier.
+template <class W, class Team>
+JM_HD void KBestSortRows(const Team& team, int* order, int len, const W* bounds,
+                         int* scratch) {
+  if (team.size() == 1) {
+    for (int a = 1; a < len; ++a) {
+      const int f = order[a];
+      int b = a;
+      for (; b > 0 && bounds[order[b - 1]] > bounds[f]; --b)
+        order[b] = order[b - 1];
+      order[b] = f;
+    }
+    team.sync();
+    return;
+  }
+  for (int a = team.rank(); a < len; a += team.size()) {
+    const int f = order[a];
+    const W key = bounds[f];
+    int place = 0;
+    for (int b = 0; b < len; ++b) {
+      const W kb = bounds[order[b]];
+      place += (kb < key) | ((kb == key) & (b < a));
+    }
+    scratch[place] = f;
+  }
+  team.sync();
+  for (int a = team.rank(); a < len; a += team.size()) order[a] = scratch[a];
+  team.sync();
+}
+
 // The ranking's workspace beside the nodes: the queue's slots and keys
 // [k] (sorted by key, the largest first), the free slots [k + 2], the rows'
-// bounds [n].
+// bounds [n], and a pop's children whose bound passes [n] with their lists'
+// lengths [n] (KBestListChildren).
 template <class W>
 struct KBestRankWork {
   int* queue;
   W* keys;
   int* free_slots;
   W* bounds;
+  int* children;
+  int* child_total;
 };
+
+// Before the children of node nd (A active rows, cost pcost) are searched:
+// child p's list of open columns is its predecessor's plus the column row
+// order[p-1] frees (for p > 1), child 1's the first `total` entries of
+// cols; every child's column is put in place at once (past each list: a
+// search permutes only its list).  Lists the children whose bound (pcost
+// plus their row's bound) passes `bound`, in order, in children with their
+// lists' lengths in totals; returns how many (to every worker).  Ends in a
+// barrier.
+template <class W, class Team>
+JM_HD int KBestListChildren(const Team& team, const KBestNode<W>& nd, int A,
+                            int total, W pcost, W bound, const W* bounds,
+                            int* cols, int* children, int* totals) {
+  int added = 0, listed = 0;
+  for (int p0 = 1; p0 <= A; p0 += team.size()) {
+    const int p = p0 + team.rank();
+    int held = -1;
+    bool adds = false, passes = false;
+    if (p <= A) {
+      const int f = nd.order[p - 1];
+      held = nd.x[f];
+      adds = p > 1 && held >= 0;
+      passes = pcost + bounds[f] < bound;
+    }
+    int added_here, listed_here;
+    const int added_before = team.count_before(adds, &added_here);
+    const int listed_before = team.count_before(passes, &listed_here);
+    const int length = total + added + added_before + (adds ? 1 : 0);
+    if (adds) cols[length - 1] = held;
+    if (passes) {
+      children[listed + listed_before] = p;
+      totals[listed + listed_before] = length;
+    }
+    added += added_here;
+    listed += listed_here;
+  }
+  team.sync();
+  return listed;
+}
 
 // Puts (key, slot) into the queue rw.keys/rw.queue [0..size-1], sorted by
 // key from the largest: with drop 0 it grows by one; with drop 1 its first
@@ -441,247 +709,55 @@ JM_HD void KBestQueueInsert(const Team& team, const KBestRankWork<W>& rw,
 }
 
 // Lists the columns whose state is kKBestOpen in w.cols, in increasing
-// order; returns how many (to every worker).  A stream compaction: each
-// worker takes a column of every team-wide stretch and places it after
-// those the lower ranks hold; ends in a barrier.
+// order; returns how many (to every worker).  Ends in a barrier.
 template <class W, class Team>
 JM_HD int KBestListOpen(const Team& team, const KBestSearchWork<W>& w, int m) {
-  int open = 0;
-  for (int j0 = 0; j0 < m; j0 += team.size()) {
-    const int j = j0 + team.rank();
-    const bool listed = j < m && w.state[j] == kKBestOpen;
-    int stretch;
-    const int before = team.count_before(listed, &stretch);
-    if (listed) w.cols[open + before] = j;
-    open += stretch;
-  }
-  team.sync();
-  return open;
+  return KBestCompact(
+      team, m,
+      [&](int j, int* value) {
+        *value = j;
+        return w.state[j] == kKBestOpen;
+      },
+      w.cols);
 }
 
-// The whole ranking of one problem (the control on every worker alike, see
-// the file's comment; the searches, copies and bounds over the team).  ints
-// [(k + 2) * L.ints()] and wides [(k + 2) * L.wides()] hold the nodes, sw
-// the search's workspace, rw the queue's.  Writes the k best solutions'
-// columns (-1: unassigned) to assign [k, n] and their columns' rows (-1:
-// unassigned) to assign_cols [k, m] (unused entries untouched), in the
-// order found (KBestObjectives sums their objectives), and the searches run
-// to *searches (rank 0); returns how many exist up to k (0: no
-// assignment), to every worker, after a barrier.
+// Lists the open columns of node nd (those its fixed rows do not hold) in
+// sw.cols; returns how many (to every worker); ends in a barrier.
 template <class T, class Team>
-JM_HD int KBestRank(const Team& team, const KBestProblem<T>& P, int k,
-                    int* ints, KBestWide<T>* wides,
-                    const KBestSearchWork<KBestWide<T>>& sw,
-                    const KBestRankWork<KBestWide<T>>& rw, int* assign,
-                    int* assign_cols, int* searches) {
-  using W = KBestWide<T>;
-  const KBestNodeLayout L{P.n, P.m};
-  const int n = P.n, m = P.m;
-  const bool lead = team.rank() == 0;
-  auto node = [&](int s) { return KBestNodeAt<W>(L, ints, wides, s); };
-  // The free slots, a stack: slot 0 on top.
-  int free_top = k + 2;
-  for (int q = team.rank(); q < k + 2; q += team.size())
-    rw.free_slots[q] = k + 1 - q;
+JM_HD int KBestListNodeOpen(const Team& team, const KBestProblem<T>& P,
+                            const KBestNode<KBestWide<T>>& nd,
+                            const KBestSearchWork<KBestWide<T>>& sw) {
+  const int n = P.n, m = P.m, A = nd.active();
+  for (int j = team.rank(); j < m; j += team.size()) sw.state[j] = kKBestOpen;
   team.sync();
-  int qsize = 0, runs = n;
-  const int root = rw.free_slots[--free_top];
-  if (!KBestRoot(team, P, node(root), sw)) {
-    if (lead) *searches = runs;
-    return 0;
-  }
-  if (lead) {
-    rw.queue[0] = root;
-    rw.keys[0] = *node(root).cost;
-  }
-  qsize = 1;
-  int count = 0;
-  for (int t = 0; t < k && qsize > 0; ++t) {
-    team.sync();
-    // The queue is sorted by key, largest first: the least is the last.
-    const int ps = rw.queue[--qsize];
-    const KBestNode<W> parent = node(ps);
-    const W pcost = *parent.cost;
-    for (int i = team.rank(); i < n; i += team.size()) {
-      const int j = parent.x[i];
-      assign[static_cast<int64_t>(t) * n + i] = j >= 0 ? j : -1;
-    }
-    for (int j = team.rank(); j < m; j += team.size())
-      assign_cols[static_cast<int64_t>(t) * m + j] = parent.y[j];
-    count = t + 1;
-    const int cap = k - t - 1;
-    if (cap == 0) break;
-    // The worst queued key when the queue is full (the bound).
-    W bound = qsize < cap ? KBestInf<W>() : rw.keys[0];
-    // The parent's open columns (not held by its fixed rows), listed.
-    const int A = parent.active();
-    const int* pexcl = parent.special() ? parent.excl : nullptr;
-    for (int j = team.rank(); j < m; j += team.size()) sw.state[j] = kKBestOpen;
-    team.sync();
-    for (int q = A + team.rank(); q < n; q += team.size())
-      if (parent.x[parent.order[q]] >= 0)
-        sw.state[parent.x[parent.order[q]]] = kKBestOut;
-    team.sync();
-    const int open = KBestListOpen(team, sw, m);
-    for (int q = team.rank(); q < A; q += team.size()) {
-      const int f = parent.order[q];
-      rw.bounds[f] = KBestRowBound(P, parent, sw.cols, open, f,
-                                   q == A - 1 ? pexcl : nullptr);
-    }
-    team.sync();
-    // Split: the active rows but the last ordered by their bounds, the
-    // largest last (its child, the largest, is the likeliest skipped).
-    if (lead)
-      for (int a = 1; a < A - 1; ++a) {
-        const int f = parent.order[a];
-        int b = a;
-        for (; b > 0 && rw.bounds[parent.order[b - 1]] > rw.bounds[f]; --b)
-          parent.order[b] = parent.order[b - 1];
-        parent.order[b] = f;
-      }
-    team.sync();
-    // Child p fixes rows order[p..A-1] beside the parent's: the columns
-    // of rows order[1..A-1] out for child 1, then freed one by one.
-    for (int q = 1 + team.rank(); q < A; q += team.size())
-      if (parent.x[parent.order[q]] >= 0)
-        sw.state[parent.x[parent.order[q]]] = kKBestOut;
-    team.sync();
-    int total = KBestListOpen(team, sw, m);
-    int ws = rw.free_slots[--free_top];
-    for (int p = 1; p <= A; ++p) {
-      const int f = parent.order[p - 1];
-      const int held = parent.x[f];
-      // The searches permute the list; each child adds its row's column
-      // (past the list: no worker reads it before the next barrier).
-      if (p > 1 && held >= 0) {
-        if (lead) sw.cols[total] = held;
-        ++total;
-      }
-      if (!(pcost + rw.bounds[f] < bound)) continue;  // skipped by bound
-      team.sync();
-      const KBestNode<W> child = node(ws);
-      KBestCopyNode(team, L, child, parent);
-      if (lead) {
-        child.active() = p;
-        child.special() = 1;
-        int excluded = 0;
-        if (p == A && pexcl != nullptr) {
-          excluded = pexcl[0];
-          for (int e = 1; e <= excluded; ++e) child.excl[e] = pexcl[e];
-        }
-        child.excl[++excluded] = held >= 0 ? held : m;
-        child.excl[0] = excluded;
-      }
-      team.sync();
-      ++runs;
-      const W length =
-          KBestAugment(team, P, child, f, child.excl, sw, total, bound - pcost);
-      if (!(length < KBestInf<W>())) continue;
-      const W key = pcost + length;
-      const int evicted = qsize < cap ? -1 : rw.queue[0];
-      team.sync();
-      if (lead) *child.cost = key;
-      // Full: the worst leaves, its slot the next child's.
-      KBestQueueInsert(team, rw, qsize, qsize < cap ? 0 : 1, key, ws);
-      if (qsize < cap) {
-        ++qsize;
-        ws = rw.free_slots[--free_top];
-      } else {
-        ws = evicted;
-      }
-      if (qsize == cap) bound = rw.keys[0];
-    }
-    team.sync();
-    if (lead) {
-      rw.free_slots[free_top] = ws;
-      rw.free_slots[free_top + 1] = ps;
-    }
-    free_top += 2;
-  }
-  if (lead) *searches = runs;
+  for (int q = A + team.rank(); q < n; q += team.size())
+    if (nd.x[nd.order[q]] >= 0) sw.state[nd.x[nd.order[q]]] = kKBestOut;
   team.sync();
-  return count;
+  return KBestListOpen(team, sw, P.m);
 }
 
-// The objectives of the `count` solutions that KBestRank wrote to assign
-// [k, n] and assign_cols [k, m], summed afresh into costs [k]: each by one
-// worker, in KBestObjective's order, so that every team size gives the same
-// sums.  Ends in a barrier.
+// The split of node nd (cost pcost), once its rows are bounded (rw.bounds):
+// orders its active rows by their bounds, the largest last (its child, the
+// largest, is the likeliest skipped; the row with exclusions stays last),
+// and lists its children whose bound passes `bound` (KBestListChildren:
+// rw.children, rw.child_total, and their lists in sw.cols): child p fixes
+// rows order[p..A-1] beside the node's, so child 1's list has the columns
+// of rows order[1..A-1] out, and each next child frees one.  Returns how
+// many children are listed (to every worker); ends in a barrier.
 template <class T, class Team>
-JM_HD void KBestObjectives(const Team& team, const KBestProblem<T>& P,
-                           int count, const int* assign, const int* assign_cols,
-                           KBestWide<T>* costs) {
-  for (int t = team.rank(); t < count; t += team.size())
-    costs[t] = KBestObjective(P, assign + static_cast<int64_t>(t) * P.n,
-                              assign_cols + static_cast<int64_t>(t) * P.m);
+JM_HD int KBestSplit(const Team& team, const KBestProblem<T>& P,
+                     const KBestNode<KBestWide<T>>& nd,
+                     const KBestSearchWork<KBestWide<T>>& sw,
+                     const KBestRankWork<KBestWide<T>>& rw, KBestWide<T> pcost,
+                     KBestWide<T> bound) {
+  const int A = nd.active();
+  KBestSortRows(team, nd.order, A - 1, rw.bounds, sw.rows);
+  for (int q = 1 + team.rank(); q < A; q += team.size())
+    if (nd.x[nd.order[q]] >= 0) sw.state[nd.x[nd.order[q]]] = kKBestOut;
   team.sync();
-}
-
-// A team's workspace for KBestSolveTeam: the nodes (KBestRank's ints and
-// wides), the search's and the queue's arrays, and the found solutions
-// before they are ordered: found_rows [k, n], found_cols [k, m], found [k],
-// order [k].
-template <class W>
-struct KBestTeamWork {
-  int* ints;
-  W* wides;
-  KBestSearchWork<W> sw;
-  KBestRankWork<W> rw;
-  int* found_rows;
-  int* found_cols;
-  W* found;
-  int* order;
-};
-
-// One problem, whole, by a team (the GPU's warp): checks its entries, ranks,
-// orders the found solutions by their objectives summed afresh (stably:
-// ties in the order found, as the CPU's std::stable_sort, each solution's
-// place counted by every worker for its own), and writes assign [k, n]
-// (-1 past the count), costs [k] (the dtype's largest past it) and info
-// [kKBestInfoLen] (rank 0).  Ends in a barrier.
-template <class T, class Team>
-JM_HD void KBestSolveTeam(const Team& team, const KBestProblem<T>& P, int k,
-                          const KBestTeamWork<KBestWide<T>>& w, int* assign,
-                          T* costs, int* info) {
-  using W = KBestWide<T>;
-  const int n = P.n;
-  const bool lead = team.rank() == 0;
-  int status = kLapInvalidEntries, count = 0, searches = 0;
-  if (KBestValid(team, P)) {
-    count = KBestRank(team, P, k, w.ints, w.wides, w.sw, w.rw, w.found_rows,
-                      w.found_cols, &searches);
-    KBestObjectives(team, P, count, w.found_rows, w.found_cols, w.found);
-    status = count > 0 ? kLapOptimal : kLapInfeasible;
-    for (int t = team.rank(); t < count; t += team.size()) {
-      const W key = w.found[t];
-      int place = 0;
-      for (int a = 0; a < count; ++a)
-        place += (w.found[a] < key) | ((w.found[a] == key) & (a < t));
-      w.order[place] = t;
-    }
-    team.sync();
-    for (int t = 0; t < count; ++t) {
-      const int from = w.order[t];
-      for (int i = team.rank(); i < n; i += team.size())
-        assign[static_cast<int64_t>(t) * n + i] =
-            w.found_rows[static_cast<int64_t>(from) * n + i];
-      if (lead && !KBestStoreCost<T>(w.found[from], &costs[t]))
-        status = kLapOverflow;
-    }
-  }
-  const int64_t rest = static_cast<int64_t>(k - count) * n;
-  for (int64_t e = team.rank(); e < rest; e += team.size())
-    assign[static_cast<int64_t>(count) * n + e] = -1;
-  const T fill = std::numeric_limits<T>::has_infinity
-                     ? std::numeric_limits<T>::infinity()
-                     : std::numeric_limits<T>::max();
-  for (int t = count + team.rank(); t < k; t += team.size()) costs[t] = fill;
-  if (lead) {
-    info[kKBestInfoStatus] = status;
-    info[kKBestInfoCount] = count;
-    info[kKBestInfoIters] = searches;
-  }
-  team.sync();
+  return KBestListChildren(team, nd, A, KBestListOpen(team, sw, P.m), pcost,
+                           bound, rw.bounds, sw.cols, rw.children,
+                           rw.child_total);
 }
 
 }  // namespace jaxmatch

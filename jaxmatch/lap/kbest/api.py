@@ -3,11 +3,12 @@ optimizations of Miller, Stone and Cox, 1997), with an optional price for
 leaving rows and columns unassigned: the data association of
 multiple-hypothesis trackers.
 
-The kernel (``jaxmatch_lap_k_best``: cuda_ffi/lap/kbest/kbest_steps.h) runs
-on the CPU (a problem per core) and on a GPU (one fused kernel for the batch,
-a warp per problem, the whole ranking on the device: kbest_kernels.cu), the
-platform's as for every solver; both find the same assignments in the same
-order. Each child of the partition is solved from its parent's duals by one
+The kernel (``jaxmatch_lap_k_best``: cuda_ffi/lap/kbest/kbest_rank.h over
+kbest_steps.h) runs on the CPU (a problem per core) and on a GPU (one fused
+kernel for the batch, a crew of warps per problem searching a node's
+children side by side, the whole ranking on the device: kbest_kernels.cu),
+the platform's as for every solver; both find the same assignments in the
+same order. Each child of the partition is solved from its parent's duals by one
 shortest augmenting path, and children whose bound cannot enter the k best
 are skipped. It takes rows ``<=`` columns: a tall problem is solved
 transposed (rows and columns, row and column prices swapped: the same
