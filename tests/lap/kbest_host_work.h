@@ -16,8 +16,8 @@ template <class W>
 struct KBestHostWork {
   int n, m, members;
   // Each member's search arrays one after another (members m or n each).
-  std::vector<int> ints, pred, state, cols, rows, children, child_total, queue,
-      free_slots, found_rows, found_cols, order, slots, ctl;
+  std::vector<int> ints, pred, state, list, cols, rows, children, child_total,
+      queue, free_slots, found_rows, found_cols, order, slots, ctl;
   std::vector<W> wides, dist, keys, bounds, found, lows, lengths, peaks, least,
       second, ctl_wide;
 
@@ -27,7 +27,7 @@ struct KBestHostWork {
     const std::size_t slot_count = KBestSlots(k, members);
     const std::size_t row_count = n, columns = m, best = k, crew = members;
     ints.assign(slot_count * L.ints(), junk);
-    for (auto* v : {&pred, &state}) v->assign(crew * columns, junk);
+    for (auto* v : {&pred, &state, &list}) v->assign(crew * columns, junk);
     cols.assign(columns, junk);
     rows.assign(crew * row_count, junk);
     for (auto* v : {&children, &child_total}) v->assign(row_count, junk);
@@ -56,7 +56,8 @@ struct KBestHostWork {
         ints.data(),
         wides.data(),
         KBestSearchWork<W>{dist.data() + cm, pred.data() + cm,
-                           state.data() + cm, cols.data(), rows.data() + cn},
+                           state.data() + cm, cols.data(), list.data() + cm,
+                           rows.data() + cn},
         KBestRankWork<W>{queue.data(), keys.data(), free_slots.data(),
                          bounds.data(), children.data(), child_total.data()},
         KBestCrewWork<W>{slots.data(), lows.data(), lengths.data(),

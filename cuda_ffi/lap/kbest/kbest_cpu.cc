@@ -20,8 +20,8 @@ namespace {
 // shrunk, never cleared: the ranking initialises what it reads).
 template <class W>
 struct KBestScratch {
-  std::vector<int> ints, pred, state, cols, rows, children, child_total, queue,
-      free_slots, order_out, order_cols, rank;
+  std::vector<int> ints, pred, state, cols, list, rows, children, child_total,
+      queue, free_slots, order_out, order_cols, rank;
   std::vector<W> wides, dist, bounds, found, keys, least, second;
   // The crew's words, for a crew of one.
   int slot[1], ctl[kKBestCtlLen];
@@ -30,7 +30,7 @@ struct KBestScratch {
     const size_t slots = KBestSlots(k, 1), n = L.n, m = L.m;
     Grow(&ints, slots * L.ints());
     Grow(&wides, slots * L.wides());
-    for (auto* v : {&pred, &state, &cols}) Grow(v, m);
+    for (auto* v : {&pred, &state, &cols, &list}) Grow(v, m);
     Grow(&dist, m);
     for (auto* v : {&rows, &children, &child_total}) Grow(v, n);
     for (auto* v : {&bounds, &least, &second}) Grow(v, n);
@@ -76,7 +76,7 @@ void KBestSolveOne(const KBestProblem<T>& P, int k, int* assign, T* costs,
   KBestScratch<W>& s = ThreadScratch<W>();
   s.Fit(L, k);
   const KBestSearchWork<W> sw{s.dist.data(), s.pred.data(), s.state.data(),
-                              s.cols.data(), s.rows.data()};
+                              s.cols.data(), s.list.data(), s.rows.data()};
   const KBestRankWork<W> rw{s.queue.data(),      s.keys.data(),
                             s.free_slots.data(), s.bounds.data(),
                             s.children.data(),   s.child_total.data()};

@@ -52,9 +52,9 @@ struct KBestCrewLayout {
       found_cols, order, slots, ctl;
   // Cost dtype (T): the costs transposed, m n.
   std::size_t ct;
-  // Each member's: distances m (W), predecessors, states m and rows n
-  // (int32), from its base.
-  std::size_t dist, pred, state, rows, member;
+  // Each member's: distances m (W), predecessors, states, its list m and
+  // rows n (int32), from its base.
+  std::size_t dist, pred, state, list, rows, member;
   int warps;
   std::size_t bytes;
 
@@ -96,9 +96,11 @@ struct KBestCrewLayout {
     o.dist = take(m, sizeof(W));
     o.pred = take(m, sizeof(int));
     o.state = take(m, sizeof(int));
+    o.list = take(m, sizeof(int));
     o.rows = take(n, sizeof(int));
     o.member = at;
-    for (std::size_t* member_offset : {&o.dist, &o.pred, &o.state, &o.rows})
+    for (std::size_t* member_offset :
+         {&o.dist, &o.pred, &o.state, &o.list, &o.rows})
       *member_offset += shared;
     o.warps = warps;
     o.bytes = shared + crew * o.member;
@@ -136,6 +138,7 @@ __device__ void KBestSolveMember(const KBestWarp& team, const Crew& crew,
                          reinterpret_cast<int*>(at(L.pred + mine)),
                          reinterpret_cast<int*>(at(L.state + mine)),
                          reinterpret_cast<int*>(at(L.cols)),
+                         reinterpret_cast<int*>(at(L.list + mine)),
                          reinterpret_cast<int*>(at(L.rows + mine))},
       KBestRankWork<W>{reinterpret_cast<int*>(at(L.queue)),
                        reinterpret_cast<W*>(at(L.keys)),

@@ -38,10 +38,11 @@
 // queue's worst is skipped; the rows are split in the order of those
 // bounds, the largest last.  Each search runs over a list of the open
 // columns (each child's list its predecessor's plus the column its row
-// frees, all written before the searches: KBestListChildren), marks the
-// columns it scans, and among columns at the least distance takes the
-// freed column first, which ends it.  Memory: KBestSlots nodes of
-// 2 n + 2 m + 4 int32 and m + 1 wide entries, a search's 4 m + n entries
+// frees, all written before the searches: KBestListChildren), its own copy
+// of which it permutes, the scanned columns moved behind the others
+// (fastmurty's cols2use), and among columns at the least distance takes
+// the freed column first, which ends it.  Memory: KBestSlots nodes of
+// 2 n + 2 m + 4 int32 and m + 1 wide entries, a search's 5 m + n entries
 // (the list shared by a crew), the queue's 3 k + 2, the rows' bounds and
 // children 3 n, and a crew's parts of the bounds (2 n a member).
 #pragma once
@@ -57,61 +58,64 @@
 namespace jaxmatch {
 
 // A search's workspace: per column its distance, predecessor row (or
-// kKBestZone) and state (while a pop lists its open columns: kKBestOut,
-// held by a fixed row, or kKBestOpen; in a search: kKBestOpen, or
-// kKBestScanned), the list of open columns `cols` (the caller's, which the
-// search reads only), and `rows` [n], a list of rows: those at their exits
-// while a search relaxes from the zone, the split's new order while a pop
-// sorts its rows.
+// kKBestZone) and state (kKBestOut: held by a fixed row, or kKBestOpen;
+// while a pop lists its open columns), the list of open columns `cols`
+// (the caller's: a crew's chief writes it, every member's search reads
+// it), the search's own copy of its part in `list` [m]: the first `open`
+// not yet scanned, then the scanned ones in order (as fastmurty's
+// cols2use, so that every pass runs over the columns still unscanned
+// alone), and `rows` [n], a list of rows: those at their exits while a
+// search relaxes from the zone, the split's new order while a pop sorts
+// its rows.
 template <class W>
 struct KBestSearchWork {
   W* dist;
   int* pred;
   int* state;
   int* cols;
+  int* list;
   int* rows;
 };
-constexpr int kKBestOut = 0, kKBestOpen = 1, kKBestScanned = 2;
+constexpr int kKBestOut = 0, kKBestOpen = 1;
 
-// The least distance of the unscanned columns of cols[0..total-1] and its
-// column (-1: none below +inf), to every worker: among ties the column
-// `target` (which ends the search), else the first in the list.  Each
-// worker takes a stride, then the team combines them by (distance, place),
-// the target's place before every other.
+// The least distance of the unscanned columns list[0..open-1] and its
+// place in the list (-1: none below +inf), to every worker: among ties the
+// column `target` (which ends the search), else the first in the list.
+// Each worker takes a stride, then the team combines them by (distance,
+// key), the target's key (its place less `open`) below every other's.
 template <class W, class Team>
-JM_HD void KBestLeast(const Team& team, const KBestSearchWork<W>& w, int total,
-                      int target, W* least, int* column) {
+JM_HD void KBestLeast(const Team& team, const KBestSearchWork<W>& w, int open,
+                      int target, W* least, int* at) {
   constexpr int kNone = std::numeric_limits<int>::max();
   W best = KBestInf<W>();
-  int where = kNone;  // the place in cols, -1 for the target
+  int where = kNone;
   JM_UNROLL_BY(2)
-  for (int q = team.rank(); q < total; q += team.size()) {
-    const int j = w.cols[q];
+  for (int q = team.rank(); q < open; q += team.size()) {
+    const int j = w.list[q];
     const W d = w.dist[j];
-    const int place = j == target ? -1 : q;
-    if (w.state[j] != kKBestScanned &&
-        (d < best || (d == best && place < where))) {
+    const int key = j == target ? q - open : q;
+    if (d < best || (d == best && key < where)) {
       best = d;
-      where = place;
+      where = key;
     }
   }
   team.all_argmin(&best, &where);
   *least = best;
-  *column = where == kNone ? -1 : where < 0 ? target : w.cols[where];
+  *at = where == kNone ? -1 : where < 0 ? where + open : where;
 }
 
-// Relaxes the unscanned columns of cols[0..total-1] from row i (the
-// distance to column j is C_ij - v_j - shift).
+// Relaxes the unscanned columns list[0..open-1] from row i (the distance to
+// column j is C_ij - v_j - shift).
 template <class T, class W, class Team>
 JM_HD void KBestRelax(const Team& team, const KBestProblem<T>& P,
                       const KBestNode<W>& nd, const KBestSearchWork<W>& w,
-                      int total, int i, W shift) {
+                      int open, int i, W shift) {
   const T* row = P.C + static_cast<int64_t>(i) * P.m;
   JM_UNROLL_BY(2)
-  for (int q = team.rank(); q < total; q += team.size()) {
-    const int j = w.cols[q];
+  for (int q = team.rank(); q < open; q += team.size()) {
+    const int j = w.list[q];
     const W d = static_cast<W>(row[j]) - nd.v[j] - shift;
-    if (w.state[j] != kKBestScanned && d < w.dist[j]) {
+    if (d < w.dist[j]) {
       w.dist[j] = d;
       w.pred[j] = i;
     }
@@ -139,8 +143,8 @@ JM_HD int KBestCompact(const Team& team, int len, Pick pick, int* out) {
   return count;
 }
 
-// Relaxes the unscanned columns of cols[0..total-1] from the zone, scanned
-// at distance `least`:
+// Relaxes the unscanned columns list[0..open-1] from the zone, scanned at
+// distance `least`:
 // from each row at its exit, w.rows[0..exits-1] in order (the distance to
 // column j is C_ij - v_j - (r_i - least)), then from the zone to the
 // assigned columns (c_j - v_j + least).  KBestRelax's passes in that order,
@@ -149,11 +153,10 @@ JM_HD int KBestCompact(const Team& team, int len, Pick pick, int* out) {
 template <class T, class W, class Team>
 JM_HD void KBestRelaxZone(const Team& team, const KBestProblem<T>& P,
                           const KBestNode<W>& nd, const KBestSearchWork<W>& w,
-                          int total, int exits, W least) {
+                          int open, int exits, W least) {
   JM_UNROLL_BY(2)
-  for (int q = team.rank(); q < total; q += team.size()) {
-    const int j = w.cols[q];
-    if (w.state[j] == kKBestScanned) continue;
+  for (int q = team.rank(); q < open; q += team.size()) {
+    const int j = w.list[q];
     const W vj = nd.v[j];
     W best = w.dist[j];
     int from = 0;
@@ -197,7 +200,8 @@ JM_HD W KBestRowDual(const KBestProblem<T>& P, const KBestNode<W>& nd, int i) {
 // value is freed (a column, or its exit; kKBestNone for a row the root's
 // solve adds), f may not take what the list `excl` holds (null: nothing),
 // the rows order[0..active-1] may change, the columns of the other rows
-// are out: the caller lists the open ones in w.cols[0..total-1].  Returns
+// are out: the caller lists the open ones in w.cols[0..total-1] (which the
+// search copies to w.list and permutes there).  Returns
 // the path's length L in reduced costs (the new cost is the old plus L),
 // or KBestInf when no path is shorter than `bound` (nd then undefined);
 // *peak: the largest distance scanned (L, or the first at or past `bound`
@@ -221,8 +225,8 @@ JM_HD KBestWide<T> KBestAugment(const Team& team, const KBestProblem<T>& P,
   JM_UNROLL_BY(2)
   for (int q = team.rank(); q < total; q += team.size()) {
     const int j = w.cols[q];
+    w.list[q] = j;
     w.pred[j] = f;
-    w.state[j] = kKBestOpen;
     w.dist[j] = static_cast<W>(frow[j]) - nd.v[j] - uf;
   }
   team.sync();
@@ -242,18 +246,19 @@ JM_HD KBestWide<T> KBestAugment(const Team& team, const KBestProblem<T>& P,
   W length = inf;
   int end = -1;  // the target column, or -1 for the zone
   W top = -inf;  // the largest distance scanned
+  int open = total;
   for (;;) {
     W least;
-    int j;  // the column scanned, or -1: the zone
-    KBestLeast(team, w, total, j0, &least, &j);
+    int at;
+    KBestLeast(team, w, open, j0, &least, &at);
     if (zone_open && zone <= least) {
       least = zone;
-      j = -1;
+      at = -1;
     }
     top = least > top ? least : top;
     *peak = top;
     if (!(least < bound) || !(least < inf)) return inf;
-    if (j < 0) {
+    if (at < 0) {
       zone_open = false;
       zone_at = least;
       if (to_zone) {
@@ -269,11 +274,18 @@ JM_HD KBestWide<T> KBestAugment(const Team& team, const KBestProblem<T>& P,
             return *i != f && nd.x[*i] == kKBestExit;
           },
           w.rows);
-      KBestRelaxZone(team, P, nd, w, total, exits, least);
+      KBestRelaxZone(team, P, nd, w, open, exits, least);
       continue;
     }
-    if (team.rank() == 0) w.state[j] = kKBestScanned;
+    // Column list[at] is scanned: it moves behind the unscanned ones.
+    const int j = w.list[at];
+    team.sync();  // every worker has read list[at]
+    if (team.rank() == 0) {
+      w.list[at] = w.list[open - 1];
+      w.list[open - 1] = j;
+    }
     team.sync();
+    --open;
     if (j == j0) {
       length = least;
       end = j;
@@ -289,7 +301,7 @@ JM_HD KBestWide<T> KBestAugment(const Team& team, const KBestProblem<T>& P,
       continue;
     }
     const W h = P.cost(i, j) - nd.v[j] - least;  // u_i - least
-    KBestRelax(team, P, nd, w, total, i, h);
+    KBestRelax(team, P, nd, w, open, i, h);
     if (P.exits && zone_open) {
       const W d = static_cast<W>(P.r[i]) - h;
       if (d < zone) {
@@ -303,13 +315,12 @@ JM_HD KBestWide<T> KBestAugment(const Team& team, const KBestProblem<T>& P,
   // was scanned before the end, every price shifts by length minus its
   // distance, so that the zone's potential stays 0.
   const W shift = !zone_open && !to_zone ? length - zone_at : W(0);
-  const bool shifted = shift != W(0);  // else the unscanned stay
+  const int first = shift != W(0) ? 0 : open;  // unscanned: only shifted
   JM_UNROLL_BY(2)
-  for (int q = team.rank(); q < total; q += team.size()) {
-    const int j = w.cols[q];
-    const bool scanned = w.state[j] == kKBestScanned;
-    if (scanned && j != end) nd.v[j] += w.dist[j] - length;
-    if (scanned || shifted) nd.v[j] += shift;
+  for (int q = first + team.rank(); q < total; q += team.size()) {
+    const int j = w.list[q];
+    if (q >= open && j != end) nd.v[j] += w.dist[j] - length;
+    nd.v[j] += shift;
   }
   team.sync();
   // The path, from its end back to f.
@@ -343,10 +354,9 @@ JM_HD KBestWide<T> KBestAugment(const Team& team, const KBestProblem<T>& P,
   // unscanned one shifted with the zone goes back (its dummy row's
   // potential stays 0; lowering a price keeps every pair feasible).
   JM_UNROLL_BY(2)
-  for (int q = team.rank(); q < total; q += team.size()) {
-    const int j = w.cols[q];
-    if ((shifted || w.state[j] == kKBestScanned) && nd.y[j] < 0)
-      nd.v[j] = P.col_price(j);
+  for (int q = first + team.rank(); q < total; q += team.size()) {
+    const int j = w.list[q];
+    if (nd.y[j] < 0) nd.v[j] = P.col_price(j);
   }
   team.sync();
   return length;
