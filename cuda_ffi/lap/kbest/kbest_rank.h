@@ -4,19 +4,20 @@
 // the device (JM_HD).
 //
 // The crew.  One team (member 0, the chief) pops the queue's least node,
-// writes it out, bounds and orders its rows and lists the children whose
-// bound passes; then the crew searches those children crew.size() at a
-// time, each member its own from the parent into its own working node, with
-// the queue's bound as it stood before the batch; then the chief takes
-// their results in order exactly as one team searching them in turn would
-// have: a child whose bound no longer passes is skipped (its search not
-// counted), and one whose search scanned a distance at or past the bound
-// as it now stands is dropped (a search stops at the first such distance,
-// and a looser bound changes nothing before it: KBestAugment's peak), the
-// others are queued.  So every crew size finds the same solutions in the
-// same order and counts the same searches (the host emulation and the
-// kernel harness compare it with one team).  A crew of one (SerialCrew, the
-// CPU) is the plain loop.
+// writes it out and lists its open columns; the crew bounds its rows, each
+// member over a share of the columns; the chief orders them and lists the
+// children whose bound passes; then the crew searches those children
+// crew.size() at a time, each member its own from the parent into its own
+// working node, with the queue's bound as it stood before the batch; then
+// the chief takes their results in order exactly as one team searching
+// them in turn would have: a child whose bound no longer passes is skipped
+// (its search not counted), and one whose search scanned a distance at or
+// past the bound as it now stands is dropped (a search stops at the first
+// such distance, and a looser bound changes nothing before it:
+// KBestAugment's peak), the others are queued.  So every crew size finds
+// the same solutions in the same order and counts the same searches (the
+// host emulation and the kernel harness compare it with one team).  A crew
+// of one (SerialCrew, the CPU) is the plain loop.
 #pragma once
 
 #include <cstdint>
