@@ -64,8 +64,8 @@ inline int64_t KBestCrews(int64_t batch) {
 // the ranking's KBestSlots nodes (2n + 2m + 4 int32 and m + 1 wide entries
 // each), the queue's and the pop's arrays, the found solutions before they
 // are sorted (k (n + m) int32, k wide), the costs transposed (n m of the
-// cost dtype), and each member's search arrays (3 m + n); each array
-// 16-byte aligned.
+// cost dtype), and each member's search arrays (4 m + n) and parts of the
+// rows' bounds (2 n wide); each array 16-byte aligned.
 template <class T>
 std::size_t KBestCrewBytes(int n, int m, int k, int warps);
 
