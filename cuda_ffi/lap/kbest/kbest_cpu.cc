@@ -22,7 +22,7 @@ template <class W>
 struct KBestScratch {
   std::vector<int> ints, pred, state, cols, list, rows, children, child_total,
       queue, free_slots, order_out, order_cols, rank;
-  std::vector<W> wides, dist, bounds, found, keys, least, second;
+  std::vector<W> wides, dist, bounds, found, keys;
   // The crew's words, for a crew of one.
   int slot[1], ctl[kKBestCtlLen];
   W low[1], length[1], peak[1], ctl_wide[kKBestCtlWideLen];
@@ -33,7 +33,7 @@ struct KBestScratch {
     for (auto* v : {&pred, &state, &cols, &list}) Grow(v, m);
     Grow(&dist, m);
     for (auto* v : {&rows, &children, &child_total}) Grow(v, n);
-    for (auto* v : {&bounds, &least, &second}) Grow(v, n);
+    Grow(&bounds, n);
     Grow(&found, k);
     Grow(&keys, k);
     Grow(&queue, k);
@@ -82,9 +82,8 @@ void KBestSolveOne(const KBestProblem<T>& P, int k, int* assign, T* costs,
                             s.children.data(),   s.child_total.data()};
   const int* order_out = s.order_out.data();
   const W* found = s.found.data();
-  const KBestCrewWork<W> cw{s.slot, s.low,          s.length,
-                            s.peak, s.least.data(), s.second.data(),
-                            s.ctl,  s.ctl_wide};
+  const KBestCrewWork<W> cw{s.slot,  s.low,   s.length, s.peak,
+                            nullptr, nullptr, s.ctl,    s.ctl_wide};
   const int count = KBestRank(team, SerialCrew{}, P, k, s.ints.data(),
                               s.wides.data(), sw, rw, cw, s.order_out.data(),
                               s.order_cols.data(), &info[kKBestInfoIters]);

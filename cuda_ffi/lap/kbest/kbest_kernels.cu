@@ -109,8 +109,9 @@ struct KBestCrewLayout {
 };
 
 // Problem b of p, by the crew, in its workspace `work` (KBestCrewLayout
-// L): the chief transposes the costs (only its bounds read them), then
-// every warp takes its part (KBestSolveTeam).
+// L): the chief transposes the costs (the rows' bounds read them, every
+// member's after the crew's first barrier of the ranking), then every warp
+// takes its part (KBestSolveTeam).
 template <class T, class Crew>
 __device__ void KBestSolveMember(const KBestWarp& team, const Crew& crew,
                                  const KBestBatch<T>& p, int64_t b,

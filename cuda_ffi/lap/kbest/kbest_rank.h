@@ -47,8 +47,9 @@ constexpr int kKBestCtlCost = 0, kKBestCtlBound = 1, kKBestCtlWideLen = 2;
 // The crew's workspace: each member's working node slot, and its last
 // child's bound (the parent's cost plus its row's bound), search length and
 // peak [crew size]; the members' parts of the rows' bounds, least and
-// second [crew size, n] (KBestRowBoundParts); the chief's words ctl
-// [kKBestCtlLen] and ctl_wide [kKBestCtlWideLen].
+// second [crew size, n] (KBestRowBoundParts; a crew of one writes its
+// bounds at once: null); the chief's words ctl [kKBestCtlLen] and ctl_wide
+// [kKBestCtlWideLen].
 template <class W>
 struct KBestCrewWork {
   int* slots;
