@@ -22,8 +22,8 @@ through failing API calls, which memcheck would count as errors.
 ``lap``: every method x execution on float, int and infeasible batches, cold
 and warm (from that result, on the costs moved a little), and JV in a warp and
 in blocks of every size. ``lap-jv``: JV alone (warps, blocks, clusters) on
-uniform, Euclidean and tied costs, cold and warm, which loads no other LAP
-kernel module. ``lap-split``: solve_lap_split's scan and update kernels on
+uniform, Euclidean and tied costs, cold and warm, and with unassigned costs,
+which loads no other LAP kernel module. ``lap-split``: solve_lap_split's scan and update kernels on
 every GPU (square, wide, tall, every dtype, ties, forbidden entries, an
 infeasible and an iteration-limited solve). ``lap-points``: solve_lap_points'
 sweep kernel (every built-in metric, both float dtypes, square, wide and tall,
@@ -146,9 +146,9 @@ def lap_workload() -> tuple[int, int]:
 def lap_jv_workload() -> tuple[int, int]:
     """(runs, failed certificates) of JV alone (``method="jv"``: the GPU's
     warp, block and cluster kernels, no other LAP kernel module), cold and
-    warm, on uniform, Euclidean and tied costs: the LAP workload's JV part
-    where loading the dense LAP kernels' module stops the sanitizer
-    (docs/design.md)."""
+    warm, on uniform, Euclidean and tied costs, and with unassigned costs:
+    the LAP workload's JV part where loading the dense LAP kernels' module
+    stops the sanitizer (docs/design.md)."""
     jax.config.update("jax_enable_x64", True)
     rng = np.random.default_rng(0)
     runs = bad = 0
@@ -184,6 +184,21 @@ def lap_jv_workload() -> tuple[int, int]:
                 member = jax.tree.map(lambda x, k=k: x[k], res)
                 runs += 1
                 bad += not jaxmatch.verify_lap(mat[k], member).optimal
+    # With unassigned costs (the same kernels with the rows' exits):
+    # tracking-like batches, wide, tall and square, in warps and a block.
+    exits = [((8, 40, 50), np.float32), ((4, 63, 64), np.float64), ((4, 30, 31), np.int32)]
+    exits += [((4, 50, 40), np.float32), ((4, 33, 33), np.float32), ((2, 200, 300), np.float32)]
+    for shape, dtype in exits:
+        b, n, m = shape
+        p, q = rng.random((b, n, 2)), rng.random((b, m, 2))
+        scale = 1000 if dtype == np.int32 else 1
+        mat = (np.sqrt(((p[:, :, None] - q[:, None]) ** 2).sum(-1)) * scale).astype(dtype)
+        price = dtype(np.quantile(mat.min(axis=-1), 0.9))
+        res = jax.device_get(jaxmatch.solve_lap(mat, unassigned_cost=price))
+        for k in range(b):
+            member = jax.tree.map(lambda x, k=k: x[k], res)
+            runs += 1
+            bad += not jaxmatch.verify_lap(mat[k], member, unassigned_cost=price).optimal
     return runs, bad
 
 

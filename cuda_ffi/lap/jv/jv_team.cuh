@@ -458,39 +458,77 @@ class TeamJv {
     return free_count;
   }
 
+  // Row i's least column and its reduced cost C[i, j] - v_j (kExits; else
+  // C[i, j]), ties to the first in the cyclic order from column i % m, by
+  // the calling thread alone (a row of +inf entries: its first column in
+  // that order, at +inf).  Each thread starts at the column j0 with
+  // i m + j0 = i (mod 32), so that a warp's rows read distinct
+  // shared-memory banks at every step, and ranks every column in the
+  // cyclic order from i % m to break ties.
+  __device__ Key RowLeastAlone(int i) const {
+    const int start = i % m_;
+    const unsigned skew = static_cast<unsigned>(i) * (1u - m_) % 32u;
+    int j = static_cast<int>(skew % static_cast<unsigned>(m_));
+    Key best = jv_warp::NoKey<W>();
+    int column = INT_MAX;
+#pragma unroll 4
+    for (int t = 0; t < m_; ++t) {
+      W c = Cost(i, j);
+      if constexpr (kExits) c -= v_[j];
+      const Key k{c, j >= start ? j - start : j - start + m_};
+      column = k < best ? j : column;
+      best = k < best ? k : best;
+      j = j + 1 == m_ ? 0 : j + 1;
+    }
+    return Key{best.value, column};
+  }
+
+  // The greedy start's choice for row i, whose least column is `least`
+  // (RowLeastAlone's): that column, or kExit (kExits: when the exit is no
+  // dearer) or -1 (every entry +inf).
+  __device__ int GreedyChoice(int i, Key least) const {
+    if constexpr (kExits)
+      return least.value <= ExitCost(i) ? least.index : kExit;
+    else
+      return least.value < jv_warp::WideInf<W>() ? least.index : -1;
+  }
+
   // lap/jv/jv_cpu.h's RowMinimaGreedy (prices 0): each row in turn takes its
   // least column (ties: the first in the cyclic order from column i) when no
   // earlier row took it; returns the number of rows left free, listed in
   // rows_ in increasing order.  Row i takes column j exactly when i is the
   // least row whose least column is j, so the rows are not taken in turn:
-  // each warp finds its rows' least columns (x_), the least row per column
+  // the team finds each row's least column (x_), the least row per column
   // wins it (atomicMin on y_, INT_MAX for none), and the others are listed.
-  // Rows in turn would cost a team-wide reduction and two syncs each, most
-  // of a block's solve of a 100 x 300 problem.  kExits, as on the CPU: a
-  // row whose least C[i, j] - c_j is above r_i leaves to its exit, and so
-  // does one that loses its column when r_i is no dearer.
+  // A warp finds a row's least column a lane alone (RowLeastAlone), a block
+  // a warp per row; rows in turn would cost a team-wide reduction and two
+  // syncs each, most of a block's solve of a 100 x 300 problem.  kExits, as
+  // on the CPU: a row whose least C[i, j] - c_j is above r_i leaves to its
+  // exit, and so does one that loses its column when r_i is no dearer.
   __device__ int RowMinimaGreedy() {
     static_assert(kSize % 32 == 0, "whole warps");
-    const int lane = me_ & 31, warps = kSize / 32;
     for (int j = me_; j < m_; j += kSize) y_[j] = INT_MAX;
-    for (int i = me_ / 32; i < n_; i += warps) {
-      const int start = i % m_;
-      Key best{jv_warp::WideInf<W>(), INT_MAX};
-      for (int j = lane; j < m_; j += 32) {
-        const int rank = j >= start ? j - start : j - start + m_;
-        W c = Cost(i, j);
-        if constexpr (kExits) c -= v_[j];
-        const Key k{c, rank};
-        if (k < best) best = k;
+    if constexpr (kSize == 32) {
+      for (int i = me_; i < n_; i += kSize) {
+        const Key best = RowLeastAlone(i);
+        x_[i] = GreedyChoice(i, best);
       }
-      best = jv_warp::WarpArgMin(best);
-      if (lane == 0) {
-        const int j = best.index + start < m_ ? best.index + start
-                                              : best.index + start - m_;
-        if constexpr (kExits)
-          x_[i] = best.value <= ExitCost(i) ? j : kExit;
-        else
-          x_[i] = best.value < jv_warp::WideInf<W>() ? j : -1;
+    } else {
+      const int lane = me_ & 31, warps = kSize / 32;
+      for (int i = me_ / 32; i < n_; i += warps) {
+        const int start = i % m_;
+        Key best{jv_warp::WideInf<W>(), INT_MAX};
+        for (int j = lane; j < m_; j += 32) {
+          const int rank = j >= start ? j - start : j - start + m_;
+          W c = Cost(i, j);
+          if constexpr (kExits) c -= v_[j];
+          const Key k{c, rank};
+          if (k < best) best = k;
+        }
+        best = jv_warp::WarpArgMin(best);
+        best.index = best.index + start < m_ ? best.index + start
+                                             : best.index + start - m_;
+        if (lane == 0) x_[i] = GreedyChoice(i, best);
       }
     }
     team_.sync();
