@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -17,6 +18,14 @@ HARNESSES = [
     ("b_matching_kernel_harness", ["quick"], "b_matching_kernel_harness: OK"),
     ("kbest_kernel_harness", ["quick"], "kbest_kernel_harness: OK (0 mismatches)"),
 ]
+
+
+def test_every_harness_is_run():
+    """Each harness source (built by the kernel_harnesses fixture) is run
+    here."""
+    tests = Path(__file__).resolve().parent
+    sources = {path.stem for path in tests.glob("*/*_kernel_harness.cu")}
+    assert sources == {name for name, _, _ in HARNESSES}
 
 
 @pytest.mark.gpu
