@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import time
 
 import numpy as np
 
@@ -46,23 +45,13 @@ LAP_SKIP = {
 }
 
 
-def _median(fn, *args, repeats: int = 5) -> float:
-    import jax
-
-    jax.block_until_ready(fn(*args))
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        jax.block_until_ready(fn(*args))
-        times.append(time.perf_counter() - t0)
-    return float(np.median(times))
-
-
 def _lap(tag: str) -> None:
     import jax
     import jax.numpy as jnp
 
     import jaxmatch
+
+    from .timing import waited_ms
 
     rng = np.random.default_rng(0)
     for name, (b, n, m), kind in LAP_CASES:
@@ -81,7 +70,7 @@ def _lap(tag: str) -> None:
                         C, method=method, execution=execution
                     )
                 )
-                seconds = _median(f, C)
+                seconds = waited_ms(f, C, repeats=5) / 1e3
                 ok = bool(jnp.all(f(C).feasible))
                 line = dict(tag=tag, family="lap", case=name, solver=solver, s=seconds, ok=ok)
                 print(json.dumps(line), flush=True)
@@ -93,6 +82,7 @@ def _matching(tag: str, cache: str) -> None:
     import jaxmatch
 
     from .matching import graphs
+    from .timing import waited_ms
 
     for family in ("delaunay", "rgg", "kron"):
         params = graphs.graph_params(family, 20)
@@ -103,7 +93,7 @@ def _matching(tag: str, cache: str) -> None:
                 original = A
             G = jaxmatch.BipartiteGraph.from_scipy(A)
             f = jax.jit(lambda G: jaxmatch.max_cardinality_matching(G, execution="stepped"))
-            seconds = _median(f, G)
+            seconds = waited_ms(f, G, repeats=5) / 1e3
             res = jax.device_get(f(G))
             ok = bool(jaxmatch.verify_matching(G, res).maximum)
             line = dict(

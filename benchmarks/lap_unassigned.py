@@ -4,8 +4,11 @@ problem as a plain LAP, jitted, on the default device.
 
 Tracking-like costs: Euclidean distances between random points in a 100 x 100
 square; rows priced at the 90th percentile of the rows' least costs, columns
-at 0. Each call is timed ``--repeats`` times after a compiling call (median,
-ms); the unassigned solve's cost is checked against the padded solve's.
+at 0. Each call is timed ``--repeats`` times after a compiling call, waited
+for alone (median, ms); the unassigned and padded solves also with 20 calls
+in flight (a call's share, median of ``--repeats / 5`` rounds, at least 3),
+which leaves out the host's wait for each call. The unassigned solve's
+cost is checked against the padded solve's.
 
 ``--lapjv``: also lap's ``lapjv(C, extend_cost=True, cost_limit=p)`` (the
 row price ``p``) on the host, float64, one matrix after another (median of
@@ -29,20 +32,11 @@ import jax.numpy as jnp
 import numpy as np
 
 import jaxmatch
+from benchmarks.timing import IN_FLIGHT, pipelined_ms, waited_ms
 
 SHAPES = ("256x40x50", "256x100x120", "16x500x600", "1x1000x1000", "1x2000x2000")
 #: The padded form is not run past this many rows plus columns (its matrix).
 PADDED_MAX_SIDE = 2400
-
-
-def median_ms(fn, *args, repeats: int) -> float:
-    jax.block_until_ready(fn(*args))
-    times = []
-    for _ in range(repeats):
-        t = time.perf_counter()
-        jax.block_until_ready(fn(*args))
-        times.append(time.perf_counter() - t)
-    return 1e3 * float(np.median(times))
 
 
 def padded(C, r, c):
@@ -95,21 +89,26 @@ def main(argv=None) -> list[dict]:
     for shape in args.shapes:
         B, n, m = (int(x) for x in shape.split("x"))
         C, r, c = (jnp.asarray(x) for x in problems(rng, B, n, m))
-        t_plain = median_ms(plain, C, repeats=args.repeats)
-        t_priced = median_ms(priced, C, r, c, repeats=args.repeats)
-        t_pad, same = float("nan"), None
+        t_plain = waited_ms(plain, C, repeats=args.repeats)
+        t_priced = waited_ms(priced, C, r, c, repeats=args.repeats)
+        rounds = max(3, args.repeats // 5)
+        p_priced = pipelined_ms(priced, C, r, c, repeats=rounds)
+        t_pad, p_pad, same = float("nan"), float("nan"), None
         if n + m <= PADDED_MAX_SIDE:
-            t_pad = median_ms(pad, C, r, c, repeats=args.repeats)
+            t_pad = waited_ms(pad, C, r, c, repeats=args.repeats)
+            p_pad = pipelined_ms(pad, C, r, c, repeats=rounds)
             same = bool(np.allclose(priced(C, r, c), pad(C, r, c), rtol=1e-4))
             assert same, f"{shape}: the unassigned solve's cost differs from the padded one's"
         res = jaxmatch.solve_lap(C, unassigned_cost=(r, c))
         out = float(np.mean(np.asarray(res.col_for_row) < 0))
         row = dict(shape=shape, plain=t_plain, unassigned=t_priced, padded=t_pad, rows_out=out)
+        row.update(unassigned_pipelined=p_priced, padded_pipelined=p_pad)
         text = (
             f"{shape}: plain {t_plain:.3f}, unassigned {t_priced:.3f} "
             f"({t_priced / t_plain:.2f}x plain), padded {t_pad:.3f} "
-            f"({t_pad / t_priced:.1f}x the unassigned); rows unassigned {out:.2f}; "
-            f"cost equal to the padded solve's: {same}"
+            f"({t_pad / t_priced:.1f}x the unassigned); {IN_FLIGHT} in flight: unassigned "
+            f"{p_priced:.3f}, padded {p_pad:.3f} ({p_pad / p_priced:.1f}x); rows unassigned "
+            f"{out:.2f}; cost equal to the padded solve's: {same}"
         )
         if args.lapjv:
             C64, price = np.asarray(C, np.float64), float(r[0, 0])

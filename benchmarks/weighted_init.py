@@ -18,8 +18,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
-from collections.abc import Callable
 from typing import Any
 
 import jax
@@ -27,20 +25,10 @@ import jax.numpy as jnp
 import numpy as np
 
 import jaxmatch
+from benchmarks.timing import waited_ms
 from benchmarks.weighted_graphs import edge_weights, load_structure
 from jaxmatch.weighted import _ffi as weighted_ffi
 from jaxmatch.weighted.api import edge_keys
-
-
-def median_ms(call: Callable[..., Any], *args: Any, repeats: int) -> float:
-    """The median of ``repeats`` timed calls after an untimed one (ms)."""
-    jax.block_until_ready(call(*args))
-    times = []
-    for _ in range(repeats):
-        t = time.perf_counter()
-        jax.block_until_ready(call(*args))
-        times.append(time.perf_counter() - t)
-    return 1e3 * float(np.median(times))
 
 
 def graph_row(family: str, K: int, b: int, repeats: int) -> dict[str, Any]:
@@ -63,10 +51,10 @@ def graph_row(family: str, K: int, b: int, repeats: int) -> dict[str, Any]:
     return {
         "graph": name,
         "edges": A.nnz // 2,
-        "suitor_init": median_ms(init, G, key, repeats=repeats),
-        "suitor": median_ms(suitor, G, repeats=repeats),
-        "b_init": median_ms(b_init, G, key, repeats=repeats),
-        "b_suitor": median_ms(b_suitor, G, b, repeats=repeats),
+        "suitor_init": waited_ms(init, G, key, repeats=repeats),
+        "suitor": waited_ms(suitor, G, repeats=repeats),
+        "b_init": waited_ms(b_init, G, key, repeats=repeats),
+        "b_suitor": waited_ms(b_suitor, G, b, repeats=repeats),
         "status": suitor(G).status_name,
         "b_status": b_suitor(G, b).status_name,
     }

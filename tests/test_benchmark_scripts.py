@@ -552,6 +552,7 @@ def test_lap_unassigned_benchmark_runs_on_tiny_shapes():
     rows = lap_unassigned.main(["--shapes", "2x4x5", "1x6x3", "--repeats", "1"])
     assert [r["shape"] for r in rows] == ["2x4x5", "1x6x3"]
     assert all(r["unassigned"] > 0 and r["padded"] > 0 for r in rows)
+    assert all(r["unassigned_pipelined"] > 0 and r["padded_pipelined"] > 0 for r in rows)
 
 
 def test_lap_unassigned_benchmark_against_lapjv_cost_limit():
@@ -570,7 +571,7 @@ def test_lap_k_best_benchmark_runs_on_tiny_shapes():
 
     rows = lap_k_best.main(["--shapes", "2x4x5", "1x6x3", "--k", "5", "--repeats", "1"])
     assert [r["shape"] for r in rows] == ["2x4x5", "1x6x3"]
-    assert all(r["k_best"] > 0 for r in rows)
+    assert all(r["k_best"] > 0 and r["k_best_pipelined"] > 0 for r in rows)
 
 
 def test_weighted_init_benchmark_runs(capsys):
