@@ -282,11 +282,13 @@ def solve_fused(
 def lap_solve_unassigned(
     C: jax.Array, row_cost: jax.Array, col_cost: jax.Array, *, max_iterations: int = 0
 ) -> Solution:
-    """The CPU's JV with a price for leaving each row and column unassigned.
+    """JV with a price for leaving each row and column unassigned.
 
     Minimises the matched costs plus ``row_cost[i]`` for every row left
     unassigned plus ``col_cost[j]`` for every column left unassigned, in one
-    call (the CPU only; any ``n`` and ``m``, tall ones too).
+    call: on the CPU any ``n`` and ``m``; on the GPU ``n <= m`` (a warp or
+    a block per problem; :func:`jaxmatch.solve_lap` transposes a tall
+    problem).
 
     Args:
       C: ``[..., n, m]`` costs (float32, float64 or int32); ``+inf`` forbids
