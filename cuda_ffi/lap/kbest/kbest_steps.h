@@ -470,6 +470,20 @@ JM_HD void KBestRowLeastTwo(const KBestProblem<T>& P, const KBestNode<W>& nd,
   *second = hi_even;
 }
 
+// Row f's bound from `least`, its least c_fj - v_j over the columns it may
+// take: less its dual uf, and at most its exit's r_f - uf when `exit_open`
+// (the problem has exits and row f may leave by its own).
+template <class T, class W>
+JM_HD W KBestBoundWithExit(const KBestProblem<T>& P, int f, W uf, W least,
+                           bool exit_open) {
+  least -= uf;
+  if (exit_open) {
+    const W d = static_cast<W>(P.r[f]) - uf;
+    if (d < least) least = d;
+  }
+  return least;
+}
+
 // Row f's least reduced cost over the open columns and its exit, bar what
 // it holds, from the least and second least of the open columns: a lower
 // bound on its child's path (the second when the held column attains the
@@ -481,12 +495,7 @@ JM_HD W KBestRowBound(const KBestProblem<T>& P, const KBestNode<W>& nd, int f,
   const W uf = KBestRowDual(P, nd, f);
   const int held = nd.x[f];
   if (held >= 0 && P.cost(f, held) - nd.v[held] == least) least = second;
-  least -= uf;
-  if (P.exits && held != kKBestExit) {
-    const W d = static_cast<W>(P.r[f]) - uf;
-    if (d < least) least = d;
-  }
-  return least;
+  return KBestBoundWithExit(P, f, uf, least, P.exits && held != kKBestExit);
 }
 
 // The same bound for row f, which may not take what the list `excl`
@@ -509,12 +518,9 @@ JM_HD W KBestExcludedRowBound(const Team& team, const KBestProblem<T>& P,
   }
   int unused = 0;
   team.all_argmin(&least, &unused);
-  least -= uf;
-  if (P.exits && held != kKBestExit && !KBestExcluded(excl, P.m)) {
-    const W d = static_cast<W>(P.r[f]) - uf;
-    if (d < least) least = d;
-  }
-  return least;
+  return KBestBoundWithExit(
+      P, f, uf, least,
+      P.exits && held != kKBestExit && !KBestExcluded(excl, P.m));
 }
 
 // The bounds of the active rows order[0..A-1] of node nd (the last one's
