@@ -472,7 +472,7 @@ JM_HD void KBestRowLeastTwo(const KBestProblem<T>& P, const KBestNode<W>& nd,
 
 // Row f's bound from `least`, its least c_fj - v_j over the columns it may
 // take: less its dual uf, and at most its exit's r_f - uf when `exit_open`
-// (the problem has exits and row f may leave by its own).
+// (the problem has exits and row f may take its exit).
 template <class T, class W>
 JM_HD W KBestBoundWithExit(const KBestProblem<T>& P, int f, W uf, W least,
                            bool exit_open) {
