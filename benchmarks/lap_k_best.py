@@ -40,7 +40,7 @@ import jax
 import numpy as np
 
 import jaxmatch
-from benchmarks.timing import IN_FLIGHT, pipelined_ms
+from benchmarks.timing import IN_FLIGHT, pipelined_ms, waited_ms
 
 SHAPES = ("256x40x50",)
 
@@ -58,6 +58,8 @@ def problems(rng, B: int, n: int, m: int) -> np.ndarray:
 
 
 def median_ms(fn, repeats: int, *args) -> float:
+    """A host call (fastmurty's) timed ``repeats`` times after a first (ms,
+    median)."""
     fn(*args)
     times = []
     for _ in range(repeats):
@@ -204,7 +206,7 @@ def main(argv=None) -> list[dict]:
             same &= np.array_equal(np.asarray(res.assignments), np.asarray(on_cpu.assignments))
             if not same:
                 raise SystemExit(f"{shape}: the {args.device}'s results differ from the CPU's")
-        t_ours = median_ms(lambda x: jax.block_until_ready(rank(x)), args.repeats, C)
+        t_ours = waited_ms(rank, C, repeats=args.repeats)
         p_ours = pipelined_ms(rank, C, repeats=max(3, args.repeats // 2))
         costs = np.asarray(res.costs, np.float64)
         out = float(np.mean(np.asarray(res.assignments)[..., 0, :] < 0))
