@@ -35,7 +35,8 @@
 // The push-relabel driver (push_relabel.h) gives the BFS arrays its own
 // meanings: bfs is psi_c (the columns' labels), pred psi_r (the rows'),
 // queue and root the two active-column lists A_0 and A_1 (slots [0,
-// info[kMcmInitialFree]), the columns free after the initial matching);
+// info[kMcmInitialFree]), the columns with edges free after the initial
+// matching);
 // cmatch[c] == -2 marks a column retired as unmatchable.
 //
 // Only C++ knows the workspace layout; Python asks the library for its
@@ -53,8 +54,8 @@ namespace jaxmatch {
 // APFB runs each phase's BFS to its end, APsB stops it at the first level
 // that reaches a free row, the hybrid at kMcmHybridDepthFactor times that
 // level's depth.  Auto is APFB when the initial matching leaves more than
-// one column in auto_free_divisor free, else the hybrid (chosen once, at
-// the first phase).
+// one column in auto_free_divisor free (and with an edge), else the hybrid
+// (chosen once, at the first phase).
 enum McmDriver : int {
   kMcmApfb = 0,
   kMcmApsb = 1,
@@ -118,7 +119,7 @@ enum McmScalar : int {
   kMcmQEnd = 9,
   kMcmQTail = 10,        // the next level is appended at queue[tail]
   kMcmFoundLevel = 11,   // the first level of this phase that found a path
-  kMcmInitialFree = 12,  // columns free after the initial matching
+  kMcmInitialFree = 12,  // columns queued after the initial matching
   kMcmKsStage = 13,      // Karp-Sipser: the next round's McmKsStage
   kMcmKsMatched = 14,    // Karp-Sipser: OR of the round's blocks' flags
   kMcmKsSeedSlice = 15,  // Karp-Sipser: seed slices done

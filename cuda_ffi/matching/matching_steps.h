@@ -107,15 +107,17 @@ JM_HD void mcm_init_match(const Team& team, McmView& p, int init,
   }
 }
 
-// InitBfsArray (and the root array): free columns are the roots, at level L0,
-// and form the queue's first level.  Expects sc[kMcmQTail] == 0.
+// InitBfsArray (and the root array): free columns are the roots, at level L0;
+// those with edges form the queue's first level (a column without edges
+// starts no path).  Expects sc[kMcmQTail] == 0.
 template <class Team>
 JM_HD void mcm_init_bfs(const Team& team, McmView& p) {
   for (int c = team.rank(); c < p.nc; c += team.size()) {
     const bool free_col = p.cmatch[c] == -1;
     p.bfs[c] = free_col ? kMcmL0 : kMcmL0 - 1;
     p.root[c] = free_col ? c : -1;
-    if (free_col) p.queue[atomic_add_int(p.sc + kMcmQTail, 1)] = c;
+    if (free_col && p.cxadj[c + 1] > p.cxadj[c])
+      p.queue[atomic_add_int(p.sc + kMcmQTail, 1)] = c;
   }
 }
 
@@ -246,9 +248,9 @@ JM_HD void mcm_ctrl_start_phase(McmView& p) {
 // taken, the trees that would wander far for a long one start afresh in the
 // next phase, while a phase whose first path is long still runs deep enough
 // to take the other long ones.  Auto runs as APFB when more than one column
-// in o.auto_free_divisor starts free (there the hybrid's extra phases would
-// restart wide BFSs), else as the hybrid; docs/matching.md gives the
-// measurements behind both rules.
+// in o.auto_free_divisor is a root, free and with an edge (there the
+// hybrid's extra phases would restart wide BFSs), else as the hybrid;
+// docs/matching.md gives the measurements behind both rules.
 JM_HD bool mcm_driver_stops(const McmOptions& o, const int* sc, int nc) {
   int driver = o.driver;
   if (driver == kMcmAuto) {

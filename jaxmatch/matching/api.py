@@ -12,7 +12,7 @@ augmenting paths; ``Alternate`` flips many of them in parallel and
   (ours) at ``hybrid_depth_factor`` (a :class:`MatchingTuning` field)
   times that level's depth; ``"auto"`` (the default) runs as APFB when the
   initial matching leaves more than one column in ``auto_free_divisor``
-  free, else as the hybrid;
+  free with an edge, else as the hybrid;
 * push-relabel: ``"pr"`` is G-PR (Deveci, Kaya, Ucar, Catalyurek, ICPP
   2013): lock- and atomic-free pushes from the active (free) columns along
   labels that bound the distance to a free row, global relabels (a BFS from
@@ -239,7 +239,8 @@ def max_cardinality_matching(
         (BFS stops at the first level that finds a path), ``"hybrid"`` (BFS
         stops at ``tuning.hybrid_depth_factor`` times the depth of that
         level) or ``"auto"`` (APFB when more than one column in
-        ``tuning.auto_free_divisor`` is free after ``init``, else hybrid; each
+        ``tuning.auto_free_divisor`` is free after ``init`` and has an edge,
+        else hybrid; each
         graph of a batch chooses for itself), or ``"pr"`` (push-relabel,
         G-PR; ``auto`` never picks it).
       bfs: static. ``"wr"`` (GPUBFS-WR, root tracking) or ``"plain"`` (GPUBFS).

@@ -36,8 +36,9 @@ class MatchingTuning:
         this many times as deep as the level that found the phase's first
         augmenting path.
       auto_free_divisor: ``method="auto"`` runs as APFB when more than
-        ``n_cols / auto_free_divisor`` columns are free after the initial
-        matching, else as the hybrid (chosen per graph, on the device).
+        ``n_cols / auto_free_divisor`` columns with an edge are free after
+        the initial matching, else as the hybrid (chosen per graph, on the
+        device).
       greedy_restart_levels: from ``init="cheap"``, the stepped GPU solver
         restarts once from :func:`jaxmatch.greedy_matching` when a phase ends
         after this many BFS levels in all (0: never). The GPU's racing cheap

@@ -16,6 +16,7 @@ import itertools
 import jax
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from matching_cases import (
     BFS,
     COLD_INITS,
@@ -26,10 +27,12 @@ from matching_cases import (
     METHODS,
     brute_force_cardinality,
     check_result,
+    graph_arrays,
     graph_key,
     greedy_matching,
     is_maximal,
     make_bucket,
+    make_graph,
     member,
     networkx_cardinality,
     scipy_cardinality,
@@ -200,13 +203,14 @@ def test_auto_execution(device):
     """``execution="auto"`` and ``method="auto"`` solve every graph; on the
     CPU auto is the fused kernel, bit for bit, running as APFB for each graph
     whose cheap matching leaves more than n_cols / auto_free_divisor columns
-    free and as the hybrid for the others."""
+    with edges free and as the hybrid for the others."""
     b = bucket("square")
     auto = _run(b, "cheap")
     _check_bucket(b, auto, "auto")
     if device.platform == "cpu":
         cheap = jax.device_get(jax.vmap(jaxmatch.cheap_matching)(b.batch))
-        free = np.sum(np.asarray(cheap.row_for_col) == -1, axis=-1)
+        has_edges = np.diff(np.asarray(b.batch.col_indptr), axis=-1) > 0
+        free = np.sum((np.asarray(cheap.row_for_col) == -1) & has_edges, axis=-1)
         as_apfb = free * jaxmatch.matching.MatchingTuning().auto_free_divisor > b.n_cols
         assert as_apfb.any() and not as_apfb.all()  # both rules are compared
         apfb = _run(b, "cheap", method="apfb", execution="fused")
@@ -215,6 +219,34 @@ def test_auto_execution(device):
             x, y, z = np.asarray(x), np.asarray(y), np.asarray(z)
             pick = as_apfb.reshape((-1,) + (1,) * (x.ndim - 1))
             np.testing.assert_array_equal(x, np.where(pick, y, z))
+
+
+def test_auto_counts_only_columns_with_edges():
+    """Columns without edges start no path: they are no BFS roots, and the
+    auto driver's rule counts only the free columns with edges.  Here 32 of
+    400 columns with edges and 400 without are free after the cheap
+    matching; with auto_free_divisor 10 the rule picks the hybrid (32 x 10
+    <= 800), which would have been APFB had the 400 counted.  CPU: the serial
+    solves are deterministic, so auto must equal the hybrid bit for bit."""
+    A = make_graph(np.random.default_rng(0), "delaunay", 400, 400)
+    G = graph_arrays(sp.hstack([A, sp.csr_matrix((400, 400))]).tocsr())
+    tuning = jaxmatch.matching.MatchingTuning(auto_free_divisor=10, hybrid_depth_factor=1)
+    with jax.default_device(jax.devices("cpu")[0]):
+        cheap = jax.device_get(jaxmatch.cheap_matching(G))
+        roots = int(np.sum(cheap.row_for_col[:400] == -1))
+        assert roots * tuning.auto_free_divisor <= 800 < (roots + 400) * tuning.auto_free_divisor
+        for execution in EXECUTIONS:
+            run = functools.partial(
+                jaxmatch.max_cardinality_matching, G, execution=execution, tuning=tuning
+            )
+            auto, apfb, hybrid = (jax.device_get(run(method=m)) for m in ("auto", "apfb", "hybrid"))
+            assert (int(apfb.levels), int(apfb.iterations)) != (
+                int(hybrid.levels),
+                int(hybrid.iterations),
+            )  # the two drivers tell apart
+            for name, x, y in zip(auto._fields, auto, hybrid):
+                np.testing.assert_array_equal(x, y, err_msg=f"{execution}: {name}")
+            check_result(G, auto, scipy_cardinality(A), execution)
 
 
 def test_cpu_fused_and_stepped_agree():
