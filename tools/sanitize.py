@@ -22,10 +22,11 @@ through failing API calls, which memcheck would count as errors.
 ``lap``: every method x execution on float, int and infeasible batches, cold
 and warm (from that result, on the costs moved a little), and JV in a warp and
 in blocks of every size. ``lap-jv``: JV alone (warps, blocks, clusters) on
-uniform, Euclidean and tied costs, cold and warm, and with unassigned costs,
-which loads no other LAP kernel module. ``lap-split``: solve_lap_split's scan and update kernels on
-every GPU (square, wide, tall, every dtype, ties, forbidden entries, an
-infeasible and an iteration-limited solve). ``lap-points``: solve_lap_points'
+uniform, Euclidean and tied costs, cold and warm, and with unassigned costs
+(a workload that loads no other LAP kernel module). ``lap-split``:
+solve_lap_split's scan and update kernels on every GPU (square, wide, tall,
+every dtype, ties, forbidden entries, an infeasible and an iteration-limited
+solve). ``lap-points``: solve_lap_points'
 sweep kernel (every built-in metric, both float dtypes, square, wide and tall,
 maximized). ``sparse-lap``: solve_lap on padded batches of SparseCosts, plain and with
 unassigned costs. ``k-best``: k_best_assignments' warp kernel on batches of
