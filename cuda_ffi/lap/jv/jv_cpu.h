@@ -41,12 +41,14 @@
 // r_i - u_i (one running minimum), and a search ends at whichever of that
 // and the nearest free column is nearer; a row at its exit has u_i = r_i,
 // and u_i <= r_i (the exit's reduced cost) holds for every row.  The
-// start: the greedy (RowMinimaGreedy) sends a row to its exit when r_i is
-// below its least C[i, j] - c_j, and the augmenting row reduction, which
-// knows the exits, places many of the rows it left free.  A square
-// problem with no pair dearer than leaving its row and its column is
-// solved as the plain square one instead, its duals shifted under the
-// prices (PairsBelowExits).
+// start is the greedy (RowMinimaGreedy), which sends a row to its exit
+// when r_i is no dearer than its least C[i, j] - c_j; each row it leaves
+// free takes one search.  An augmenting row reduction after it placed
+// about half of those rows, but its visits cost more than the searches
+// they saved, on every shape and cost family measured (docs/benchmarks.md,
+// "LAP with unassigned costs").  A square problem with no pair dearer than
+// leaving its row and its column is solved as the plain square one
+// instead, its duals shifted under the prices (PairsBelowExits).
 #pragma once
 
 #include <algorithm>
@@ -108,7 +110,6 @@ class LapJv {
         spent = *augmentations;
       }
       RowMinimaGreedy<true>(&free_rows);
-      if (!free_rows.empty()) AugmentingRowReduction<true>(&free_rows);
       // The searches the plain solve spent count against the limit.
       if (max_searches > 0 && spent >= max_searches && !free_rows.empty())
         return kLapIterationLimit;
@@ -148,7 +149,7 @@ class LapJv {
     for (int i = 0; i < n_; ++i)
       if (x_[i] < 0) free_rows.push_back(i);
     if (n_ == m_ && !free_rows.empty() && AllFinite())
-      AugmentingRowReduction<false>(&free_rows);
+      AugmentingRowReduction(&free_rows);
     return AugmentFreeRows<false>(free_rows, max_searches, augmentations);
   }
 
@@ -295,7 +296,7 @@ class LapJv {
   int SolvePlainSquare(int max_searches, int* augmentations) {
     std::vector<int> free_rows;
     ColumnReduction(&free_rows);
-    if (!free_rows.empty()) AugmentingRowReduction<false>(&free_rows);
+    if (!free_rows.empty()) AugmentingRowReduction(&free_rows);
     return AugmentFreeRows<false>(free_rows, max_searches, augmentations);
   }
   // Shifts the plain solve's prices by s (above) and checks, as Write
@@ -434,26 +435,6 @@ class LapJv {
   // all: JV's two passes bounded by current * n visits cost 4-5x the whole
   // solve on squared distances and rank-one costs (1000^2: 330 ms against
   // 56 ms), where rows bounce between a few columns.
-  //
-  // kExits (unassigned costs; any shape, +inf entries): row i's exit is one
-  // more candidate, of reduced cost r_i.  When it is least the row leaves
-  // to it for good (no other row can take it: nothing is evicted); else
-  // the row takes its least column, whose price drops to the row's second
-  // least over the columns and the exit (finite: r_i is).  The invariants
-  // Dijkstra needs hold after each step: (a) an assigned row is at its
-  // least reduced cost over its columns and its exit (u_i <= r_i), (b) a
-  // row at its exit has r_i at most each of its reduced costs, (c) v <= c
-  // with v_j = c_j on the free columns.  A step lowers one price, which
-  // raises reduced costs in that column alone: a row elsewhere keeps (a) or
-  // (b), the column's owner is freed, and the row that takes it is at its
-  // second least, its minimum then.  Prices only fall, and only those of
-  // columns that a row takes; a taken column changes owner but is never
-  // freed, so the free columns keep v_j = c_j.  At the bound on visits the
-  // pass stops, the rows not visited left to the searches: a visit past it
-  // (the row to its least column, unlowered) rarely ends a chain, and on
-  // tracking-like costs those visits cost more than the searches they
-  // save.
-  template <bool kExits>
   void AugmentingRowReduction(std::vector<int>* free_rows) {
     std::vector<int>& rows = *free_rows;
     const int count = static_cast<int>(rows.size());
@@ -462,54 +443,27 @@ class LapJv {
     int64_t visits = 0;
     while (current < count) {
       const bool within = ++visits < bound;
-      if (kExits && !within) {
-        while (current < count) rows[kept++] = rows[current++];
-        break;
-      }
       const int i = rows[current++];
       int j1 = 0, j2 = -1;
       const T* row = Row(i);
-      W u1, u2 = Inf();
-      if constexpr (kExits) {
-        // The least and second least in lanes; the second's column is
-        // looked for only when needed (ties).  No column or only +inf
-        // ones: u1 = +inf, and the row leaves to its exit.
-        const Least least = InLanes(LeastOf{row, v_.data(), nullptr, -1, m_});
-        u1 = least.value;
-        u2 = least.second;
-        j1 = least.at;
-      } else {
-        u1 = static_cast<W>(row[0]) - v_[0];
-        for (int j = 1; j < m_; ++j) {
-          const W h = static_cast<W>(row[j]) - v_[j];
-          if (h < u2) {
-            if (h >= u1) {
-              u2 = h;
-              j2 = j;
-            } else {
-              u2 = u1;
-              u1 = h;
-              j2 = j1;
-              j1 = j;
-            }
+      W u1 = static_cast<W>(row[0]) - v_[0], u2 = Inf();
+      for (int j = 1; j < m_; ++j) {
+        const W h = static_cast<W>(row[j]) - v_[j];
+        if (h < u2) {
+          if (h >= u1) {
+            u2 = h;
+            j2 = j;
+          } else {
+            u2 = u1;
+            u1 = h;
+            j2 = j1;
+            j1 = j;
           }
         }
       }
-      // With exits: the row leaves when its exit is least, else `second`
-      // is the least of the others over the columns and the exit.
-      W second = u2;
-      if (kExits) {
-        const W exit_cost = static_cast<W>(r_[i]);
-        if (exit_cost <= u1) {
-          x_[i] = kExit;
-          continue;
-        }
-        second = std::min(u2, exit_cost);
-      }
       int i0 = y_[j1];
-      const W lowered = kExits || j2 >= 0 ? v_[j1] - (second - u1) : v_[j1];
+      const W lowered = j2 >= 0 ? v_[j1] - (u2 - u1) : v_[j1];
       const bool lowers = lowered < v_[j1];
-      if (kExits && !lowers && i0 >= 0) j2 = TiedColumn(row, j1, u1);
       if (within) {
         if (lowers) {
           v_[j1] = lowered;
@@ -531,12 +485,6 @@ class LapJv {
       y_[j1] = i;
     }
     rows.resize(kept);
-  }
-  // The first column k != j where row's reduced cost is u, or -1.
-  int TiedColumn(const T* row, int j, W u) const {
-    for (int k = 0; k < m_; ++k)
-      if (k != j && static_cast<W>(row[k]) - v_[k] == u) return k;
-    return -1;
   }
   // The passes in lanes (jv_cpu_passes.h).
   using Passes = LapJvPasses<T>;

@@ -327,14 +327,13 @@ class TeamJv {
   // entries' check: a square problem with no pair dearer than leaving its
   // row and its column is solved as the plain one, its duals shifted under
   // the prices (ShiftBelowPrices); else, or when rounding broke a bound, the
-  // greedy start and the row reduction with the exits, then the searches,
+  // greedy start with the exits, then a search from each row it left free,
   // the plain solve's searches counted against the limit.
   __device__ int SolveWithExits(int max_searches, int* augmentations) {
     int spent = 0, free_count;
     if (n_ == m_ && PairsBelowExits()) {
       free_count = ColumnReduction();
-      if (free_count > 0)
-        free_count = AugmentingRowReduction<false>(free_count);
+      if (free_count > 0) free_count = AugmentingRowReduction(free_count);
       const int status =
           AugmentFreeRows<false>(free_count, max_searches, augmentations);
       if (status != kLapOptimal || ShiftBelowPrices()) return status;
@@ -342,7 +341,6 @@ class TeamJv {
       spent = *augmentations;
     }
     free_count = RowMinimaGreedy();
-    if (free_count > 0) free_count = AugmentingRowReduction(free_count);
     if (max_searches > 0 && spent >= max_searches && free_count > 0)
       return kLapIterationLimit;
     const int left = max_searches > 0
@@ -550,26 +548,12 @@ class TeamJv {
   }
 
   // lap/jv/jv_cpu.h's AugmentingRowReduction over rows_[0, count); returns the
-  // number of rows left free, listed in rows_.  kE, as on the CPU: a row
-  // whose exit is least leaves for good, else its column's price drops to
-  // its second least over the columns and the exit; the pass stops at its
-  // bound on visits, the rows not visited left free.
-  template <bool kE = kExits>
+  // number of rows left free, listed in rows_.
   __device__ int AugmentingRowReduction(int count) {
     int current = 0, kept = 0;
     int64_t visits = 0;
     while (current < count) {
       ++visits;
-      if constexpr (kE) {
-        if (!(visits < kLapJvReductionVisits * static_cast<int64_t>(count))) {
-          if (me_ == 0)
-            for (int k = current; k < count; ++k)
-              rows_[kept + k - current] = rows_[k];
-          kept += count - current;
-          team_.sync();
-          break;
-        }
-      }
       const int i = rows_[current++];
       Key first{jv_warp::WideInf<W>(), INT_MAX}, second = first;
       ForColumns([&](int j) {
@@ -579,26 +563,14 @@ class TeamJv {
         first = below_first ? k : first;
       });
       team_.TwoLeast(&first, &second);
-      if constexpr (kE) {
-        if (!(first.value < ExitCost(i))) {
-          if (me_ == 0) x_[i] = kExit;
-          team_.sync();
-          continue;
-        }
-        if (!(second.value < ExitCost(i))) second.value = ExitCost(i);
-      }
       int j1 = first.index;
-      int j2 = second.index < m_ ? second.index : -1;
-      // kE: the other column only when its reduced cost ties exactly (as
-      // lap/jv/jv_cpu.h's TiedColumn; a price may not drop by a rounding).
-      if constexpr (kE) j2 = second.value == first.value ? j2 : -1;
+      const int j2 = second.index < m_ ? second.index : -1;
       // Every read of the shared state comes before the barrier: after it
       // thread 0 may already be writing y_[j2] (a block's warps run apart).
       int i0 = y_[j1];
       const int i2 = j2 >= 0 ? y_[j2] : -1;
       const W price = v_[j1];
-      const W lowered =
-          kE || j2 >= 0 ? price - (second.value - first.value) : price;
+      const W lowered = j2 >= 0 ? price - (second.value - first.value) : price;
       const bool lowers = lowered < price;
       team_.sync();
       if (visits < kLapJvReductionVisits * static_cast<int64_t>(count)) {
