@@ -249,6 +249,33 @@ def test_auto_counts_only_columns_with_edges():
             check_result(G, auto, scipy_cardinality(A), execution)
 
 
+@pytest.mark.parametrize("init", [None, "cheap"], ids=str)
+def test_hub_columns(device, init):
+    """Columns of far more edges than the average (hubs, as in power-law
+    graphs): 20 columns of 5,000 rows each among 5,980 of 3, more than a
+    warp's lanes read in 128 passes.  Without a start every hub is a root;
+    with the cheap one the hubs are reached through their rows.  Every BFS
+    driver and level kernel, fused and stepped."""
+    rng = np.random.default_rng(7)
+    n = 6000
+    rows = [rng.choice(n, 5000, replace=False) for _ in range(20)]
+    rows += [rng.choice(n, 3, replace=False) for _ in range(n - 20)]
+    cols = np.repeat(np.arange(n), [len(r) for r in rows])
+    A = sp.csr_matrix((np.ones(len(cols)), (np.concatenate(rows), cols)), shape=(n, n))
+    G = graph_arrays(A)
+    assert np.diff(np.asarray(G.col_indptr)).max() > 128 * 32
+    expected = scipy_cardinality(A)
+    for method, bfs, execution in itertools.product(
+        [m for m in METHODS if m != "pr"], BFS, EXECUTIONS
+    ):
+        res = jax.device_get(
+            jaxmatch.max_cardinality_matching(
+                G, method=method, bfs=bfs, init=init, execution=execution
+            )
+        )
+        check_result(G, res, expected, f"{method}/{bfs}/{execution}/{init}")
+
+
 def test_cpu_fused_and_stepped_agree():
     """On the CPU one serial worker runs the same steps in the same order,
     fused or stepped: identical matchings and counters.  (CPU only: the GPU
