@@ -2,12 +2,12 @@
 the greedy that knows each row's exit, then one search per row it left
 free, and the square problems where no pair costs more than leaving its
 row and its column (C_ij <= r_i + c_j), solved as a plain LAP whose duals
-are shifted under the prices. Problems chosen against the start (ties, equal prices,
-forbidden rows and columns, prices at 0 and negative, the bound met with
-equality, tall and wide), each checked against scipy on the padded square
-problem with its LP duals (a square whose bound holds only up to rounding
-often has the plain LAP's duals fail their prices by an ulp: the solve
-then starts again with the exits); and the searches the start saves."""
+are shifted under the prices. Problems chosen against the start (ties,
+equal prices, forbidden rows and columns, prices at 0 and negative, the
+bound met with equality, tall and wide), each checked against scipy on the
+padded square problem with its LP duals (a square whose bound holds only up
+to rounding often has the plain LAP's duals fail their prices by an ulp: the
+solve then starts again with the exits); and the searches the start leaves."""
 
 from __future__ import annotations
 

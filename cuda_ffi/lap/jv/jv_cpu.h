@@ -43,10 +43,9 @@
 // and u_i <= r_i (the exit's reduced cost) holds for every row.  The
 // start is the greedy (RowMinimaGreedy), which sends a row to its exit
 // when r_i is no dearer than its least C[i, j] - c_j; each row it leaves
-// free takes one search.  An augmenting row reduction after it placed
-// about half of those rows, but its visits cost more than the searches
-// they saved, on every shape and cost family measured (docs/benchmarks.md,
-// "LAP with unassigned costs").  A square problem with no pair dearer than
+// free takes one search, with no augmenting row reduction between (its
+// visits cost more than the searches they save: docs/benchmarks.md, "LAP
+// with unassigned costs").  A square problem with no pair dearer than
 // leaving its row and its column is solved as the plain square one
 // instead, its duals shifted under the prices (PairsBelowExits).
 #pragma once
