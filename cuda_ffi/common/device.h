@@ -87,6 +87,39 @@ JM_HD void atomic_min_nonneg(double* p, double x) {
 
 JM_HD void atomic_min_nonneg(int* p, int x) { atomic_min_int(p, x); }
 
+// atomic_min_int of the least x over the calling warp, by one of its lanes:
+// every lane of the warp calls it (one atomic a warp where many workers
+// lower one word).  On the host, the caller's x.
+JM_HD void atomic_min_by_warp(int* p, int x) {
+#if defined(__CUDA_ARCH__)
+  __syncwarp();
+  x = __reduce_min_sync(0xffffffffu, x);
+  if ((threadIdx.x & 31) == 0) atomicMin(p, x);
+#else
+  atomic_min_int(p, x);
+#endif
+}
+
+// Adds lo to p[0] and hi to p[1] at once (p 8-byte aligned: on the GPU one
+// 64-bit atomic add, the low word first in memory), the old values into
+// *old_lo and *old_hi.  p[0] + lo must stay below 2^31 (no carry).
+JM_HD void atomic_add_int_pair(int* p, int lo, int hi, int* old_lo,
+                               int* old_hi) {
+#if defined(__CUDA_ARCH__)
+  const unsigned long long old = atomicAdd(
+      reinterpret_cast<unsigned long long*>(p),
+      (static_cast<unsigned long long>(static_cast<unsigned>(hi)) << 32) |
+          static_cast<unsigned>(lo));
+  *old_lo = static_cast<int>(old & 0xffffffffu);
+  *old_hi = static_cast<int>(old >> 32);
+#else
+  *old_lo = p[0];
+  *old_hi = p[1];
+  p[0] += lo;
+  p[1] += hi;
+#endif
+}
+
 // Maximum of 64-bit unsigned words; returns the old value.
 JM_HD unsigned long long atomic_max_u64(unsigned long long* p,
                                         unsigned long long x) {

@@ -169,8 +169,9 @@ __global__ void __launch_bounds__(kSmallThreads)
     const int lanes = mcm_lanes(team, p);
     for (int k = 0; k < kSmallLevels; ++k) {
       if (!StepActive(p, kMcmBfsPhase) || !SmallFrontier(p, lanes)) break;
-      const int flags = team.sync_or(mcm_level(team, p, wr, lanes));
-      if (threadIdx.x == 0) mcm_ctrl_level(p, o, flags);
+      const int flags =
+          team.sync_or(mcm_level<false>(team, p, wr, lanes, mcm_level_at(p)));
+      if (threadIdx.x == 0) mcm_ctrl_level<false>(p, o, flags);
       team.sync();
     }
   }
@@ -181,13 +182,18 @@ __global__ void mcm_level_kernel(McmProblem s, McmOptions o) {
   for (int64_t b = blockIdx.y; b < s.batch; b += gridDim.y) {
     McmView p = s.view(b);
     if (!StepActive(p, kMcmBfsPhase)) continue;  // uniform over the row
-    int bits = mcm_level(team, p, o.bfs == kMcmBfsWr, mcm_lanes(team, p));
+    const bool even = mcm_edges_even(p);
+    int bits = mcm_stepped_level(team, p, o.bfs == kMcmBfsWr,
+                                 mcm_lanes(team, p), even);
     bits = BlockTeam().sync_or(bits);
     if (LastBlockOfRow(p.sc + kMcmTicket, p.sc + kMcmInserted, bits) &&
         threadIdx.x == 0) {
       const int all = atomicExch(p.sc + kMcmInserted, 0);
       p.sc[kMcmTicket] = 0;
-      mcm_ctrl_level(p, o, all);
+      if (even)
+        mcm_ctrl_level<true>(p, o, all);
+      else
+        mcm_ctrl_level<false>(p, o, all);
     }
   }
 }

@@ -29,8 +29,12 @@
 //                      the roots first, then every column as its level is
 //                      claimed); level k is queue[head, end), the next level
 //                      is appended at tail
-//   ia      [n_cols]   push-relabel only (iA): the push iteration in which a
-//                      column is active, -1 before its first
+//   ia      [n_cols]   the BFS on a graph of skewed degrees (mcm_edges_even):
+//                      the first edge of queue[i]'s column in its level's
+//                      edges (the level's columns' lists laid end to end in
+//                      queue order), so that a level's edges can be shared
+//                      out evenly; push-relabel (iA): the push iteration in
+//                      which a column is active, -1 before its first
 //
 // The push-relabel driver (push_relabel.h) gives the BFS arrays its own
 // meanings: bfs is psi_c (the columns' labels), pred psi_r (the rows'),
@@ -117,14 +121,36 @@ enum McmScalar : int {
   kMcmTicket = 7,     // blocks done with the current kernel (stepped solver)
   kMcmQHead = 8,      // the current level is queue[head, end)
   kMcmQEnd = 9,
-  kMcmQTail = 10,        // the next level is appended at queue[tail]
-  kMcmFoundLevel = 11,   // the first level of this phase that found a path
-  kMcmInitialFree = 12,  // columns queued after the initial matching
-  kMcmKsStage = 13,      // Karp-Sipser: the next round's McmKsStage
-  kMcmKsMatched = 14,    // Karp-Sipser: OR of the round's blocks' flags
-  kMcmKsSeedSlice = 15,  // Karp-Sipser: seed slices done
-  kMcmInfoLen = 16,
+  kMcmLevelEdges = 10,      // the current level's edges, counted or not (below)
+  kMcmFoundLevel = 11,      // the first level of this phase that found a path
+  kMcmInitialFree = 12,     // columns queued after the initial matching
+  kMcmKsStage = 13,         // Karp-Sipser: the next round's McmKsStage
+  kMcmKsMatched = 14,       // Karp-Sipser: OR of the round's blocks' flags
+  kMcmKsSeedSlice = 15,     // Karp-Sipser: seed slices done
+  kMcmMinusMaxDegree = 16,  // minus the largest valid column's degree
+  kMcmSpare = 17,           // unused: keeps the next pair 8-byte aligned
+  // One 64-bit word (low, high), added to at once as a column is queued
+  // (mcm_queue_push): the next level is appended at queue[tail], and its
+  // columns' edges so far (when counted).
+  kMcmQTail = 18,
+  kMcmNextEdges = 19,
+  kMcmInfoLen = 20,
 };
+static_assert(kMcmQTail % 2 == 0 && kMcmNextEdges == kMcmQTail + 1 &&
+                  kMcmInfoLen % 2 == 0,
+              "the queue's tail and edges form an aligned 64-bit word");
+
+// kMcmLevelEdges when the current level's edges were not counted: on a graph
+// whose levels never share their edges out (mcm_edges_even false), or after
+// a level expanded by a kernel that does not count (the small frontiers').
+constexpr int kMcmLevelEdgesUncounted = -1;
+
+// A graph's BFS levels share their edges out evenly when its largest column
+// degree is above this many times the average (a power-law graph: columns
+// of thousands of edges, which one group of lanes would read alone, among
+// many of a few).  Meshes, road networks and geometric graphs are at 3 times
+// or less, and keep a group per column, which costs no counting.
+constexpr int kMcmEvenDegreeSkew = 32;
 
 // The push-relabel driver reuses slots whose BFS meaning it has no use for
 // (the Karp-Sipser slots are free once the initialisation is done).

@@ -42,6 +42,42 @@ namespace jaxmatch {
 constexpr int kMcmFlagInserted = 1;
 constexpr int kMcmFlagFound = 2;
 
+// Column c's number of edges (its pointers are checked at initialisation).
+JM_HD int mcm_degree(const McmView& p, int c) {
+  return p.cxadj[c + 1] - p.cxadj[c];
+}
+
+// Whether the graph's BFS levels share their edges out evenly
+// (mcm_level_even): its largest column degree (kMcmMinusMaxDegree, from
+// mcm_init_match) times the columns is above kMcmEvenDegreeSkew times the
+// edges.
+JM_HD bool mcm_edges_even(const McmView& p) {
+  const long long most =
+      -static_cast<long long>(load_shared_scalar(p.sc + kMcmMinusMaxDegree));
+  return most * p.nc > kMcmEvenDegreeSkew * static_cast<long long>(p.nnz_cap);
+}
+
+// Appends column c to the queue's next level.  kCount: its edges join the
+// level's (kMcmNextEdges) and ia gets its first edge among them, both from
+// one add to the pair (kMcmQTail, kMcmNextEdges).
+template <bool kCount>
+JM_HD void mcm_queue_push(McmView& p, int c) {
+  if constexpr (kCount) {
+    int slot, first;
+    atomic_add_int_pair(p.sc + kMcmQTail, 1, mcm_degree(p, c), &slot, &first);
+    p.queue[slot] = c;
+    p.ia[slot] = first;
+  } else {
+    p.queue[atomic_add_int(p.sc + kMcmQTail, 1)] = c;
+  }
+}
+
+// An empty queue, its edges uncounted (the next phase's roots come next).
+JM_HD void mcm_queue_reset(McmView& p) {
+  p.sc[kMcmQTail] = 0;
+  p.sc[kMcmNextEdges] = 0;
+}
+
 // ------------------------------------------------------------ initialisation
 
 // Scalars; cmatch from the warm start (a pair is kept only when it is an edge
@@ -88,6 +124,11 @@ JM_HD void mcm_init_match(const Team& team, McmView& p, int init,
                           const int* rm0) {
   if (!mcm_csr_share_ok(team, p.cxadj, p.cadj, p.nc, p.nnz_cap, p.nr))
     p.sc[kMcmStatus] = kMcmBadGraph;
+  int most = 0;  // the largest degree of this worker's valid columns
+  for (int c = team.rank(); c < p.nc; c += team.size())
+    if (mcm_column_pointers_ok(p, c) && mcm_degree(p, c) > most)
+      most = mcm_degree(p, c);
+  atomic_min_by_warp(p.sc + kMcmMinusMaxDegree, -most);
   for (int c = team.rank(); c < p.nc; c += team.size()) {
     if (init != kMcmInitCheap || !mcm_column_pointers_ok(p, c)) continue;
     for (int k = p.cxadj[c]; k < p.cxadj[c + 1]; ++k) {
@@ -109,15 +150,20 @@ JM_HD void mcm_init_match(const Team& team, McmView& p, int init,
 
 // InitBfsArray (and the root array): free columns are the roots, at level L0;
 // those with edges form the queue's first level (a column without edges
-// starts no path).  Expects sc[kMcmQTail] == 0.
+// starts no path), counted when the levels share their edges out.  Expects
+// an empty queue (mcm_queue_reset).
 template <class Team>
 JM_HD void mcm_init_bfs(const Team& team, McmView& p) {
+  const bool count = mcm_edges_even(p);
   for (int c = team.rank(); c < p.nc; c += team.size()) {
     const bool free_col = p.cmatch[c] == -1;
     p.bfs[c] = free_col ? kMcmL0 : kMcmL0 - 1;
     p.root[c] = free_col ? c : -1;
-    if (free_col && p.cxadj[c + 1] > p.cxadj[c])
-      p.queue[atomic_add_int(p.sc + kMcmQTail, 1)] = c;
+    if (!free_col || p.cxadj[c + 1] == p.cxadj[c]) continue;
+    if (count)
+      mcm_queue_push<true>(p, c);
+    else
+      mcm_queue_push<false>(p, c);
   }
 }
 
@@ -137,53 +183,138 @@ JM_HD int mcm_lanes(const Team& team, const McmView& p) {
   return lanes;
 }
 
+// The current level's scalars: its BFS level, and its columns
+// queue[head, end).
+struct McmLevelAt {
+  int level, head, end;
+};
+
+JM_HD McmLevelAt mcm_level_at(const McmView& p) {
+  return {load_shared_scalar(p.sc + kMcmLevel),
+          load_shared_scalar(p.sc + kMcmQHead),
+          load_shared_scalar(p.sc + kMcmQEnd)};
+}
+
+// Edges k, k + stride, ... below `stop` of column c of the current level,
+// whose tree grew from my_root (wr): a matched row brings its column into the
+// next level (claimed with compare-and-swap on its BFS level, so it is queued
+// once and its row's pred has one writer); a free row ends an augmenting path
+// and is marked -2 (racing writers of its pred all hold a column of this
+// level; with root tracking the root keeps the largest such row, and the walk
+// stops at its first).  kCount: as for mcm_queue_push.  Returns kMcmFlag*
+// bits.
+template <bool kCount>
+JM_HD int mcm_expand(McmView& p, int level, int c, int my_root, bool wr, int k,
+                     int stop, int stride) {
+  int flags = 0;
+  for (; k < stop; k += stride) {
+    const int r = p.cadj[k];
+    const int col_match = p.rmatch[r];
+    if (col_match >= 0) {
+      if (p.bfs[col_match] == kMcmL0 - 1 &&
+          atomic_cas_int(p.bfs + col_match, kMcmL0 - 1, level + 1) ==
+              kMcmL0 - 1) {
+        if (wr) p.root[col_match] = my_root;
+        p.pred[r] = c;
+        mcm_queue_push<kCount>(p, col_match);
+        flags |= kMcmFlagInserted;
+      }
+    } else if (col_match == -1) {
+      p.rmatch[r] = -2;
+      p.pred[r] = c;
+      flags |= kMcmFlagFound;
+      if (wr) {
+        atomic_min_int(p.bfs + my_root, -r);
+        break;
+      }
+    }
+  }
+  return flags;
+}
+
 // GPUBFS (wr = false) and GPUBFS-WR (wr = true): expand the columns of the
 // current level, queue[head, end), each by `lanes` consecutive workers (a
-// power of two dividing the team size).  A matched row brings its column into
-// the next level; the column is claimed with compare-and-swap on its BFS
-// level, so it is queued once and its row's pred has one writer.  A free row
-// ends an augmenting path: it is marked -2 (racing writers of its pred all
-// hold a column of this level; with root tracking each lane stops at its
-// first).  Returns this worker's kMcmFlag* bits.
-template <class Team>
-JM_HD int mcm_level(const Team& team, McmView& p, bool wr, int lanes) {
-  const int level = load_shared_scalar(p.sc + kMcmLevel);
-  const int head = load_shared_scalar(p.sc + kMcmQHead);
-  const int end = load_shared_scalar(p.sc + kMcmQEnd);
+// power of two dividing the team size) side by side (mcm_expand); with root
+// tracking a column whose tree found a path is skipped.  kCount: the next
+// level's columns are counted (mcm_queue_push; the graph's levels share
+// their edges out).  `at`: the level's scalars.  Returns this worker's
+// kMcmFlag* bits.
+template <bool kCount, class Team>
+JM_HD int mcm_level(const Team& team, McmView& p, bool wr, int lanes,
+                    const McmLevelAt& at) {
   const int lane = team.rank() & (lanes - 1);
   const int groups = team.size() / lanes;
   int flags = 0;
-  for (int i = head + team.rank() / lanes; i < end; i += groups) {
+  for (int i = at.head + team.rank() / lanes; i < at.end; i += groups) {
     const int c = p.queue[i];
     int my_root = -1;
     if (wr) {
       my_root = p.root[c];
       if (p.bfs[my_root] < kMcmL0 - 1) continue;  // its tree found a path
     }
-    for (int k = p.cxadj[c] + lane; k < p.cxadj[c + 1]; k += lanes) {
-      const int r = p.cadj[k];
-      const int col_match = p.rmatch[r];
-      if (col_match >= 0) {
-        if (p.bfs[col_match] == kMcmL0 - 1 &&
-            atomic_cas_int(p.bfs + col_match, kMcmL0 - 1, level + 1) ==
-                kMcmL0 - 1) {
-          if (wr) p.root[col_match] = my_root;
-          p.pred[r] = c;
-          p.queue[atomic_add_int(p.sc + kMcmQTail, 1)] = col_match;
-          flags |= kMcmFlagInserted;
-        }
-      } else if (col_match == -1) {
-        p.rmatch[r] = -2;
-        p.pred[r] = c;
-        flags |= kMcmFlagFound;
-        if (wr) {
-          atomic_min_int(p.bfs + my_root, -r);
-          break;
-        }
-      }
-    }
+    flags |= mcm_expand<kCount>(p, at.level, c, my_root, wr, p.cxadj[c] + lane,
+                                p.cxadj[c + 1], lanes);
   }
   return flags;
+}
+
+// The same level with its edges shared out evenly (a graph of skewed
+// degrees, whose level's columns were counted: kMcmLevelEdges > 0): the
+// level's columns' lists laid end to end in queue order (ia holds each
+// one's first edge) and cut into one run per worker, so that a column of
+// many edges is read by many workers and one worker's run may span many
+// short columns.  A worker finds the column of its run's first edge by
+// binary search over ia and expands its run's part of each column in turn
+// (mcm_expand).  With one worker it visits the edges as mcm_level does.
+// `at`: the level's scalars, `edges` its edges.  Returns this worker's
+// kMcmFlag* bits.
+template <class Team>
+JM_HD int mcm_level_even(const Team& team, McmView& p, bool wr,
+                         const McmLevelAt& at, long long edges) {
+  const long long workers = team.size(), w = team.rank();
+  const long long per = edges / workers, extra = edges % workers;
+  int e = static_cast<int>(w * per + (w < extra ? w : extra));
+  const int stop = e + static_cast<int>(per) + (w < extra ? 1 : 0);
+  if (e >= stop) return 0;
+  int lo = at.head, hi = at.end - 1;  // the last slot whose first edge is <= e
+  while (lo < hi) {
+    const int mid = lo + (hi - lo + 1) / 2;
+    if (p.ia[mid] <= e)
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  int flags = 0;
+  for (int slot = lo; e < stop; ++slot) {
+    const int next =
+        slot + 1 < at.end ? p.ia[slot + 1] : static_cast<int>(edges);
+    const int upto = next < stop ? next : stop;
+    const int c = p.queue[slot];
+    int my_root = -1;
+    if (wr) my_root = p.root[c];
+    if (!wr || p.bfs[my_root] >= kMcmL0 - 1) {  // else its tree found a path
+      const int shift = p.cxadj[c] - p.ia[slot];
+      flags |= mcm_expand<true>(p, at.level, c, my_root, wr, shift + e,
+                                shift + upto, 1);
+    }
+    e = upto;
+  }
+  return flags;
+}
+
+// A level of a stepped solve on a grid row or a serial worker, `even`
+// (mcm_edges_even) when the graph's levels share their edges out: then
+// shared out evenly once its edges were counted (mcm_level_even), else a
+// group of `lanes` per column counting the next level's; on other graphs a
+// group per column, counting nothing.  After it: mcm_ctrl_level<even>.
+template <class Team>
+JM_HD int mcm_stepped_level(const Team& team, McmView& p, bool wr, int lanes,
+                            bool even) {
+  const McmLevelAt at = mcm_level_at(p);
+  if (!even) return mcm_level<false>(team, p, wr, lanes, at);
+  const int edges = load_shared_scalar(p.sc + kMcmLevelEdges);
+  if (edges > 0) return mcm_level_even(team, p, wr, at, edges);
+  return mcm_level<true>(team, p, wr, lanes, at);
 }
 
 // ------------------------------------------------------------ Alternate
@@ -192,7 +323,7 @@ JM_HD int mcm_level(const Team& team, McmView& p, bool wr, int lanes) {
 // the column (cmatch[c] is a row whose pred is c) or at its root.
 template <class Team>
 JM_HD void mcm_alternate(const Team& team, McmView& p, bool wr) {
-  if (team.rank() == 0) p.sc[kMcmQTail] = 0;  // the next phase's queue
+  if (team.rank() == 0) mcm_queue_reset(p);  // the next phase's queue
   for (int r = team.rank(); r < p.nr; r += team.size()) {
     if (p.rmatch[r] != -2) continue;
     if (wr && p.bfs[p.root[p.pred[r]]] != -r) continue;
@@ -239,6 +370,10 @@ JM_HD void mcm_ctrl_start_phase(McmView& p) {
   sc[kMcmInserted] = 0;
   sc[kMcmQHead] = 0;
   sc[kMcmQEnd] = load_shared_scalar(sc + kMcmQTail);
+  sc[kMcmLevelEdges] = mcm_edges_even(p)
+                           ? load_shared_scalar(sc + kMcmNextEdges)
+                           : kMcmLevelEdgesUncounted;
+  sc[kMcmNextEdges] = 0;
 }
 
 // Whether a driver ends the BFS of a phase that has found a path, after the
@@ -265,6 +400,9 @@ JM_HD bool mcm_driver_stops(const McmOptions& o, const int* sc, int nc) {
 }
 
 // After a level step; `flags` is the team's OR of mcm_level's results.
+// kCounted: the step counted the next level's edges (mcm_level<true>,
+// mcm_level_even), which become its kMcmLevelEdges; else it is uncounted.
+template <bool kCounted>
 JM_HD void mcm_ctrl_level(McmView& p, const McmOptions& o, int flags) {
   int* sc = p.sc;
   sc[kMcmNLevels] += 1;
@@ -274,6 +412,11 @@ JM_HD void mcm_ctrl_level(McmView& p, const McmOptions& o, int flags) {
   }
   const bool found = sc[kMcmFound] != 0;
   const int tail = load_shared_scalar(sc + kMcmQTail);
+  int next_edges = kMcmLevelEdgesUncounted;
+  if constexpr (kCounted) {
+    next_edges = load_shared_scalar(sc + kMcmNextEdges);
+    sc[kMcmNextEdges] = 0;
+  }
   const bool inserted = tail > sc[kMcmQEnd];
   if (!inserted) {
     if (found)
@@ -286,6 +429,7 @@ JM_HD void mcm_ctrl_level(McmView& p, const McmOptions& o, int flags) {
     sc[kMcmLevel] += 1;
     sc[kMcmQHead] = sc[kMcmQEnd];
     sc[kMcmQEnd] = tail;
+    sc[kMcmLevelEdges] = next_edges;
   }
 }
 
@@ -320,7 +464,7 @@ JM_HD void mcm_og_restart(const Team& team, McmView& p) {
   for (int r = team.rank(); r < p.nr; r += team.size()) p.rmatch[r] = -1;
   team.sync();
   mcm_og_init(team, p);
-  if (team.rank() == 0) p.sc[kMcmQTail] = 0;
+  if (team.rank() == 0) mcm_queue_reset(p);
   team.sync();
   mcm_init_bfs(team, p);
   team.sync();
@@ -359,8 +503,9 @@ JM_HD void mcm_solve_loop(const Team& team, McmView& p, const McmOptions& o) {
   const int lanes = mcm_lanes(team, p);
   while (mcm_running(p)) {
     if (mcm_phase(p) == kMcmBfsPhase) {
-      const int flags = team.sync_or(mcm_level(team, p, wr, lanes));
-      if (team.rank() == 0) mcm_ctrl_level(p, o, flags);
+      const int flags =
+          team.sync_or(mcm_level<false>(team, p, wr, lanes, mcm_level_at(p)));
+      if (team.rank() == 0) mcm_ctrl_level<false>(p, o, flags);
       team.sync();
     } else {
       mcm_alternate(team, p, wr);
@@ -389,8 +534,12 @@ inline void mcm_stepped_call_serial(McmView& p, const McmOptions& o,
   const bool wr = o.bfs == kMcmBfsWr;
   for (int k = 0; k < levels; ++k) {
     if (!mcm_running(p) || mcm_phase(p) != kMcmBfsPhase) break;
-    const int flags = mcm_level(team, p, wr, 1);
-    mcm_ctrl_level(p, o, flags);
+    const bool even = mcm_edges_even(p);
+    const int flags = mcm_stepped_level(team, p, wr, 1, even);
+    if (even)
+      mcm_ctrl_level<true>(p, o, flags);
+    else
+      mcm_ctrl_level<false>(p, o, flags);
   }
   if (mcm_running(p) && mcm_phase(p) == kMcmAlternatePhase) {
     mcm_alternate(team, p, wr);
