@@ -1,8 +1,9 @@
 // Host stand-ins for the CUDA built-ins that the kernels' steps call, for the
 // host emulations (*_emulation.cc): sequentially consistent host atomics and
-// fences (and the __nv_atomic_* forms with their orders), bit casts, and a
-// yield for __nanosleep.  Include it before defining
-// __CUDA_ARCH__ and including the steps.
+// fences (and the __nv_atomic_* forms with their orders), bit casts, a yield
+// for __nanosleep, and warps of one thread (each host thread is lane 0 of its
+// own warp, so a warp's collective is its own value).  Include it before
+// defining __CUDA_ARCH__ and including the steps.
 #pragma once
 
 #include <sched.h>
@@ -11,6 +12,9 @@
 
 namespace {
 int atomicAdd(int* p, int x) {
+  return __atomic_fetch_add(p, x, __ATOMIC_SEQ_CST);
+}
+unsigned long long atomicAdd(unsigned long long* p, unsigned long long x) {
   return __atomic_fetch_add(p, x, __ATOMIC_SEQ_CST);
 }
 int atomicCAS(int* p, int cmp, int val) {
@@ -76,4 +80,11 @@ T __nv_atomic_fetch_max(T* p, T x, int order, int) {
   return old;
 }
 void __nanosleep(unsigned) { sched_yield(); }
+
+struct HostThreadIndex {
+  unsigned x = 0, y = 0, z = 0;
+};
+const HostThreadIndex threadIdx;
+void __syncwarp(unsigned = 0xffffffffu) {}
+int __reduce_min_sync(unsigned, int x) { return x; }
 }  // namespace
