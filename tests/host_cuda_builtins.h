@@ -87,4 +87,14 @@ struct HostThreadIndex {
 const HostThreadIndex threadIdx;
 void __syncwarp(unsigned = 0xffffffffu) {}
 int __reduce_min_sync(unsigned, int x) { return x; }
+unsigned __activemask() { return 1u; }
+int __ffs(unsigned x) { return __builtin_ffs(static_cast<int>(x)); }
+template <class T>
+T __shfl_sync(unsigned, T x, int) {
+  return x;
+}
+template <class T>
+T __shfl_up_sync(unsigned, T x, unsigned) {
+  return x;
+}
 }  // namespace

@@ -120,6 +120,77 @@ JM_HD void atomic_add_int_pair(int* p, int lo, int hi, int* old_lo,
 #endif
 }
 
+#if defined(__CUDA_ARCH__)
+// The sums of x and of y over the lanes of `mask` below `lane` (*x_below,
+// *y_below) and over all of them (*x_total, *y_total); called together by
+// exactly the lanes of mask.
+JM_HD void warp_sums_below(unsigned mask, int lane, int x, int y, int* x_below,
+                           int* y_below, int* x_total, int* y_total) {
+  if (mask == 0xffffffffu) {
+    int sx = x, sy = y;
+    for (int d = 1; d < 32; d <<= 1) {
+      const int tx = __shfl_up_sync(mask, sx, d);
+      const int ty = __shfl_up_sync(mask, sy, d);
+      if (lane >= d) {
+        sx += tx;
+        sy += ty;
+      }
+    }
+    *x_total = __shfl_sync(mask, sx, 31);
+    *y_total = __shfl_sync(mask, sy, 31);
+    *x_below = sx - x;
+    *y_below = sy - y;
+    return;
+  }
+  int bx = 0, by = 0, ax = 0, ay = 0;
+  for (unsigned m = mask; m != 0; m &= m - 1) {
+    const int src = __ffs(m) - 1;
+    const int tx = __shfl_sync(mask, x, src);
+    const int ty = __shfl_sync(mask, y, src);
+    if (src < lane) {
+      bx += tx;
+      by += ty;
+    }
+    ax += tx;
+    ay += ty;
+  }
+  *x_below = bx;
+  *y_below = by;
+  *x_total = ax;
+  *y_total = ay;
+}
+#endif
+
+// atomic_add_int_pair by the lanes of a warp that call it together (any of
+// them, converged at the call): one 64-bit add for all; in lane order, each
+// lane's old values are those the add would have returned to it alone after
+// the lanes below it (blocks of whole warps, one-dimensional).  On the host,
+// the plain adds.
+JM_HD void atomic_add_int_pair_by_warp(int* p, int lo, int hi, int* old_lo,
+                                       int* old_hi) {
+#if defined(__CUDA_ARCH__)
+  const unsigned mask = __activemask();
+  const int lane = threadIdx.x & 31;
+  const int leader = __ffs(mask) - 1;
+  int lo_below, hi_below, lo_total, hi_total;
+  warp_sums_below(mask, lane, lo, hi, &lo_below, &hi_below, &lo_total,
+                  &hi_total);
+  unsigned long long old = 0;
+  if (lane == leader) {
+    old = atomicAdd(
+        reinterpret_cast<unsigned long long*>(p),
+        (static_cast<unsigned long long>(static_cast<unsigned>(hi_total))
+         << 32) |
+            static_cast<unsigned>(lo_total));
+  }
+  old = __shfl_sync(mask, old, leader);
+  *old_lo = static_cast<int>(old & 0xffffffffu) + lo_below;
+  *old_hi = static_cast<int>(old >> 32) + hi_below;
+#else
+  atomic_add_int_pair(p, lo, hi, old_lo, old_hi);
+#endif
+}
+
 // Maximum of 64-bit unsigned words; returns the old value.
 JM_HD unsigned long long atomic_max_u64(unsigned long long* p,
                                         unsigned long long x) {

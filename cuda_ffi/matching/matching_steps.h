@@ -59,12 +59,17 @@ JM_HD bool mcm_edges_even(const McmView& p) {
 
 // Appends column c to the queue's next level.  kCount: its edges join the
 // level's (kMcmNextEdges) and ia gets its first edge among them, both from
-// one add to the pair (kMcmQTail, kMcmNextEdges).
+// one add to the pair (kMcmQTail, kMcmNextEdges), which the lanes of a warp
+// that push together share (the levels of a graph of skewed degrees queue
+// tens of thousands of columns, all on the one pair).  Uncounted, each
+// column takes its slot alone: the levels of the other graphs queue few
+// columns at once, and sharing the add there measured no faster.
 template <bool kCount>
 JM_HD void mcm_queue_push(McmView& p, int c) {
   if constexpr (kCount) {
     int slot, first;
-    atomic_add_int_pair(p.sc + kMcmQTail, 1, mcm_degree(p, c), &slot, &first);
+    atomic_add_int_pair_by_warp(p.sc + kMcmQTail, 1, mcm_degree(p, c), &slot,
+                                &first);
     p.queue[slot] = c;
     p.ia[slot] = first;
   } else {
@@ -112,6 +117,34 @@ JM_HD void mcm_init_clear(const Team& team, McmView& p, int init,
   }
 }
 
+// Rows a worker of the cheap matching reads at once: their rmatch loads
+// overlap instead of following one another.
+constexpr int kMcmCheapBatch = 4;
+
+// The cheap matching of column c: it takes its first free neighbouring row
+// (compare-and-swap), and stops at a row out of range.
+JM_HD void mcm_cheap_column(McmView& p, int c) {
+  const int end = p.cxadj[c + 1];
+  for (int k = p.cxadj[c]; k < end; k += kMcmCheapBatch) {
+    int rows[kMcmCheapBatch], matched[kMcmCheapBatch];
+    JM_UNROLL
+    for (int j = 0; j < kMcmCheapBatch; ++j)
+      rows[j] = k + j < end ? p.cadj[k + j] : -1;
+    JM_UNROLL
+    for (int j = 0; j < kMcmCheapBatch; ++j)
+      matched[j] = rows[j] >= 0 && rows[j] < p.nr ? p.rmatch[rows[j]] : 0;
+    JM_UNROLL
+    for (int j = 0; j < kMcmCheapBatch; ++j) {
+      const int r = rows[j];
+      if (k + j >= end || r < 0 || r >= p.nr) return;
+      if (matched[j] == -1 && atomic_cas_int(p.rmatch + r, -1, c) == -1) {
+        p.cmatch[c] = r;
+        return;
+      }
+    }
+  }
+}
+
 // Warm start: rows take the pairs kept by their columns.  Cheap matching:
 // each free column takes its first free neighbouring row (compare-and-swap;
 // with one worker this is the sequential greedy of the papers, which the
@@ -129,17 +162,9 @@ JM_HD void mcm_init_match(const Team& team, McmView& p, int init,
     if (mcm_column_pointers_ok(p, c) && mcm_degree(p, c) > most)
       most = mcm_degree(p, c);
   atomic_min_by_warp(p.sc + kMcmMinusMaxDegree, -most);
-  for (int c = team.rank(); c < p.nc; c += team.size()) {
-    if (init != kMcmInitCheap || !mcm_column_pointers_ok(p, c)) continue;
-    for (int k = p.cxadj[c]; k < p.cxadj[c + 1]; ++k) {
-      const int r = p.cadj[k];
-      if (r < 0 || r >= p.nr) break;
-      if (p.rmatch[r] == -1 && atomic_cas_int(p.rmatch + r, -1, c) == -1) {
-        p.cmatch[c] = r;
-        break;
-      }
-    }
-  }
+  for (int c = team.rank(); c < p.nc; c += team.size())
+    if (init == kMcmInitCheap && mcm_column_pointers_ok(p, c))
+      mcm_cheap_column(p, c);
   if (init == kMcmInitGiven) {
     for (int r = team.rank(); r < p.nr; r += team.size()) {
       const int c = rm0[r];
@@ -150,20 +175,33 @@ JM_HD void mcm_init_match(const Team& team, McmView& p, int init,
 
 // InitBfsArray (and the root array): free columns are the roots, at level L0;
 // those with edges form the queue's first level (a column without edges
-// starts no path), counted when the levels share their edges out.  Expects
-// an empty queue (mcm_queue_reset).
+// starts no path), counted when the levels share their edges out.  Each
+// worker counts its roots first and claims their slots (and edges) with one
+// add for its warp: a phase may start from hundreds of thousands of roots,
+// all on the one tail.  Expects an empty queue (mcm_queue_reset).
 template <class Team>
 JM_HD void mcm_init_bfs(const Team& team, McmView& p) {
   const bool count = mcm_edges_even(p);
+  int roots = 0, edges = 0;
   for (int c = team.rank(); c < p.nc; c += team.size()) {
     const bool free_col = p.cmatch[c] == -1;
     p.bfs[c] = free_col ? kMcmL0 : kMcmL0 - 1;
     p.root[c] = free_col ? c : -1;
-    if (!free_col || p.cxadj[c + 1] == p.cxadj[c]) continue;
-    if (count)
-      mcm_queue_push<true>(p, c);
-    else
-      mcm_queue_push<false>(p, c);
+    if (free_col && mcm_degree(p, c) > 0) {
+      ++roots;
+      edges += mcm_degree(p, c);
+    }
+  }
+  int slot, first;
+  atomic_add_int_pair_by_warp(p.sc + kMcmQTail, roots, count ? edges : 0, &slot,
+                              &first);
+  for (int c = team.rank(); c < p.nc && roots > 0; c += team.size()) {
+    if (p.cmatch[c] != -1 || mcm_degree(p, c) == 0) continue;
+    p.queue[slot] = c;
+    if (count) p.ia[slot] = first;
+    ++slot;
+    --roots;
+    first += mcm_degree(p, c);
   }
 }
 

@@ -9,7 +9,8 @@
 // valid matching with the cardinality of the serial solve on the host (the same
 // step order, mcm_init and mcm_solve_loop, run by a serial team).  A launch
 // that has not finished after 3 s counts as a hang: the harness reports it
-// and exits.
+// and exits.  It also checks the warp-shared queue claims of
+// common/device.h (CheckWarpClaims).
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -77,6 +78,75 @@ int* ToDevice(const V& h) {
   if (h.size())
     CK(cudaMemcpy(d, h.data(), 4 * h.size(), cudaMemcpyHostToDevice));
   return d;
+}
+
+// The warp-shared claims of common/device.h, by lanes that reach them
+// together (all of a warp, or the few at the same iteration of loops of
+// differing lengths): item j (when want[j]) claims one slot and degree[j]
+// edges from the pair (atomic_add_int_pair_by_warp; with `spread`, its lane
+// first loops j % 3 times).
+__global__ void warp_claims_kernel(int* pair, const int* want,
+                                   const int* degree, int* slot, int* first,
+                                   int n, bool spread) {
+  for (int j = blockIdx.x * blockDim.x + threadIdx.x; j < n;
+       j += gridDim.x * blockDim.x) {
+    for (int t = 0; t <= (spread ? j % 3 : 0); ++t) {
+      if (t != (spread ? j % 3 : 0) || !want[j]) continue;
+      atomic_add_int_pair_by_warp(pair, 1, degree[j], slot + j, first + j);
+    }
+  }
+}
+
+// Whether the claims above form one queue: the slots of the items that
+// claimed are 0..count-1 once each, each item's first edge is the edges of
+// the items in the slots before it, and the pair ends at (count, edges).
+static int CheckWarpClaims(cudaStream_t s) {
+  std::mt19937 rng(7);
+  int bad = 0;
+  for (int t = 0; t < 8; ++t) {
+    const int n = 1 + static_cast<int>(rng() % 5000);
+    const bool spread = t % 2 == 1;
+    std::vector<int> want(n), degree(n), slot(n, -1), first(n, -1), pair(2, 0);
+    for (int j = 0; j < n; ++j) {
+      want[j] = t < 2 ? 1 : static_cast<int>(rng() % 3 == 0);
+      degree[j] = static_cast<int>(rng() % 50);
+    }
+    int *d_pair, *d_want, *d_deg, *d_slot, *d_first;
+    CK(cudaMalloc(&d_pair, 2 * sizeof(int)));
+    for (int** ptr : {&d_want, &d_deg, &d_slot, &d_first})
+      CK(cudaMalloc(ptr, n * sizeof(int)));
+    CK(cudaMemcpy(d_pair, pair.data(), 2 * sizeof(int), cudaMemcpyDefault));
+    CK(cudaMemcpy(d_want, want.data(), n * sizeof(int), cudaMemcpyDefault));
+    CK(cudaMemcpy(d_deg, degree.data(), n * sizeof(int), cudaMemcpyDefault));
+    warp_claims_kernel<<<1 + t, 96, 0, s>>>(d_pair, d_want, d_deg, d_slot,
+                                            d_first, n, spread);
+    CK(cudaStreamSynchronize(s));
+    CK(cudaMemcpy(pair.data(), d_pair, 2 * sizeof(int), cudaMemcpyDefault));
+    CK(cudaMemcpy(slot.data(), d_slot, n * sizeof(int), cudaMemcpyDefault));
+    CK(cudaMemcpy(first.data(), d_first, n * sizeof(int), cudaMemcpyDefault));
+    for (int* ptr : {d_pair, d_want, d_deg, d_slot, d_first}) CK(cudaFree(ptr));
+    int count = 0, edges = 0;
+    for (int j = 0; j < n; ++j) {
+      count += want[j];
+      edges += want[j] ? degree[j] : 0;
+    }
+    std::vector<int> by_slot(count, -1);
+    bool ok = pair[0] == count && pair[1] == edges;
+    for (int j = 0; j < n && ok; ++j) {
+      if (!want[j]) continue;
+      ok = slot[j] >= 0 && slot[j] < count && by_slot[slot[j]] < 0;
+      if (ok) by_slot[slot[j]] = j;
+    }
+    for (int k = 0, sum = 0; k < count && ok; ++k) {
+      ok = first[by_slot[k]] == sum;
+      sum += degree[by_slot[k]];
+    }
+    if (!ok) {
+      ++bad;
+      std::printf("BAD warp claims: %d items, spread %d\n", n, spread);
+    }
+  }
+  return bad;
 }
 
 int main() {
@@ -195,6 +265,7 @@ int main() {
          {d_cx, d_ca, d_rm0, d_cm0, d_rm, d_cm, d_info, d_work, d_rx, d_ra})
       CK(cudaFree(ptr));
   }
+  bad += CheckWarpClaims(s);
   std::printf("matching_kernel_harness: %s (%d runs, %d bad)\n",
               bad ? "FAILED" : "OK", runs, bad);
   return bad ? 1 : 0;
