@@ -291,6 +291,21 @@ JM_HD T from_ordered_bits(unsigned long long b) {
   }
 }
 
+// ---------------------------------------------------------------- searches
+// The last i in [lo, hi] with a[i] <= x, for a nondecreasing a with
+// a[lo] <= x (binary search): the list that holds entry x of lists laid end
+// to end, given their first entries.
+JM_HD int last_at_most(const int* a, int lo, int hi, int x) {
+  while (lo < hi) {
+    const int mid = lo + (hi - lo + 1) / 2;
+    if (a[mid] <= x)
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  return lo;
+}
+
 // ---------------------------------------------------------------- teams
 // A team of one worker (the CPU back end).  kRowOuter: the LAP's O(nm) scans
 // loop rows outermost (cache-friendly on a CPU); a CUDA team loops columns

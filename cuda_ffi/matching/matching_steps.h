@@ -314,16 +314,9 @@ JM_HD int mcm_level_even(const Team& team, McmView& p, bool wr,
   int e = static_cast<int>(w * per + (w < extra ? w : extra));
   const int stop = e + static_cast<int>(per) + (w < extra ? 1 : 0);
   if (e >= stop) return 0;
-  int lo = at.head, hi = at.end - 1;  // the last slot whose first edge is <= e
-  while (lo < hi) {
-    const int mid = lo + (hi - lo + 1) / 2;
-    if (p.ia[mid] <= e)
-      lo = mid;
-    else
-      hi = mid - 1;
-  }
   int flags = 0;
-  for (int slot = lo; e < stop; ++slot) {
+  for (int slot = last_at_most(p.ia, at.head, at.end - 1, e); e < stop;
+       ++slot) {
     const int next =
         slot + 1 < at.end ? p.ia[slot + 1] : static_cast<int>(edges);
     const int upto = next < stop ? next : stop;

@@ -138,14 +138,7 @@ template <class View>
 JM_HD void wm_check_entries(const View& p, int first, int last, int stride,
                             WmEntryCheck& c) {
   if (first >= last) return;
-  int u = 0, hi = p.n - 1;  // the last u with xadj[u] <= first
-  while (u < hi) {
-    const int mid = u + (hi - u + 1) / 2;
-    if (p.xadj[mid] <= first)
-      u = mid;
-    else
-      hi = mid - 1;
-  }
+  int u = last_at_most(p.xadj, 0, p.n - 1, first);
   int start = p.xadj[u], end = p.xadj[u + 1];
   for (int k = first; k < last; k += stride) {
     while (end <= k) {
