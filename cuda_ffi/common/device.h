@@ -175,17 +175,11 @@ JM_HD void atomic_add_int_pair_by_warp(int* p, int lo, int hi, int* old_lo,
   int lo_below, hi_below, lo_total, hi_total;
   warp_sums_below(mask, lane, lo, hi, &lo_below, &hi_below, &lo_total,
                   &hi_total);
-  unsigned long long old = 0;
-  if (lane == leader) {
-    old = atomicAdd(
-        reinterpret_cast<unsigned long long*>(p),
-        (static_cast<unsigned long long>(static_cast<unsigned>(hi_total))
-         << 32) |
-            static_cast<unsigned>(lo_total));
-  }
-  old = __shfl_sync(mask, old, leader);
-  *old_lo = static_cast<int>(old & 0xffffffffu) + lo_below;
-  *old_hi = static_cast<int>(old >> 32) + hi_below;
+  int base_lo = 0, base_hi = 0;
+  if (lane == leader)
+    atomic_add_int_pair(p, lo_total, hi_total, &base_lo, &base_hi);
+  *old_lo = __shfl_sync(mask, base_lo, leader) + lo_below;
+  *old_hi = __shfl_sync(mask, base_hi, leader) + hi_below;
 #else
   atomic_add_int_pair(p, lo, hi, old_lo, old_hi);
 #endif

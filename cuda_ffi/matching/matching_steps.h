@@ -173,6 +173,12 @@ JM_HD void mcm_init_match(const Team& team, McmView& p, int init,
   }
 }
 
+// Whether column c starts a path in the next phase: it is free and has an
+// edge.
+JM_HD bool mcm_is_root(const McmView& p, int c) {
+  return p.cmatch[c] == -1 && mcm_degree(p, c) > 0;
+}
+
 // InitBfsArray (and the root array): free columns are the roots, at level L0;
 // those with edges form the queue's first level (a column without edges
 // starts no path), counted when the levels share their edges out.  Each
@@ -187,7 +193,7 @@ JM_HD void mcm_init_bfs(const Team& team, McmView& p) {
     const bool free_col = p.cmatch[c] == -1;
     p.bfs[c] = free_col ? kMcmL0 : kMcmL0 - 1;
     p.root[c] = free_col ? c : -1;
-    if (free_col && mcm_degree(p, c) > 0) {
+    if (mcm_is_root(p, c)) {
       ++roots;
       edges += mcm_degree(p, c);
     }
@@ -196,7 +202,7 @@ JM_HD void mcm_init_bfs(const Team& team, McmView& p) {
   atomic_add_int_pair_by_warp(p.sc + kMcmQTail, roots, count ? edges : 0, &slot,
                               &first);
   for (int c = team.rank(); c < p.nc && roots > 0; c += team.size()) {
-    if (p.cmatch[c] != -1 || mcm_degree(p, c) == 0) continue;
+    if (!mcm_is_root(p, c)) continue;
     p.queue[slot] = c;
     if (count) p.ia[slot] = first;
     ++slot;
