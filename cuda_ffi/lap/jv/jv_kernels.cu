@@ -7,10 +7,8 @@
 #include <cuda_pipeline_primitives.h>
 
 #include <cstdint>
-#include <map>
-#include <mutex>
-#include <tuple>
 
+#include "common/cluster_launch.h"
 #include "lap/common/block_per_problem.h"
 #include "lap/jv/auction_team.cuh"
 #include "lap/jv/jv_kernels.h"
@@ -273,75 +271,14 @@ __global__ void __launch_bounds__(kThreads)
 #endif
 }
 
-// use(config) with the launch configuration of `grid` blocks of `threads`
-// threads in clusters of `blocks` on `stream` (the configuration points at
-// a local attribute, so it lives only during use).
-template <class Use>
-cudaError_t WithClusterConfig(unsigned grid, int threads, int blocks,
-                              cudaStream_t stream, Use use) {
-  cudaLaunchAttribute attribute;
-  attribute.id = cudaLaunchAttributeClusterDimension;
-  attribute.val.clusterDim.x = blocks;
-  attribute.val.clusterDim.y = 1;
-  attribute.val.clusterDim.z = 1;
-  cudaLaunchConfig_t config = {};
-  config.gridDim = dim3(grid);
-  config.blockDim = dim3(threads);
-  config.stream = stream;
-  config.attrs = &attribute;
-  config.numAttrs = 1;
-  return use(config);
-}
-
-// How many clusters of `blocks` blocks of `threads` threads running
-// `kernel` fit the device at once: 0 where it refuses the cluster size
-// (above 8: not portable) or fits none (the probe's error cleared, so the
-// caller may try another shape).  Each answer is kept per device, kernel
-// and shape: the probe costs host time on every launch otherwise.
-template <class T>
-int ClusterActive(void (*kernel)(LapProblem<T>), int threads, int blocks,
-                  cudaStream_t stream) {
-  using Shape = std::tuple<int, void (*)(LapProblem<T>), int, int>;
-  static std::mutex mutex;
-  static std::map<Shape, int> known;
-  int device = 0;
-  if (cudaGetDevice(&device) != cudaSuccess) {
-    (void)cudaGetLastError();
-    return 0;
-  }
-  const Shape shape{device, kernel, threads, blocks};
-  {
-    const std::lock_guard<std::mutex> lock(mutex);
-    const auto found = known.find(shape);
-    if (found != known.end()) return found->second;
-  }
-  int active = 0;
-  cudaError_t e = cudaSuccess;
-  if (blocks > 8)
-    e = cudaFuncSetAttribute(kernel,
-                             cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
-  if (e == cudaSuccess)
-    e = WithClusterConfig(
-        blocks, threads, blocks, stream, [&](const cudaLaunchConfig_t& config) {
-          return cudaOccupancyMaxActiveClusters(&active, kernel, &config);
-        });
-  if (e != cudaSuccess) {
-    (void)cudaGetLastError();
-    active = 0;
-  }
-  const std::lock_guard<std::mutex> lock(mutex);
-  known[shape] = active;
-  return active;
-}
-
 // Launches `kernel` on a cluster of `blocks` blocks of `threads` threads
 // per problem of s.
 template <class T>
 cudaError_t LaunchCluster(void (*kernel)(LapProblem<T>), int threads,
                           int blocks, cudaStream_t stream,
                           const LapProblem<T>& s) {
-  return WithClusterConfig(static_cast<unsigned>(s.batch * blocks), threads,
-                           blocks, stream,
+  return WithClusterConfig(dim3(static_cast<unsigned>(s.batch * blocks)),
+                           threads, blocks, stream,
                            [&](const cudaLaunchConfig_t& config) {
                              return cudaLaunchKernelEx(&config, kernel, s);
                            });
@@ -389,16 +326,10 @@ template <class T, bool kWarm, int kThreads, int kBlocks, int kHeld,
 cudaError_t TryLaunchJvCluster(cudaStream_t stream, const LapProblem<T>& s,
                                bool* launched, int blocks = 0) {
   *launched = false;
-  int device = 0, major = 0, cluster_launch = 0;
-  cudaError_t e = cudaGetDevice(&device);
-  if (e == cudaSuccess)
-    e = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor,
-                               device);
-  if (e == cudaSuccess)
-    e = cudaDeviceGetAttribute(&cluster_launch, cudaDevAttrClusterLaunch,
-                               device);
+  bool clusters = false;
+  cudaError_t e = DeviceHasClusters(&clusters);
   if (e != cudaSuccess) return e;
-  if (major < 9 || !cluster_launch) return cudaSuccess;
+  if (!clusters) return cudaSuccess;
   void (*start)(LapProblem<T>) = nullptr;
   int start_blocks = 0;
   if ((kWarm && !kBlockUnstarted) || (s.n == s.m && s.n >= kLapAuctionMinRows))
