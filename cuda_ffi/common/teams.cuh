@@ -2,6 +2,8 @@
 // (<family>/<family>_steps.h; the CPU's SerialTeam is in common/device.h).
 #pragma once
 
+#include <climits>
+
 #include <cooperative_groups.h>
 
 namespace jaxmatch {
@@ -71,6 +73,90 @@ struct BlockTeam {
     if (threadIdx.x == 0) s_first = x;
     __syncthreads();
     return s_first;
+  }
+};
+
+// The threads of a thread-block cluster (sm_90 and newer; launched only
+// there) work on one problem: blocks of kThreads threads, ranked block by
+// block.  Its barrier is the cluster's (release, then acquire: earlier
+// writes to global and shared memory are visible after it).  Its
+// reductions combine each block's warps in the block's shared memory, then
+// the blocks in block 0's, with one cluster barrier each.  Each kind of
+// reduction cycles through three slots: call k resets the slot of call
+// k + 1 before its barrier, when every reader of that slot (call k - 2)
+// has passed the barrier of call k - 1.  Init() starts the slots.
+template <int kThreads>
+struct ClusterTeam {
+  static_assert(kThreads % 32 == 0 && kThreads <= 1024, "whole warps");
+  static constexpr bool kRowOuter = false;
+  mutable unsigned or_calls = 0, min_calls = 0;
+
+  __device__ int rank() const {
+    return static_cast<int>(cooperative_groups::this_cluster().block_rank()) *
+               kThreads +
+           static_cast<int>(threadIdx.x);
+  }
+  __device__ int size() const {
+    return static_cast<int>(cooperative_groups::this_cluster().num_blocks()) *
+           kThreads;
+  }
+  __device__ void sync() const {
+    __syncwarp();
+    cooperative_groups::this_cluster().sync();
+  }
+  // Before the first reduction: the slots of the first two calls of each
+  // kind, then a barrier.
+  __device__ void Init() const {
+    if (threadIdx.x == 0)
+      for (int k = 0; k < 2; ++k) {
+        OrSlots().block[k] = OrSlots().cluster[k] = 0;
+        MinSlots().block[k] = MinSlots().cluster[k] = INT_MAX;
+      }
+    sync();
+  }
+  // Bitwise OR of every thread's `bits`, to every thread; a barrier.
+  __device__ int sync_or(int bits) const {
+    return Reduce(OrSlots(), or_calls, 0, __reduce_or_sync(0xffffffffu, bits),
+                  [](int* slot, int x) { atomicOr(slot, x); });
+  }
+  // The smallest of every thread's x, to every thread; a barrier.
+  __device__ int all_min(int x) const {
+    return Reduce(MinSlots(), min_calls, INT_MAX,
+                  __reduce_min_sync(0xffffffffu, x),
+                  [](int* slot, int y) { atomicMin(slot, y); });
+  }
+
+ private:
+  struct Slots {
+    int block[3];    // this block's warps
+    int cluster[3];  // the blocks, in block 0's
+  };
+  __device__ static Slots& OrSlots() {
+    __shared__ Slots slots;
+    return slots;
+  }
+  __device__ static Slots& MinSlots() {
+    __shared__ Slots slots;
+    return slots;
+  }
+  template <class Combine>
+  __device__ int Reduce(Slots& slots, unsigned& calls, int identity,
+                        int warp_value, Combine combine) const {
+    namespace cg = cooperative_groups;
+    const cg::cluster_group cluster = cg::this_cluster();
+    const int k = static_cast<int>(calls % 3);
+    const int next = static_cast<int>((calls + 1) % 3);
+    ++calls;
+    if (threadIdx.x == 0) {
+      slots.block[next] = identity;
+      slots.cluster[next] = identity;
+    }
+    if ((threadIdx.x & 31) == 0) combine(&slots.block[k], warp_value);
+    __syncthreads();
+    if (threadIdx.x == 0)
+      combine(cluster.map_shared_rank(&slots.cluster[k], 0), slots.block[k]);
+    sync();
+    return *cluster.map_shared_rank(&slots.cluster[k], 0);
   }
 };
 

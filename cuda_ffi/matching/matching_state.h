@@ -189,9 +189,9 @@ struct McmOptions {
   int hybrid_depth;       // the hybrid's depth factor
   int auto_free_divisor;  // auto runs APFB above n_cols / this many roots
   // The stepped CUDA solver restarts once from the ordered greedy matching
-  // (ordered_greedy.h) when a phase ends after this many BFS levels in all
-  // (0: never).  Set for the cheap start only; the CPU's cheap matching is
-  // the sequential greedy already.
+  // (ordered_greedy.h) once the BFS has run this many levels in all, in the
+  // middle of a phase if need be (0: never).  Set for the cheap start only; the
+  // CPU's cheap matching is the sequential greedy already.
   int restart_levels = 0;
 };
 

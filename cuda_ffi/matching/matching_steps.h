@@ -436,6 +436,17 @@ JM_HD bool mcm_driver_stops(const McmOptions& o, const int* sc, int nc) {
   return depth / o.hybrid_depth >= first;  // depth >= factor * first
 }
 
+// Whether the stepped solver's restart from the ordered greedy is due: the
+// BFS has run o.restart_levels levels in all, and it has not restarted.
+JM_HD bool mcm_restart_due(const McmOptions& o, const int* sc) {
+  return o.restart_levels > 0 && sc[kMcmRestarted] == 0 &&
+         sc[kMcmNLevels] >= o.restart_levels;
+}
+JM_HD void mcm_begin_restart(int* sc) {
+  sc[kMcmRestarted] = 1;
+  sc[kMcmPhaseSlot] = kMcmGreedyPhase;
+}
+
 // After a level step; `flags` is the team's OR of mcm_level's results.
 // kCounted: the step counted the next level's edges (mcm_level<true>,
 // mcm_level_even), which become its kMcmLevelEdges; else it is uncounted.
@@ -467,6 +478,10 @@ JM_HD void mcm_ctrl_level(McmView& p, const McmOptions& o, int flags) {
     sc[kMcmQHead] = sc[kMcmQEnd];
     sc[kMcmQEnd] = tail;
     sc[kMcmLevelEdges] = next_edges;
+    // A restart replaces the matching, so the phase's BFS need not end
+    // first (on meshes one phase runs 100,000 levels and more).  Should the
+    // restart not run (a malformed row CSR), this BFS goes on.
+    if (mcm_restart_due(o, sc)) mcm_begin_restart(sc);
   }
 }
 
@@ -475,11 +490,7 @@ JM_HD void mcm_ctrl_restart(McmView& p, const McmOptions& o) {
   int* sc = p.sc;
   sc[kMcmNPhases] += 1;
   mcm_ctrl_start_phase(p);
-  if (o.restart_levels > 0 && sc[kMcmRestarted] == 0 &&
-      sc[kMcmNLevels] >= o.restart_levels) {
-    sc[kMcmRestarted] = 1;
-    sc[kMcmPhaseSlot] = kMcmGreedyPhase;
-  }
+  if (mcm_restart_due(o, sc)) mcm_begin_restart(sc);
   if (sc[kMcmNPhases] >= o.max_phases) sc[kMcmStatus] = kMcmPhaseLimit;
 }
 

@@ -114,8 +114,9 @@ def matching_step(
     """Up to ``levels`` BFS levels, then Alternate + FixMatching if due.
 
     ``restart_levels``: the stepped CUDA solver restarts once from the
-    ordered greedy matching (which reads the row CSR ``indptr``/``indices``) when
-    a phase ends after this many BFS levels; 0: never. ``options``: driver,
+    ordered greedy matching (which reads the row CSR ``indptr``/``indices``) once
+    the BFS has run this many levels in all, in the middle of a phase or at
+    its end; 0: never. ``options``: driver,
     bfs, max_phases, hybrid_depth, auto_free_divisor.
     """
     _checked()

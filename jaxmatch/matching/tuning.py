@@ -40,8 +40,9 @@ class MatchingTuning:
         the initial matching, else as the hybrid (chosen per graph, on the
         device).
       greedy_restart_levels: from ``init="cheap"``, the stepped GPU solver
-        restarts once from :func:`jaxmatch.greedy_matching` when a phase ends
-        after this many BFS levels in all (0: never). The GPU's racing cheap
+        restarts once from :func:`jaxmatch.greedy_matching` once the BFS has
+        run this many levels in all, without waiting for the phase to end
+        (0: never). The GPU's racing cheap
         matching can leave long augmenting paths on graphs numbered along
         their geometry, where the ordered greedy matching does not.
     """

@@ -37,6 +37,9 @@ _greedy = jax.jit(jax.vmap(jaxmatch.greedy_matching))
 # The GPU's rounds stop after this many when they decide fewer than 4
 # columns a round (ordered_greedy.h, kMcmOgMinRounds, kMcmOgMinRate).
 MIN_ROUNDS = 4096
+#: The stepped solver's restart from the ordered greedy, due after the first
+#: BFS level.
+RESTART_AFTER_ONE_LEVEL = MatchingTuning(greedy_restart_levels=1)
 
 
 def _assert_greedy(G, A, one, label, *, exact=True):
@@ -106,6 +109,34 @@ def test_greedy_matching_on_spatially_numbered_graphs(device, k):
     _assert_greedy(G, A, jax.device_get(jaxmatch.greedy_matching(G)), label)
 
 
+@functools.cache
+def _wide_graphs():
+    """More columns than one GPU round looks at (8 per thread: 8,192 columns
+    for a block, 131,072 for a cluster of 16 blocks), so the rounds move
+    their window along the graph many times."""
+    import scipy.sparse as sp
+
+    k = 400  # the k x k grid in row-major order: 160,000 vertices
+    path = sp.diags([np.ones(k - 1), np.ones(k - 1)], [-1, 1])
+    A = sp.csr_matrix(sp.kron(path, sp.identity(k)) + sp.kron(sp.identity(k), path))
+    G = _spatial_delaunay(np.random.default_rng(23), 200_000)
+    return [
+        ("grid 400 x 400", BipartiteGraph.from_scipy(A), A),
+        ("delaunay 200000", G, _scipy_of(G)),
+    ]
+
+
+@pytest.mark.parametrize("k", range(2))
+def test_greedy_matching_wider_than_a_round(device, k):
+    """The sequential greedy on graphs wider than a round's window; the
+    stepped solver's restart from it (due after the first level, in the
+    middle of the first phase) ends maximum and certified."""
+    label, G, A = _wide_graphs()[k]
+    _assert_greedy(G, A, jax.device_get(jaxmatch.greedy_matching(G)), label)
+    res = jaxmatch.max_cardinality_matching(G, execution="stepped", tuning=RESTART_AFTER_ONE_LEVEL)
+    check_result(G, jax.device_get(res), scipy_cardinality(A), label)
+
+
 def test_past_the_round_limit(device):
     """A path of 20,000 columns is a chain of 20,000 dependent choices, one
     a round: the GPU stops its rounds after 4,096 (too slow a progress) and
@@ -153,11 +184,6 @@ def test_greedy_matching_argument_errors():
         jaxmatch.greedy_matching(short)
     with pytest.raises(ValueError, match="init must be 'cheap', 'greedy'"):
         jaxmatch.max_cardinality_matching(G, init="sequential")
-
-
-#: The stepped solver's restart from the ordered greedy, due after the first
-#: phase.
-RESTART_AFTER_ONE_LEVEL = MatchingTuning(greedy_restart_levels=1)
 
 
 @pytest.mark.parametrize("method", ["auto", "apfb", "apsb"])
