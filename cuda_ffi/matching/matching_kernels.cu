@@ -387,10 +387,9 @@ dim3 Grid(const McmProblem& s, int mapping, int resident_blocks) {
 
 // The ordered greedy on a cluster of blocks per problem where the graph has
 // more columns than one block's window and the device runs clusters of
-// that shape, else a block per problem.  On graphs of 2^20 vertices
-// (delaunay, rgg, honeycomb; a serial simulation of the rounds) a window of
-// 16 blocks takes 3.4-3.9x fewer rounds than one block's, each thread
-// looking at about as many columns per round.
+// that shape, else a block per problem: a cluster's wider window takes
+// fewer rounds, each thread looking at about as many columns per round
+// (docs/matching.md, "greedy_matching").
 constexpr int kOgClusterShapes[] = {16, 8};
 template <bool kRestart>
 cudaError_t LaunchOg(cudaStream_t stream, const McmProblem& s, unsigned rows) {

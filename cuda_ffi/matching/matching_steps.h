@@ -479,8 +479,8 @@ JM_HD void mcm_ctrl_level(McmView& p, const McmOptions& o, int flags) {
     sc[kMcmQEnd] = tail;
     sc[kMcmLevelEdges] = next_edges;
     // A restart replaces the matching, so the phase's BFS need not end
-    // first (on meshes one phase runs 100,000 levels and more).  Should the
-    // restart not run (a malformed row CSR), this BFS goes on.
+    // first.  Should the restart not run (a malformed row CSR), this BFS
+    // goes on.
     if (mcm_restart_due(o, sc)) mcm_begin_restart(sc);
   }
 }
