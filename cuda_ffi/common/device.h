@@ -100,6 +100,18 @@ JM_HD void atomic_min_by_warp(int* p, int x) {
 #endif
 }
 
+// atomic_add_int of the sum of x over the calling warp, by one of its lanes:
+// every lane of the warp calls it.  On the host, the caller's x.
+JM_HD void atomic_add_by_warp(int* p, int x) {
+#if defined(__CUDA_ARCH__)
+  __syncwarp();
+  x = __reduce_add_sync(0xffffffffu, x);
+  if ((threadIdx.x & 31) == 0 && x != 0) atomicAdd(p, x);
+#else
+  atomic_add_int(p, x);
+#endif
+}
+
 // Adds lo to p[0] and hi to p[1] at once (p 8-byte aligned: on the GPU one
 // 64-bit atomic add, the low word first in memory), the old values into
 // *old_lo and *old_hi.  p[0] + lo must stay below 2^31 (no carry).
@@ -283,6 +295,19 @@ JM_HD T from_ordered_bits(unsigned long long b) {
     std::memcpy(&x, &b, sizeof x);
     return x;
   }
+}
+
+// ---------------------------------------------------------------- hashing
+// A position in [0, n) drawn from the key x: murmur3's 32-bit finaliser (a
+// bijection), scaled to n by its high bits.  n >= 1.
+JM_HD int hashed_position(unsigned x, int n) {
+  x ^= x >> 16;
+  x *= 0x85ebca6bu;
+  x ^= x >> 13;
+  x *= 0xc2b2ae35u;
+  x ^= x >> 16;
+  return static_cast<int>(
+      (static_cast<unsigned long long>(x) * static_cast<unsigned>(n)) >> 32);
 }
 
 // ---------------------------------------------------------------- searches

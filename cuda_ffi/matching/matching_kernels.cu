@@ -64,6 +64,14 @@ __global__ void mcm_init_match_kernel(McmProblem s, int init, const int* rm0) {
   }
 }
 
+__global__ void mcm_init_cheap_kernel(McmProblem s) {
+  GridRowTeam team;
+  for (int64_t b = blockIdx.y; b < s.batch; b += gridDim.y) {
+    McmView p = s.view(b);
+    mcm_init_cheap(team, p);
+  }
+}
+
 // The ordered greedy matching (ordered_greedy.h): its rounds are short
 // chains of dependent loads, so barriers, not grid launches, between them.
 // kRestart: the stepped solver's restart from it (mcm_og_restart), a no-op
@@ -437,6 +445,8 @@ cudaError_t LaunchMcmInit(cudaStream_t stream, const McmProblem& s, int init,
   const dim3 grid = Grid(s, kMcmMappingMt, resident_blocks);
   mcm_init_clear_kernel<<<grid, kMcmThreads, 0, stream>>>(s, init, rm0, cm0);
   mcm_init_match_kernel<<<grid, kMcmThreads, 0, stream>>>(s, init, rm0);
+  if (init == kMcmInitCheap)
+    mcm_init_cheap_kernel<<<grid, kMcmThreads, 0, stream>>>(s);
   if (init == kMcmInitKarpSipser) {
     mcm_ks_prepare_kernel<<<grid, kMcmThreads, 0, stream>>>(s);
     for (int k = 0; k < kMcmKsSteppedRounds; ++k)

@@ -72,7 +72,7 @@ enum McmBfs : int { kMcmBfsPlain = 0, kMcmBfsWr = 1 };
 // grid of 256 x 256 threads, each striding over many vertices; MT, about one
 // thread per vertex.  The CPU ignores it.
 enum McmMapping : int { kMcmMappingCt = 0, kMcmMappingMt = 1 };
-// Initial matchings: none; cheap (each column takes its first free row);
+// Initial matchings: none; cheap (each column takes a free row);
 // a given warm start; Karp-Sipser (karp_sipser.h); the sequential greedy in
 // parallel rounds (ordered_greedy.h).
 enum McmInit : int {
@@ -128,7 +128,7 @@ enum McmScalar : int {
   kMcmKsMatched = 14,       // Karp-Sipser: OR of the round's blocks' flags
   kMcmKsSeedSlice = 15,     // Karp-Sipser: seed slices done
   kMcmMinusMaxDegree = 16,  // minus the largest valid column's degree
-  kMcmSpare = 17,           // unused: keeps the next pair 8-byte aligned
+  kMcmLocalColumns = 17,    // init: local columns (mcm_column_local)
   // One 64-bit word (low, high), added to at once as a column is queued
   // (mcm_queue_push): the next level is appended at queue[tail], and its
   // columns' edges so far (when counted).

@@ -120,23 +120,41 @@ JM_HD void mcm_init_clear(const Team& team, McmView& p, int init,
 // Rows a worker of the cheap matching reads at once: their rmatch loads
 // overlap instead of following one another.
 constexpr int kMcmCheapBatch = 4;
+// A column is local when its first or its last row lies within
+// 1/kMcmLocalSpan of the graph's larger side from its own index: a graph
+// numbered along its geometry (a mesh, Z-ordered points) has almost only
+// local columns, one whose labels are random few.
+constexpr int kMcmLocalSpan = 64;
 
-// The cheap matching of column c: it takes its first free neighbouring row
-// (compare-and-swap), and stops at a row out of range.
-JM_HD void mcm_cheap_column(McmView& p, int c) {
-  const int end = p.cxadj[c + 1];
-  for (int k = p.cxadj[c]; k < end; k += kMcmCheapBatch) {
+JM_HD bool mcm_column_local(const McmView& p, int c) {
+  const int begin = p.cxadj[c], end = p.cxadj[c + 1];
+  if (end <= begin) return false;
+  const long long span = (p.nr > p.nc ? p.nr : p.nc) / kMcmLocalSpan;
+  const long long first = p.cadj[begin] - static_cast<long long>(c);
+  const long long last = p.cadj[end - 1] - static_cast<long long>(c);
+  return (first >= -span && first <= span) || (last >= -span && last <= span);
+}
+
+// The cheap matching of column c: it takes the first free row of its list
+// read from entry `first` on, wrapping around (compare-and-swap), and stops
+// at a row out of range.
+JM_HD void mcm_cheap_column(McmView& p, int c, int first) {
+  const int begin = p.cxadj[c], degree = p.cxadj[c + 1] - begin;
+  for (int i = 0; i < degree; i += kMcmCheapBatch) {
     int rows[kMcmCheapBatch], matched[kMcmCheapBatch];
     JM_UNROLL
-    for (int j = 0; j < kMcmCheapBatch; ++j)
-      rows[j] = k + j < end ? p.cadj[k + j] : -1;
+    for (int j = 0; j < kMcmCheapBatch; ++j) {
+      int at = first + i + j;
+      if (at >= degree) at -= degree;
+      rows[j] = i + j < degree ? p.cadj[begin + at] : -1;
+    }
     JM_UNROLL
     for (int j = 0; j < kMcmCheapBatch; ++j)
       matched[j] = rows[j] >= 0 && rows[j] < p.nr ? p.rmatch[rows[j]] : 0;
     JM_UNROLL
     for (int j = 0; j < kMcmCheapBatch; ++j) {
       const int r = rows[j];
-      if (k + j >= end || r < 0 || r >= p.nr) return;
+      if (i + j >= degree || r < 0 || r >= p.nr) return;
       if (matched[j] == -1 && atomic_cas_int(p.rmatch + r, -1, c) == -1) {
         p.cmatch[c] = r;
         return;
@@ -145,31 +163,73 @@ JM_HD void mcm_cheap_column(McmView& p, int c) {
   }
 }
 
-// Warm start: rows take the pairs kept by their columns.  Cheap matching:
-// each free column takes its first free neighbouring row (compare-and-swap;
-// with one worker this is the sequential greedy of the papers, which the
-// ordered greedy of a larger team computes in mcm_og_init).  The column
-// CSR is validated here, each worker its share (the Karp-Sipser rounds come
-// after); the cheap matching reads past no bad entry, whichever worker
-// checks it.
+// The step between the columns a worker of the cheap matching takes in turn
+// (i -> i * step mod n, a bijection): near n over the golden ratio and prime
+// to n, so that the columns racing at once lie spread over the numbering.
+JM_HD long long mcm_scatter_step(int n) {
+  if (n <= 2) return 1;
+  long long step = (static_cast<long long>(n) * 2654435769LL >> 32) | 1;
+  for (;; step += 2) {
+    long long a = n, b = step;
+    while (b != 0) {
+      const long long t = a % b;
+      a = b;
+      b = t;
+    }
+    if (a == 1) return step;
+  }
+}
+
+// Warm start: rows take the pairs kept by their columns.  The column CSR is
+// validated here, each worker its share (the cheap matching and the
+// Karp-Sipser rounds come after), and its largest degree and (for a racing
+// cheap matching) local columns counted.
 template <class Team>
 JM_HD void mcm_init_match(const Team& team, McmView& p, int init,
                           const int* rm0) {
   if (!mcm_csr_share_ok(team, p.cxadj, p.cadj, p.nc, p.nnz_cap, p.nr))
     p.sc[kMcmStatus] = kMcmBadGraph;
-  int most = 0;  // the largest degree of this worker's valid columns
-  for (int c = team.rank(); c < p.nc; c += team.size())
-    if (mcm_column_pointers_ok(p, c) && mcm_degree(p, c) > most)
-      most = mcm_degree(p, c);
+  const bool count_local = init == kMcmInitCheap && team.size() > 1;
+  int most = 0;   // the largest degree of this worker's valid columns
+  int local = 0;  // its local columns, when mcm_init_cheap races
+  for (int c = team.rank(); c < p.nc; c += team.size()) {
+    if (!mcm_column_pointers_ok(p, c)) continue;
+    if (mcm_degree(p, c) > most) most = mcm_degree(p, c);
+    if (count_local) local += mcm_column_local(p, c);
+  }
   atomic_min_by_warp(p.sc + kMcmMinusMaxDegree, -most);
-  for (int c = team.rank(); c < p.nc; c += team.size())
-    if (init == kMcmInitCheap && mcm_column_pointers_ok(p, c))
-      mcm_cheap_column(p, c);
+  if (count_local) atomic_add_by_warp(p.sc + kMcmLocalColumns, local);
   if (init == kMcmInitGiven) {
     for (int r = team.rank(); r < p.nr; r += team.size()) {
       const int c = rm0[r];
       if (c >= 0 && c < p.nc && p.cmatch[c] == r) p.rmatch[r] = c;
     }
+  }
+}
+
+// A graph is numbered along its geometry when more than 1/kMcmGeometricShare
+// of its columns are local (mcm_column_local).
+constexpr int kMcmGeometricShare = 2;
+
+// The cheap matching (init == kMcmInitCheap; after mcm_init_match): each
+// column takes the first free row of its list (mcm_cheap_column).  A team of
+// one worker takes the columns in index order, each from the start of its
+// list: the sequential greedy of the papers (which the ordered greedy of a
+// larger team computes in mcm_og_init).  A racing team does the same unless
+// the graph is numbered along its geometry: columns that race from the
+// start of sorted lists all reach for their lowest-numbered neighbours, and
+// on such a graph that leaves free rows and columns far apart
+// (docs/matching.md, "jaxmatch.cheap_matching").  There it takes the columns in
+// the order of mcm_scatter_step, each from a position drawn from its index.
+template <class Team>
+JM_HD void mcm_init_cheap(const Team& team, McmView& p) {
+  const long long local = load_shared_scalar(p.sc + kMcmLocalColumns);
+  const bool scatter = team.size() > 1 && local * kMcmGeometricShare > p.nc;
+  const long long step = scatter ? mcm_scatter_step(p.nc) : 1;
+  for (int i = team.rank(); i < p.nc; i += team.size()) {
+    const int c = scatter ? static_cast<int>(i * step % p.nc) : i;
+    if (!mcm_column_pointers_ok(p, c)) continue;
+    mcm_cheap_column(p, c, scatter ? hashed_position(c, mcm_degree(p, c)) : 0);
   }
 }
 
@@ -533,6 +593,10 @@ JM_HD void mcm_init(const Team& team, McmView& p, int init, const int* rm0,
   team.sync();
   mcm_init_match(team, p, init, rm0);
   team.sync();
+  if (init == kMcmInitCheap) {
+    mcm_init_cheap(team, p);
+    team.sync();
+  }
   if (init == kMcmInitKarpSipser) mcm_ks_init(team, p);
   if (init == kMcmInitGreedy) mcm_og_init(team, p);
   mcm_init_bfs(team, p);

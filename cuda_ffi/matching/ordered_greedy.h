@@ -3,11 +3,10 @@
 // parallel rounds, init == kMcmInitGreedy; written once for every team.
 //
 // Why: the compare-and-swap cheap matching of many workers keeps no order,
-// and on graphs whose numbering follows their geometry (meshes, Z-ordered
-// points) the columns it leaves free sit far from the free rows: the
-// augmenting paths are long (Z-ordered delaunay_n20: 132 phases and 80,000
-// BFS levels).  The sequential greedy's free columns sit next to free rows
-// (the same graph: 3 phases, 21 levels).
+// and leaves a share of columns free like that of a random maximal matching.
+// On graphs whose numbering follows their geometry (meshes, Z-ordered points)
+// the sequential greedy's free columns are few and sit next to free rows, so
+// a solve from it runs a few short phases (docs/matching.md).
 //
 // Column c's choice is final once the row r it points at (its first row not
 // taken) has no undecided column of lower index among its neighbours: no

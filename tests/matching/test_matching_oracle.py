@@ -347,6 +347,49 @@ def test_cheap_matching(device):
                 np.testing.assert_array_equal(one.row_for_col, cm)
 
 
+def _numbered_meshes():
+    """Graphs numbered along their geometry, large enough that their columns
+    are local (within 1/64 of the larger side of their own index), so a
+    racing cheap matching starts each list at a drawn position and wraps: a
+    path, a 4-neighbour and an 8-neighbour grid (degrees 1 to 8, more than
+    the 4 rows read at once), row-major; one with an odd number of
+    vertices, and a rectangular part of the 8-neighbour grid."""
+
+    def symmetric(src, dst, n):
+        return sp.csr_matrix((np.ones(2 * src.size), (np.r_[src, dst], np.r_[dst, src])), (n, n))
+
+    path = np.arange(4999)
+    out = [("path 5000", symmetric(path, path + 1, 5000))]
+    for a, b in ((120, 120), (97, 131)):
+        idx = np.arange(a * b).reshape(a, b)
+        four = [(idx[:, :-1], idx[:, 1:]), (idx[:-1, :], idx[1:, :])]
+        diagonals = [(idx[:-1, :-1], idx[1:, 1:]), (idx[:-1, 1:], idx[1:, :-1])]
+        for name, pairs in (("4-neighbour", four), ("8-neighbour", four + diagonals)):
+            src = np.concatenate([u.ravel() for u, _ in pairs])
+            dst = np.concatenate([v.ravel() for _, v in pairs])
+            out.append((f"{name} {a}x{b}", symmetric(src, dst, a * b)))
+    out.append(("8-neighbour 120x120 rows 9000", out[2][1][:9000]))
+    return out
+
+
+def test_cheap_matching_on_numbered_meshes(device):
+    """Valid and maximal where the racing cheap matching starts lists at a
+    drawn position (on the CPU exactly the sequential greedy); a solve from
+    it is maximum."""
+    for name, A in _numbered_meshes():
+        G = jaxmatch.BipartiteGraph.from_scipy(A)
+        cheap = jax.device_get(jax.jit(jaxmatch.cheap_matching)(G))
+        cert = jaxmatch.verify_matching(G, cheap)
+        assert cert.valid, (name, cert.reason)
+        assert is_maximal(A, cheap.col_for_row, cheap.row_for_col), name
+        if device.platform == "cpu":
+            rm, cm = greedy_matching(A)
+            np.testing.assert_array_equal(cheap.col_for_row, rm)
+            np.testing.assert_array_equal(cheap.row_for_col, cm)
+        res = jax.device_get(jax.jit(jaxmatch.max_cardinality_matching)(G))
+        check_result(G, res, scipy_cardinality(A), name)
+
+
 def test_cheap_matching_status(device):
     """``cheap_matching`` reports ``MatchingStatus.INITIAL`` (never RUNNING,
     which is documented as never returned)."""
