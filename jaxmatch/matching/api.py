@@ -360,7 +360,9 @@ def _initial_matching(G: BipartiteGraph, init: str) -> MatchingResult:
 def cheap_matching(G: BipartiteGraph) -> MatchingResult:
     """The papers' cheap matching: each column, in turn, takes its first free
     neighbouring row (on the GPU the columns race for rows with
-    compare-and-swap, so the result may differ from the sequential greedy).
+    compare-and-swap, so the result may differ from the sequential greedy;
+    on a graph numbered along its geometry they race in a scattered order,
+    each from a position drawn from its index: ``docs/matching.md``).
 
     Jittable and vmappable like :func:`max_cardinality_matching`; ``status``
     is ``MatchingStatus.INITIAL`` (``INVALID_GRAPH`` for a malformed CSR).
