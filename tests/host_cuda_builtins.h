@@ -87,6 +87,7 @@ struct HostThreadIndex {
 const HostThreadIndex threadIdx;
 void __syncwarp(unsigned = 0xffffffffu) {}
 int __reduce_min_sync(unsigned, int x) { return x; }
+int __reduce_add_sync(unsigned, int x) { return x; }
 unsigned __activemask() { return 1u; }
 int __ffs(unsigned x) { return __builtin_ffs(static_cast<int>(x)); }
 template <class T>
