@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import sys
+import types
 from pathlib import Path
 
 import numpy as np
@@ -32,6 +33,29 @@ def test_egr_file_is_ecl_mm_symmetric_bipartite_graph(tmp_path):
     neighbours = [sorted(indices[indptr[v] : indptr[v + 1]].tolist()) for v in range(nodes)]
     # rows 0..2 (row 2 is padding), then columns 3..5
     assert neighbours == [[3, 5], [4], [], [0], [1], [0]]
+
+
+def test_igraph_is_timed_like_a_jaxmatch_cell(monkeypatch):
+    """The median of --repeats calls, one where the first is over
+    --max-seconds (a stand-in for igraph records the calls)."""
+    calls = []
+
+    class StandIn:
+        def __init__(self, n, edges):
+            self.n, self.edges = n, edges
+
+        def maximum_bipartite_matching(self, types):
+            calls.append(types)
+            return [0, 1]
+
+    monkeypatch.setitem(sys.modules, "igraph", types.SimpleNamespace(Graph=StandIn))
+    A = sp.csr_matrix(np.eye(2))
+    cell = matching_methods.run_igraph(A, 3)
+    assert (cell["repeats"], cell["cardinality"], len(calls)) == (3, 2, 3)
+    assert calls[0] == [False, False, True, True]
+    calls.clear()
+    cell = matching_methods.run_igraph(A, 5, max_seconds=0)
+    assert (cell["repeats"], len(calls)) == (1, 1)
 
 
 def test_every_method_and_init_agrees_on_a_small_graph(tmp_path):
