@@ -43,10 +43,9 @@ class MatchingTuning:
         restarts once from :func:`jaxmatch.greedy_matching` once the BFS has
         run this many levels in all, without waiting for the phase to end
         (0: never). The GPU's racing cheap
-        matching can leave long augmenting paths on graphs numbered along
-        their geometry (fewer since it races them in a scattered order, but
-        still over 4,096 levels on such graphs of 2^22 vertices), where the
-        ordered greedy matching does not.
+        matching can leave long augmenting paths on large graphs numbered
+        along their geometry, where the ordered greedy matching does not
+        (``docs/matching.md``).
     """
 
     fused_max_vertices: int = 4096
