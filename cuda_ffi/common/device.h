@@ -310,6 +310,33 @@ JM_HD int hashed_position(unsigned x, int n) {
       (static_cast<unsigned long long>(x) * static_cast<unsigned>(n)) >> 32);
 }
 
+// A bijection of [0, n), to hand out work in an order spread over the
+// labels: workers that run at once on consecutive labels of a graph numbered
+// along its geometry meet in the same neighbourhoods.  An affine map
+// modulo the power of two at or above n whose multiplier is the odd number
+// nearest that power over the golden ratio (Fibonacci hashing: i and i + k
+// land far apart for every small k, not only for k = 1), cycle-walked into
+// [0, n) (the power is below 2 n, so a walk is short).
+struct ScrambledOrder {
+  unsigned mask = 0;
+  unsigned n;
+  unsigned step;
+  JM_HD explicit ScrambledOrder(int n_) : n(static_cast<unsigned>(n_)) {
+    while (mask + 1 < n) mask = mask * 2 + 1;
+    step =
+        static_cast<unsigned>(
+            (static_cast<unsigned long long>(mask) + 1) * 2654435769ull >> 32) |
+        1u;
+  }
+  JM_HD int operator()(int i) const {
+    unsigned x = static_cast<unsigned>(i);
+    do {
+      x = (x * step + 0x7F4A7C15u) & mask;
+    } while (x >= n);
+    return static_cast<int>(x);
+  }
+};
+
 // ---------------------------------------------------------------- searches
 // The last i in [lo, hi] with a[i] <= x, for a nondecreasing a with
 // a[lo] <= x (binary search): the list that holds entry x of lists laid end

@@ -163,23 +163,6 @@ JM_HD void mcm_cheap_column(McmView& p, int c, int first) {
   }
 }
 
-// The step between the columns a worker of the cheap matching takes in turn
-// (i -> i * step mod n, a bijection): near n over the golden ratio and prime
-// to n, so that the columns racing at once lie spread over the numbering.
-JM_HD long long mcm_scatter_step(int n) {
-  if (n <= 2) return 1;
-  long long step = (static_cast<long long>(n) * 2654435769LL >> 32) | 1;
-  for (;; step += 2) {
-    long long a = n, b = step;
-    while (b != 0) {
-      const long long t = a % b;
-      a = b;
-      b = t;
-    }
-    if (a == 1) return step;
-  }
-}
-
 // Warm start: rows take the pairs kept by their columns.  The column CSR is
 // validated here, each worker its share (the cheap matching and the
 // Karp-Sipser rounds come after), and its largest degree and (for a racing
@@ -220,14 +203,15 @@ constexpr int kMcmGeometricShare = 2;
 // start of sorted lists all reach for their lowest-numbered neighbours, and
 // on such a graph that leaves free rows and columns far apart
 // (docs/matching.md, "jaxmatch.cheap_matching").  There it takes the columns in
-// the order of mcm_scatter_step, each from a position drawn from its index.
+// a scrambled order (ScrambledOrder), each from a position drawn from its
+// index.
 template <class Team>
 JM_HD void mcm_init_cheap(const Team& team, McmView& p) {
   const long long local = load_shared_scalar(p.sc + kMcmLocalColumns);
   const bool scatter = team.size() > 1 && local * kMcmGeometricShare > p.nc;
-  const long long step = scatter ? mcm_scatter_step(p.nc) : 1;
+  const ScrambledOrder order(p.nc);
   for (int i = team.rank(); i < p.nc; i += team.size()) {
-    const int c = scatter ? static_cast<int>(i * step % p.nc) : i;
+    const int c = scatter ? order(i) : i;
     if (!mcm_column_pointers_ok(p, c)) continue;
     mcm_cheap_column(p, c, scatter ? hashed_position(c, mcm_degree(p, c)) : 0);
   }

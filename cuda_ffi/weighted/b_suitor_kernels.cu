@@ -16,7 +16,6 @@
 #include "common/teams.cuh"
 #include "weighted/b_suitor_steps.h"
 #include "weighted/check_entries.cuh"
-#include "weighted/vertex_order.h"
 #include "weighted/weighted_kernels.h"
 
 namespace jaxmatch {
@@ -94,7 +93,7 @@ struct TileIndex {
 
 // The first pass: every light vertex with proposals to make (it owns
 // itself: nothing can dislodge a vertex before its first proposal), in a
-// scrambled order (vertex_order.h).
+// scrambled order (ScrambledOrder, common/device.h).
 template <int kLanes>
 __global__ void bm_pass_kernel(BmProblem s) {
   const TileTeam<kLanes> team(
