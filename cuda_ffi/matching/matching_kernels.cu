@@ -6,8 +6,9 @@
 //            boundaries are the barriers.  The level and fix kernels end with
 //            the last-block pattern: each block adds itself to a ticket, and
 //            the last one runs the scalar transition, so no separate control
-//            launch is needed.  BFS levels with small frontiers run many to
-//            a launch, one block per problem.
+//            launch is needed.  BFS levels with small and mid-size
+//            frontiers run many to a launch, a cluster of blocks per
+//            problem where the device has clusters, else one block.
 //   fused:   mcm_solve_kernel, one block per problem, the whole solve with
 //            block barriers between steps (small graphs, batches).
 #include "matching/matching_kernels.h"
@@ -177,39 +178,91 @@ __global__ void mcm_init_bfs_kernel(McmProblem s) {
   }
 }
 
-// Whether the current level's frontier is for one block: at most
-// kSmallPasses passes of a kSmallThreads block's column groups.  Read from
-// the scalars, so uniform over a block that reads them after a barrier.
-__device__ bool SmallFrontier(const McmView& p, int lanes) {
+// Whether the current level's frontier is for a team of `threads`: at most
+// kSmallPasses passes of its column groups.  Read from the scalars, so
+// uniform over a team that reads them after a barrier.
+__device__ bool SmallFrontier(const McmView& p, int lanes, int threads) {
   const int front = load_shared_scalar(p.sc + kMcmQEnd) -
                     load_shared_scalar(p.sc + kMcmQHead);
-  return front <= kSmallPasses * (kSmallThreads / lanes);
+  return front <= kSmallPasses * (threads / lanes);
+}
+
+// Up to `budget` levels of one problem whose frontiers fit a block, run by
+// one block with block barriers in between (the team's other workers do not
+// take part): a level then costs its chain of dependent loads, not a launch
+// and a grid-wide ticket.  Stops at a larger frontier, at the end of the
+// phase's BFS or after `budget` levels.  Only one block works, so its writes
+// are visible to its own later reads without fences.
+__device__ void BlockLevels(McmView& p, const McmOptions& o, int budget) {
+  const BlockTeam team;
+  const bool wr = o.bfs == kMcmBfsWr;
+  const int lanes = mcm_lanes(team, p);
+  for (int k = 0; k < budget; ++k) {
+    if (!StepActive(p, kMcmBfsPhase) || !SmallFrontier(p, lanes, kSmallThreads))
+      break;
+    const int flags =
+        team.sync_or(mcm_level<false>(team, p, wr, lanes, mcm_level_at(p)));
+    if (threadIdx.x == 0) mcm_ctrl_level<false>(p, o, flags);
+    team.sync();
+  }
 }
 
 // Levels with small frontiers (long augmenting paths through few columns
 // per level, as on meshes) in one block per problem, up to kSmallLevels of
-// them with block barriers in between, instead of a grid launch each: a
-// level then costs its chain of dependent loads, not a launch and a
-// grid-wide ticket.  Stops at a large frontier (left to mcm_level_kernel)
-// or at the end of the phase's BFS.  Only one block works on a problem, so
-// its writes are visible to its own later reads without fences.  It runs
-// at the start of a stepped call; the call's level kernels take every
-// frontier after it.
+// them (BlockLevels).  It runs at the start of a stepped call where the
+// device has no clusters; the call's level kernels take every frontier
+// after it.
 __global__ void __launch_bounds__(kSmallThreads)
     mcm_small_levels_kernel(McmProblem s, McmOptions o) {
-  const BlockTeam team;
+  for (int64_t b = blockIdx.y; b < s.batch; b += gridDim.y) {
+    McmView p = s.view(b);
+    BlockLevels(p, o, kSmallLevels);
+  }
+}
+
+// The same on a cluster of blocks per problem (sm_90 and newer; launched
+// only there), for frontiers up to a cluster's kSmallPasses passes, up to
+// kSmallLevels levels in all: a frontier that fits a block is run by the
+// cluster's first block alone (BlockLevels) while the others wait at the
+// cluster barrier; a larger one by the whole cluster, each level the grid's
+// (mcm_stepped_level: shared out evenly where the graph's levels are
+// counted) with cluster barriers between levels.  A cluster barrier orders
+// the blocks' global writes before their later reads, so every block reads
+// the same scalars after one.
+__global__ void __launch_bounds__(kSmallThreads)
+    mcm_cluster_levels_kernel(McmProblem s, McmOptions o) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  const ClusterTeam<kSmallThreads> team;
+  team.Init();
   const bool wr = o.bfs == kMcmBfsWr;
   for (int64_t b = blockIdx.y; b < s.batch; b += gridDim.y) {
     McmView p = s.view(b);
     const int lanes = mcm_lanes(team, p);
-    for (int k = 0; k < kSmallLevels; ++k) {
-      if (!StepActive(p, kMcmBfsPhase) || !SmallFrontier(p, lanes)) break;
+    const bool even = mcm_edges_even(p);
+    const int first = load_shared_scalar(p.sc + kMcmNLevels);
+    for (;;) {
+      const int left =
+          first + kSmallLevels - load_shared_scalar(p.sc + kMcmNLevels);
+      if (left <= 0 || !StepActive(p, kMcmBfsPhase)) break;
+      if (SmallFrontier(p, lanes, kSmallThreads)) {
+        if (blockIdx.x == 0) BlockLevels(p, o, left);
+        team.sync();
+        continue;
+      }
+      if (!SmallFrontier(p, lanes, team.size())) break;
       const int flags =
-          team.sync_or(mcm_level<false>(team, p, wr, lanes, mcm_level_at(p)));
-      if (threadIdx.x == 0) mcm_ctrl_level<false>(p, o, flags);
+          team.sync_or(mcm_stepped_level(team, p, wr, lanes, even));
+      if (team.rank() == 0) {
+        if (even)
+          mcm_ctrl_level<true>(p, o, flags);
+        else
+          mcm_ctrl_level<false>(p, o, flags);
+      }
       team.sync();
     }
   }
+  team.sync();  // no block leaves while another may read its shared memory
+#endif
 }
 
 __global__ void mcm_level_kernel(McmProblem s, McmOptions o) {
@@ -393,29 +446,60 @@ dim3 Grid(const McmProblem& s, int mapping, int resident_blocks) {
   return dim3(bx, by);
 }
 
+// Launches kernel(args...) with a cluster of kSmallThreads-thread blocks
+// per problem (`rows` of them) in the first of kClusterShapes the device
+// runs; *launched is false where it runs none (no clusters, or no shape
+// fits), and nothing was launched.
+constexpr int kClusterShapes[] = {16, 8};
+template <class... Args>
+cudaError_t LaunchPerCluster(cudaStream_t stream, unsigned rows, bool* launched,
+                             void (*kernel)(Args...), Args... args) {
+  *launched = false;
+  bool clusters = false;
+  const cudaError_t e = DeviceHasClusters(&clusters);
+  if (e != cudaSuccess || !clusters) return e;
+  for (const int blocks : kClusterShapes) {
+    if (ClusterActive(kernel, kSmallThreads, blocks, stream) < 1) continue;
+    *launched = true;
+    return WithClusterConfig(dim3(blocks, rows), kSmallThreads, blocks, stream,
+                             [&](const cudaLaunchConfig_t& config) {
+                               return cudaLaunchKernelEx(&config, kernel,
+                                                         args...);
+                             });
+  }
+  return cudaSuccess;
+}
+
 // The ordered greedy on a cluster of blocks per problem where the graph has
-// more columns than one block's window and the device runs clusters of
-// that shape, else a block per problem: a cluster's wider window takes
-// fewer rounds, each thread looking at about as many columns per round
-// (docs/matching.md, "greedy_matching").
-constexpr int kOgClusterShapes[] = {16, 8};
+// more columns than one block's window and the device runs clusters, else a
+// block per problem: a cluster's wider window takes fewer rounds, each
+// thread looking at about as many columns per round (docs/matching.md,
+// "greedy_matching").
 template <bool kRestart>
 cudaError_t LaunchOg(cudaStream_t stream, const McmProblem& s, unsigned rows) {
+  bool launched = false;
   if (s.nc > kMcmOgSlots * kSmallThreads) {
-    bool clusters = false;
-    const cudaError_t e = DeviceHasClusters(&clusters);
-    if (e != cudaSuccess) return e;
-    auto* kernel = mcm_og_cluster_kernel<kRestart>;
-    for (const int blocks : kOgClusterShapes) {
-      if (!clusters || ClusterActive(kernel, kSmallThreads, blocks, stream) < 1)
-        continue;
-      return WithClusterConfig(dim3(blocks, rows), kSmallThreads, blocks,
-                               stream, [&](const cudaLaunchConfig_t& config) {
-                                 return cudaLaunchKernelEx(&config, kernel, s);
-                               });
-    }
+    const cudaError_t e = LaunchPerCluster(stream, rows, &launched,
+                                           mcm_og_cluster_kernel<kRestart>, s);
+    if (e != cudaSuccess || launched) return e;
   }
   mcm_og_kernel<kRestart><<<dim3(1, rows), kSmallThreads, 0, stream>>>(s);
+  return cudaGetLastError();
+}
+
+// The levels with small frontiers that start a stepped call: on a cluster
+// per problem where the graph may have frontiers wider than a block takes
+// and the device runs clusters (mcm_cluster_levels_kernel), else on a block
+// (mcm_small_levels_kernel).
+cudaError_t LaunchSmallLevels(cudaStream_t stream, const McmProblem& s,
+                              const McmOptions& o, unsigned rows) {
+  bool launched = false;
+  if (s.nc > kSmallPasses * kSmallThreads) {
+    const cudaError_t e = LaunchPerCluster(stream, rows, &launched,
+                                           mcm_cluster_levels_kernel, s, o);
+    if (e != cudaSuccess || launched) return e;
+  }
+  mcm_small_levels_kernel<<<dim3(1, rows), kSmallThreads, 0, stream>>>(s, o);
   return cudaGetLastError();
 }
 
@@ -475,7 +559,8 @@ cudaError_t LaunchMcmStep(cudaStream_t stream, const McmProblem& s,
     const cudaError_t e = LaunchOg<true>(stream, s, grid.y);
     if (e != cudaSuccess) return e;
   }
-  mcm_small_levels_kernel<<<dim3(1, grid.y), kSmallThreads, 0, stream>>>(s, o);
+  const cudaError_t e = LaunchSmallLevels(stream, s, o, grid.y);
+  if (e != cudaSuccess) return e;
   for (int k = 0; k < levels; ++k)
     mcm_level_kernel<<<grid, kMcmThreads, 0, stream>>>(s, o);
   mcm_alternate_kernel<<<grid, kMcmThreads, 0, stream>>>(s, o);

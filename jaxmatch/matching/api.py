@@ -27,10 +27,10 @@ augmenting paths; ``Alternate`` flips many of them in parallel and
 Two execution shapes, as for the LAP solver:
 
 * ``"stepped"`` -- ``lax.while_loop`` over a step call that runs the levels
-  with small frontiers in one block per graph (up to 1024 of them, on the
-  GPU), then up to ``levels_per_call`` BFS level kernels and then, once the
-  phase's BFS has ended, Alternate and FixMatching; for large graphs on the
-  GPU;
+  with small and mid-size frontiers on a thread-block cluster per graph (up
+  to 1024 of them, on the GPU; one block on GPUs without clusters), then up
+  to ``levels_per_call`` BFS level kernels and then, once the phase's BFS
+  has ended, Alternate and FixMatching; for large graphs on the GPU;
 * ``"fused"`` -- one call per solve (a thread block per graph on the GPU,
   the whole loop in C++ on the CPU); for the CPU and for batches of small
   graphs.

@@ -43,6 +43,40 @@ static void AddRowCsr(Graph& g) {
     for (int k = g.cx[c]; k < g.cx[c + 1]; ++k) g.ra[next[g.ca[k]]++] = c;
 }
 
+// Graphs this wide run only the stepped BFS drivers (the others' paths do
+// not depend on the width).
+constexpr int kWideColumns = 4096;
+
+// The k x m grid's 4-neighbour graph, vertex i both row i and column i.
+static Graph Grid(int k, int m) {
+  Graph g{k * m, k * m, {0}, {}};
+  for (int c = 0; c < g.nc; ++c) {
+    const int i = c / m, j = c % m;
+    if (i > 0) g.ca.push_back(c - m);
+    if (j > 0) g.ca.push_back(c - 1);
+    if (j + 1 < m) g.ca.push_back(c + 1);
+    if (i + 1 < k) g.ca.push_back(c + m);
+    g.cx.push_back(static_cast<int>(g.ca.size()));
+  }
+  return g;
+}
+
+// Columns of 1-3 distinct random rows each, and `hubs` columns of a third
+// of the rows.
+static Graph RandomWide(std::mt19937& rng, int nr, int nc, int hubs) {
+  Graph g{nr, nc, {0}, {}};
+  for (int c = 0; c < nc; ++c) {
+    if (c % (nc / (hubs + 1)) == 1 && hubs > 0) {
+      for (int r = c % 3; r < nr; r += 3) g.ca.push_back(r);
+    } else {
+      const int d = 1 + rng() % 3, first = rng() % nr;
+      for (int e = 0; e < d; ++e) g.ca.push_back((first + 7919 * e) % nr);
+    }
+    g.cx.push_back(static_cast<int>(g.ca.size()));
+  }
+  return g;
+}
+
 static bool Finished(cudaStream_t s) {
   for (int i = 0; i < 300; ++i) {
     if (cudaStreamQuery(s) == cudaSuccess) return true;
@@ -175,6 +209,13 @@ int main() {
     if (g.ca.empty()) g.ca.push_back(0);  // capacity 1, no edge
     graphs.push_back(g);
   }
+  // Wider than a block's frontier (kWideColumns), so the stepped solver's
+  // levels run on a cluster where the device has clusters: a grid (long
+  // paths), a sparse random graph (frontiers of thousands of columns) and
+  // one with hub columns (its levels shared out evenly).
+  graphs.push_back(Grid(120, 120));
+  graphs.push_back(RandomWide(rng, 12000, 12000, 0));
+  graphs.push_back(RandomWide(rng, 9000, 10000, 8));
   for (Graph& g : graphs) AddRowCsr(g);
 
   int bad = 0, runs = 0;
@@ -203,6 +244,9 @@ int main() {
       for (int driver = kMcmApfb; driver <= kMcmPr; ++driver)
         for (int bfs = 0; bfs < 2; ++bfs)
           for (int init : inits) {
+            if (g.nc > kWideColumns &&
+                (!stepped || driver == kMcmPr || init == kMcmInitKarpSipser))
+              continue;
             ++runs;
             // push-relabel: max_phases bounds push iterations, generously
             // (jaxmatch.matching.api.pr_max_iterations)

@@ -177,6 +177,27 @@ def test_stress_large_stepped(device, family):
             check_result(G, res, expected, f"{family} n={n} seed {seed} {variant}")
 
 
+def test_stress_large_batched(device):
+    """A batch of graphs wider than a block's frontier (6k columns on the GPU:
+    the stepped levels of each member run on a cluster of its own where the
+    GPU has clusters, several problems at once), every stepped driver from
+    the cheap matching and from none."""
+    n = _knob("JAXMATCH_STRESS_LARGE_N", 6_000, 600, device)
+    mats = []
+    for k, family in enumerate(("uniform", "power_law", "grid", "delaunay")):
+        rng = np.random.default_rng([200, k])
+        mats.append(embed(make_graph(rng, family, n - 7 * k, n), n, n, rng))
+    graphs = [graph_arrays(A, 10 * n) for A in mats]
+    batch = jax.device_put(jax.tree_util.tree_map(lambda *xs: np.stack(xs), *graphs))
+    none = jax.device_put(np.full((len(mats), n), -1, np.int32))
+    oracle = [scipy_cardinality(A) for A in mats]
+    for method, bfs, init in itertools.product(METHODS, BFS, ("cheap", None)):
+        variant = (method, bfs, init, "stepped", "ct")
+        res = jax.device_get(_batched_solver(*variant)(batch, none, none))
+        for i, G in enumerate(graphs):
+            check_result(G, member(res, i), oracle[i], f"member {i} {variant}")
+
+
 def test_repeated_runs_of_one_batch(device):
     """The same batch solved again and again: the races may pick other
     matchings, never a wrong one; on the CPU every run is identical."""
