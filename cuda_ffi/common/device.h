@@ -313,10 +313,10 @@ JM_HD int hashed_position(unsigned x, int n) {
 // A bijection of [0, n), to hand out work in an order spread over the
 // labels: workers that run at once on consecutive labels of a graph numbered
 // along its geometry meet in the same neighbourhoods.  An affine map
-// modulo the power of two at or above n whose multiplier is the odd number
-// nearest that power over the golden ratio (Fibonacci hashing: i and i + k
-// land far apart for every small k, not only for k = 1), cycle-walked into
-// [0, n) (the power is below 2 n, so a walk is short).
+// modulo the power of two at or above n whose multiplier is that power over
+// the golden ratio, made odd (Fibonacci hashing: i and i + k land far apart
+// for every small k, not only for k = 1), cycle-walked into [0, n) (the
+// power is below 2 n, so a walk is short).
 struct ScrambledOrder {
   unsigned mask = 0;
   unsigned n;

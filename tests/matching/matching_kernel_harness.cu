@@ -9,7 +9,9 @@
 // valid matching with the cardinality of the serial solve on the host (the same
 // step order, mcm_init and mcm_solve_loop, run by a serial team).  A launch
 // that has not finished after 3 s counts as a hang: the harness reports it
-// and exits.  It also checks the warp-shared queue claims of
+// and exits.  Three graphs wider than a block's frontier (kWideColumns) run
+// the stepped BFS drivers, whose levels then run on a cluster where the
+// device has clusters.  It also checks the warp-shared queue claims of
 // common/device.h (CheckWarpClaims).
 #include <chrono>
 #include <cstdio>
@@ -43,8 +45,10 @@ static void AddRowCsr(Graph& g) {
     for (int k = g.cx[c]; k < g.cx[c + 1]; ++k) g.ra[next[g.ca[k]]++] = c;
 }
 
-// Graphs this wide run only the stepped BFS drivers (the others' paths do
-// not depend on the width).
+// Graphs wider than this (a block's frontier in the stepped kernels) run
+// only the stepped BFS drivers from no and the cheap matching: the levels on
+// a cluster are theirs; the other drivers and inits take the same paths as
+// on the small graphs.
 constexpr int kWideColumns = 4096;
 
 // The k x m grid's 4-neighbour graph, vertex i both row i and column i.
