@@ -11,17 +11,16 @@
 // sanitizer's racecheck runs the kernels far slower) counts as a hang.
 // `quick`: fewer graphs (for the sanitizer).
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <random>
-#include <thread>
 #include <vector>
 
 #include "weighted/b_suitor_steps.h"
 #include "weighted/weighted_kernels.h"
 
+#include "../harness_finished.h"
 #include "common/exit_on_cuda_error.h"
 
 using namespace jaxmatch;
@@ -32,16 +31,6 @@ struct Batch {
   std::vector<int> xadj, adj, b;
   std::vector<uint32_t> key;
 };
-
-static bool Finished(cudaStream_t s) {
-  const char* env = std::getenv("JAXMATCH_HARNESS_HANG_S");
-  const double seconds = env != nullptr ? std::atof(env) : 3.0;
-  for (int i = 0; i < seconds * 100; ++i) {
-    if (cudaStreamQuery(s) == cudaSuccess) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  return false;
-}
 
 static void MakeEdges(int shape, int n, uint32_t key_range, std::mt19937& rng,
                       std::vector<int>* eu, std::vector<int>* ev,

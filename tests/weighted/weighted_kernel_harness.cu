@@ -10,17 +10,16 @@
 // has not finished after 3 s counts as a hang.  `quick`: fewer graphs (for
 // the sanitizer).
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <random>
-#include <thread>
 #include <vector>
 
 #include "weighted/weighted_kernels.h"
 #include "weighted/weighted_steps.h"
 
+#include "../harness_finished.h"
 #include "common/exit_on_cuda_error.h"
 
 using namespace jaxmatch;
@@ -31,14 +30,6 @@ struct Batch {
   std::vector<int> xadj, adj;
   std::vector<uint32_t> key;
 };
-
-static bool Finished(cudaStream_t s) {
-  for (int i = 0; i < 300; ++i) {
-    if (cudaStreamQuery(s) == cudaSuccess) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  return false;
-}
 
 // Edges of one graph of `shape`, with keys below `key_range` (0 included).
 static void MakeEdges(int shape, int n, uint32_t key_range, std::mt19937& rng,
