@@ -14,14 +14,17 @@ phase, after the graph is on the GPU); the median of ``--repeats`` runs is
 reported. igraph's ``maximum_bipartite_matching`` (``--igraph``) is timed
 like a jaxmatch cell, without the untimed first call: the median of
 ``--repeats`` calls, one where the first takes longer than
-``--max-seconds`` (its ``Graph`` is built untimed). Every cardinality is compared with
-the first jaxmatch result, which ``verify_matching`` certifies (a Konig
-cover of the same size). Run:
+``--max-seconds`` (its ``Graph`` is built untimed). ``--ecl-mm-timeout T``
+stops an ECL-MM run, ``--igraph-timeout T`` igraph's calls (then in a child
+process), after T seconds and reports ``timeout_s``: a lower bound on the
+peer's time. Every
+cardinality is compared with the first jaxmatch result, which
+``verify_matching`` certifies (a Konig cover of the same size). Run:
 
     python -m benchmarks.matching_methods [--sizes 20] [--families delaunay,rgg,kron]
         [--device gpu] [--ecl-mm ./ecl-mm] [--igraph] [--json out.json]
         [--methods auto,pr] [--inits cheap] [--max-seconds 5] [--igraph-max-nnz N]
-        [--init-alone]
+        [--init-alone] [--ecl-mm-timeout 600] [--igraph-timeout 300]
 
 ``--methods`` and ``--inits`` restrict the jaxmatch cells (large sizes:
 the default alone). The init ``cheap-no-restart`` is ``cheap`` with
@@ -71,10 +74,17 @@ def write_egr(A: sp.csr_matrix, path: Path) -> None:
         np.asarray(B.indices, np.int32).tofile(f)
 
 
-def run_ecl_mm(binary: str, egr: Path, repeats: int) -> dict:
+def run_ecl_mm(binary: str, egr: Path, repeats: int, timeout: float = 600.0) -> dict:
+    """ECL-MM's ``totalRunTime``: the median of ``repeats`` runs, or
+    ``{"timeout_s": timeout}`` where a run (whole process) took longer."""
     times, sizes = [], set()
     for _ in range(repeats):
-        out = subprocess.run([binary, str(egr)], capture_output=True, text=True, timeout=600)
+        try:
+            out = subprocess.run(
+                [binary, str(egr)], capture_output=True, text=True, timeout=timeout
+            )
+        except subprocess.TimeoutExpired:
+            return {"timeout_s": timeout}
         total = re.search(r"totalRunTime: ([0-9.eE+-]+) s", out.stdout)
         size = re.search(r"sizeof_finalMatching: (\d+)", out.stdout)
         if out.returncode or not total or not size:
@@ -84,9 +94,61 @@ def run_ecl_mm(binary: str, egr: Path, repeats: int) -> dict:
     return {"ms": statistics.median(times), "cardinality": sizes.pop() if len(sizes) == 1 else -1}
 
 
-def run_igraph(A: sp.csr_matrix, repeats: int = 1, max_seconds: float = float("inf")) -> dict:
+def run_igraph_bounded(
+    A: sp.csr_matrix, repeats: int, max_seconds: float, timeout: float | None
+) -> dict:
+    """``run_igraph``, stopped once its calls have taken ``timeout`` seconds
+    (``call_bounded``; its ``Graph`` is built first, untimed)."""
+    if timeout is None:
+        return run_igraph(A, repeats, max_seconds)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "graph.npz"
+        sp.save_npz(path, A.tocsr(), compressed=False)
+        return call_bounded(_igraph_from_file, (str(path), repeats, max_seconds), timeout)
+
+
+def _igraph_from_file(path: str, repeats: int, max_seconds: float, built) -> dict:
+    return run_igraph(sp.load_npz(path), repeats, max_seconds, built)
+
+
+def call_bounded(fn, args: tuple, timeout: float) -> dict:
+    """``fn(*args, built)`` in a spawned child process (``fn`` a module's
+    function that returns a dict and calls ``built()`` before the part it
+    times), stopped ``timeout`` seconds after ``built()``: its result, or
+    ``{"timeout_s": timeout}``, a lower bound on the time it measures."""
+    import multiprocessing
+
+    ctx = multiprocessing.get_context("spawn")
+    parent, child = ctx.Pipe(duplex=False)
+    proc = ctx.Process(target=_bounded_child, args=(fn, args, child))
+    proc.start()
+    child.close()
+    try:
+        first = parent.recv()
+        if first != "built":
+            return first
+        return parent.recv() if parent.poll(timeout) else {"timeout_s": timeout}
+    except EOFError:
+        proc.join()
+        return {"error": f"the child process ended with code {proc.exitcode}"}
+    finally:
+        proc.kill()
+        proc.join()
+
+
+def _bounded_child(fn, args: tuple, conn) -> None:
+    conn.send(fn(*args, built=lambda: conn.send("built")))
+
+
+def run_igraph(
+    A: sp.csr_matrix,
+    repeats: int = 1,
+    max_seconds: float = float("inf"),
+    built=lambda: None,
+) -> dict:
     """igraph's matching of A: the median of ``repeats`` calls, or one call
-    where it took longer than ``max_seconds``."""
+    where it took longer than ``max_seconds``; ``built()`` is called once
+    its ``Graph`` is built, before the first timed call."""
     import igraph
 
     coo = A.tocoo()
@@ -96,6 +158,7 @@ def run_igraph(A: sp.csr_matrix, repeats: int = 1, max_seconds: float = float("i
         edges=np.column_stack([coo.row, coo.col + n_rows]).tolist(),
     )
     types = [False] * n_rows + [True] * n_cols
+    built()
     times: list[float] = []
     while len(times) < max(1, repeats):
         t0 = time.perf_counter()
@@ -211,6 +274,17 @@ def main(argv=None) -> int:
         default=float("inf"),
         help="one timed call for cells whose first call takes longer",
     )
+    p.add_argument(
+        "--ecl-mm-timeout",
+        type=float,
+        default=600.0,
+        help="stop an ECL-MM run after this many seconds (a lower bound)",
+    )
+    p.add_argument(
+        "--igraph-timeout",
+        type=float,
+        help="stop igraph's calls after this many seconds (a lower bound)",
+    )
     p.add_argument("--cache", default=graphs.DEFAULT_CACHE)
     p.add_argument("--json")
     args = p.parse_args(argv)
@@ -246,10 +320,14 @@ def main(argv=None) -> int:
                     if args.ecl_mm:
                         egr = Path(tmp) / "graph.egr"
                         write_egr(A, egr)
-                        row["ecl-mm"] = run_ecl_mm(args.ecl_mm, egr, args.repeats)
+                        row["ecl-mm"] = run_ecl_mm(
+                            args.ecl_mm, egr, args.repeats, args.ecl_mm_timeout
+                        )
                     igraph_cap = args.igraph_max_nnz
                     if args.igraph and (igraph_cap is None or A.nnz <= igraph_cap):
-                        row["igraph"] = run_igraph(A, args.repeats, args.max_seconds)
+                        row["igraph"] = run_igraph_bounded(
+                            A, args.repeats, args.max_seconds, args.igraph_timeout
+                        )
                     rows.append(row)
                     print_row(row)
     if args.json:
@@ -263,7 +341,9 @@ def print_row(row: dict) -> None:
     for name in ("ecl-mm", "igraph"):
         if name in row:
             cell = row[name]
-            print(f"  {name:24s} {cell.get('ms', float('nan')):9.2f} ms  {cell}")
+            ms = cell.get("ms", 1e3 * cell.get("timeout_s", float("nan")))
+            above = ">" if "timeout_s" in cell else " "
+            print(f"  {name:24s}{above}{ms:9.2f} ms  {cell}")
     for label, cell in row["jaxmatch"].items():
         ratio = f"  x{cell['ms'] / ecl:.2f} of ECL-MM" if ecl else ""
         differs = "" if cell.get("agrees", True) else " DIFFERS"

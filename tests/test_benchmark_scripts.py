@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 import types
 from pathlib import Path
 
@@ -33,6 +34,46 @@ def test_egr_file_is_ecl_mm_symmetric_bipartite_graph(tmp_path):
     neighbours = [sorted(indices[indptr[v] : indptr[v + 1]].tolist()) for v in range(nodes)]
     # rows 0..2 (row 2 is padding), then columns 3..5
     assert neighbours == [[3, 5], [4], [], [0], [1], [0]]
+
+
+def _sleeps(seconds: float, built) -> dict:
+    """A peer for ``call_bounded``: ``seconds`` of timed work."""
+    built()
+    time.sleep(seconds)
+    return {"ms": 1e3 * seconds}
+
+
+def _fails(built) -> dict:
+    raise RuntimeError("the peer failed")
+
+
+def test_a_bounded_peer_returns_its_result_or_a_lower_bound():
+    """--igraph-timeout: the peer's own result within the bound; past it,
+    the bound (the child stopped, not waited for); a failed peer an error."""
+    assert matching_methods.call_bounded(_sleeps, (0.0,), 60) == {"ms": 0.0}
+    t0 = time.perf_counter()
+    assert matching_methods.call_bounded(_sleeps, (120.0,), 0.5) == {"timeout_s": 0.5}
+    assert time.perf_counter() - t0 < 60
+    assert "error" in matching_methods.call_bounded(_fails, (), 60)
+
+
+def test_ecl_mm_runs_past_their_timeout_give_a_lower_bound(tmp_path):
+    """--ecl-mm-timeout: a run that ends in time reports its totalRunTime, one
+    that does not the bound (stand-ins for the binary)."""
+    quick, slow = tmp_path / "quick", tmp_path / "slow"
+    quick.write_text("#!/bin/sh\necho 'totalRunTime: 0.002 s'; echo 'sizeof_finalMatching: 7'\n")
+    slow.write_text("#!/bin/sh\nexec sleep 120\n")
+    for path in (quick, slow):
+        path.chmod(0o755)
+    assert matching_methods.run_ecl_mm(str(quick), tmp_path / "g.egr", 3, timeout=60) == {
+        "ms": 2.0,
+        "cardinality": 7,
+    }
+    t0 = time.perf_counter()
+    assert matching_methods.run_ecl_mm(str(slow), tmp_path / "g.egr", 3, timeout=0.5) == {
+        "timeout_s": 0.5
+    }
+    assert time.perf_counter() - t0 < 60
 
 
 def test_igraph_is_timed_like_a_jaxmatch_cell(monkeypatch):
