@@ -54,6 +54,7 @@ import scipy.sparse as sp
 
 from benchmarks.matching import graphs
 from benchmarks.matching.cases import build_graph
+from benchmarks.matching.peers import igraph_bipartite
 
 METHODS = ("auto", "apfb", "apsb", "pr")
 INITS = ("cheap", "greedy", "karp-sipser")
@@ -151,13 +152,7 @@ def run_igraph(
     its ``Graph`` is built, before the first timed call."""
     import igraph
 
-    coo = A.tocoo()
-    n_rows, n_cols = A.shape
-    g = igraph.Graph(
-        n=n_rows + n_cols,
-        edges=np.column_stack([coo.row, coo.col + n_rows]).tolist(),
-    )
-    types = [False] * n_rows + [True] * n_cols
+    g, types = igraph_bipartite(igraph, A)
     built()
     times: list[float] = []
     while len(times) < max(1, repeats):

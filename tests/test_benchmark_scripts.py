@@ -79,11 +79,15 @@ def test_ecl_mm_runs_past_their_timeout_give_a_lower_bound(tmp_path):
 def test_igraph_is_timed_like_a_jaxmatch_cell(monkeypatch):
     """The median of --repeats calls, one where the first is over
     --max-seconds (a stand-in for igraph records the calls)."""
-    calls = []
+    calls, graphs = [], []
 
     class StandIn:
-        def __init__(self, n, edges):
-            self.n, self.edges = n, edges
+        def __init__(self, n, directed):
+            self.n, self.directed, self.edges = n, directed, []
+            graphs.append(self)
+
+        def add_edges(self, edges):
+            self.edges.extend(map(tuple, edges))
 
         def maximum_bipartite_matching(self, types):
             calls.append(types)
@@ -94,6 +98,8 @@ def test_igraph_is_timed_like_a_jaxmatch_cell(monkeypatch):
     cell = matching_methods.run_igraph(A, 3)
     assert (cell["repeats"], cell["cardinality"], len(calls)) == (3, 2, 3)
     assert calls[0] == [False, False, True, True]
+    # rows 0, 1 and columns 2, 3, undirected
+    assert (graphs[0].n, graphs[0].directed, graphs[0].edges) == (4, False, [(0, 2), (1, 3)])
     calls.clear()
     cell = matching_methods.run_igraph(A, 5, max_seconds=0)
     assert (cell["repeats"], len(calls)) == (1, 1)

@@ -89,6 +89,18 @@ class JaxmatchPeer(Peer):
             self.jax.clear_caches()
 
 
+def igraph_bipartite(igraph, A) -> tuple:
+    """``A`` (rows x columns) as an undirected igraph ``Graph`` of rows
+    0..n-1 and columns n..n+m-1, and its ``types`` (True for columns).  The
+    edges go in as one numpy array through ``add_edges``, about twice as fast
+    as the constructor's ``edges=``."""
+    n, m = A.shape
+    coo = A.tocoo()
+    g = igraph.Graph(n=n + m, directed=False)
+    g.add_edges(np.column_stack([coo.row.astype(np.int64), coo.col.astype(np.int64) + n]))
+    return g, [False] * n + [True] * m
+
+
 class IgraphPeer(Peer):
     """``Graph.maximum_bipartite_matching(types=...)`` (push-relabel): rows
     are vertices 0..n-1, columns n..n+m-1."""
@@ -106,12 +118,7 @@ class IgraphPeer(Peer):
         self.call("igraph")()
 
     def load(self, data):
-        A = data["A"]
-        n, m = A.shape
-        coo = A.tocoo()
-        edges = np.stack([coo.row.astype(np.int64), coo.col.astype(np.int64) + n], axis=1)
-        self.g = self.igraph.Graph(n=n + m, edges=edges, directed=False)
-        self.types = [False] * n + [True] * m
+        self.g, self.types = igraph_bipartite(self.igraph, data["A"])
 
     def call(self, label):
         return lambda: self.g.maximum_bipartite_matching(types=self.types)
