@@ -17,9 +17,8 @@ like a jaxmatch cell, without the untimed first call: the median of
 ``--max-seconds`` (its ``Graph`` is built untimed). ``--ecl-mm-timeout T``
 stops an ECL-MM run, ``--igraph-timeout T`` igraph's calls (then in a child
 process), after T seconds and reports ``timeout_s``: a lower bound on the
-peer's time. Every
-cardinality is compared with the first jaxmatch result, which
-``verify_matching`` certifies (a Konig cover of the same size). Run:
+peer's time. Every cardinality is compared with the first jaxmatch result,
+which ``verify_matching`` certifies (a Konig cover of the same size). Run:
 
     python -m benchmarks.matching_methods [--sizes 20] [--families delaunay,rgg,kron]
         [--device gpu] [--ecl-mm ./ecl-mm] [--igraph] [--json out.json]

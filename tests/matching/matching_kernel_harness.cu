@@ -8,11 +8,11 @@
 // cheap, Karp-Sipser; the last reads the row CSR too); each result must be a
 // valid matching with the cardinality of the serial solve on the host (the same
 // step order, mcm_init and mcm_solve_loop, run by a serial team).  A launch
-// that has not finished after 3 s counts as a hang: the harness reports it
-// and exits.  Three graphs wider than a block's frontier (kWideColumns) run
-// the stepped BFS drivers, whose levels then run on a cluster where the
-// device has clusters.  It also checks the warp-shared queue claims of
-// common/device.h (CheckWarpClaims).
+// that has not finished in time (harness_finished.h) counts as a hang: the
+// harness reports it and exits.  Three graphs wider than a block's frontier
+// (kWideColumns) run the stepped BFS drivers, whose levels then run on a
+// cluster where the device has clusters.  It also checks the warp-shared queue
+// claims of common/device.h (CheckWarpClaims).
 #include <cstdio>
 #include <cstdlib>
 #include <random>

@@ -7,9 +7,8 @@
 // hundreds) solved on the GPU; mark, degree and status must equal the serial
 // solve on the host (b_suitor_steps.h's bm_serial), which is unique.  A
 // malformed graph and a negative b must be reported.  A step that has not
-// finished after 3 s (JAXMATCH_HARNESS_HANG_S seconds where set: a
-// sanitizer's racecheck runs the kernels far slower) counts as a hang.
-// `quick`: fewer graphs (for the sanitizer).
+// finished in time (harness_finished.h) counts as a hang.  `quick`: fewer
+// graphs (for the sanitizer).
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>

@@ -7,8 +7,8 @@
 // and by LD on the GPU; mate, mate_edge and status must equal the serial
 // solve on the host (weighted_steps.h's serial drivers), which is unique.  A
 // malformed graph must be reported, not read out of bounds.  A launch that
-// has not finished after 3 s counts as a hang.  `quick`: fewer graphs (for
-// the sanitizer).
+// has not finished in time (harness_finished.h) counts as a hang.  `quick`:
+// fewer graphs (for the sanitizer).
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
