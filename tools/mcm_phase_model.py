@@ -15,13 +15,15 @@ lists whole. Two alternatives are counted beside it:
   the vertices of the trees that augmented are released, each released row
   looks through its list for a column of a kept tree (stopping at the
   first) and, where it finds one, joins that tree with its mate, whose
-  column starts the next phase's BFS.
+  column starts the next phase's BFS; with ``--keep-divisor K`` only when
+  the phase released fewer than one visited column in K, else the next
+  phase is from scratch (``MatchingTuning.keep_trees_divisor``).
 
 The graph is one of the matching benchmark's (``benchmarks/matching/``),
 taken as symmetric (row lists are column lists), so the families with a
 square symmetric pattern only::
 
-    python3 tools/mcm_phase_model.py kron 20 --bottom-up --kept-trees
+    python3 tools/mcm_phase_model.py kron 20 --bottom-up --kept-trees --keep-divisor 4
 
 Both solves must end at the same cardinality (the maximum); the numbers are
 a model's, not the GPU's (``docs/benchmarks.md``, "A bottom-up level and
@@ -140,7 +142,7 @@ def augment(rm, cm, pred, ends):
             row = old
 
 
-def solve(m: Model, kept_trees: bool, bottom_up: bool) -> int:
+def solve(m: Model, kept_trees: bool, bottom_up: bool, keep_divisor: int = 0) -> int:
     rm, cm = m.cheap()
     root = np.full(m.n, -1, np.int64)
     pred = np.full(m.n, -1, np.int64)
@@ -155,7 +157,7 @@ def solve(m: Model, kept_trees: bool, bottom_up: bool) -> int:
         total_levels += levels
         line = f"  phase {phase}: {frontier.size} columns start, {len(ends)} paths, "
         line += f"{reads:,} entries ({levels} levels)"
-        if kept_trees and phase:
+        if released_scan:
             line += f" + {released_scan:,} for the released rows"
         if bottom_up:
             line += f"; bottom-up levels would read {bu:,}"
@@ -164,14 +166,20 @@ def solve(m: Model, kept_trees: bool, bottom_up: bool) -> int:
             break
         augment(rm, cm, pred, ends)
         phase += 1
-        if not kept_trees:
+        released = np.zeros(m.n, bool)
+        released[list(ends)] = True
+        visited = int((root >= 0).sum())
+        n_released = int(released[root[root >= 0]].sum())
+        scratch = not kept_trees or (keep_divisor and n_released * keep_divisor >= visited)
+        if kept_trees:
+            print(f"    {n_released:,} of {visited:,} visited columns released", flush=True)
+        if scratch:
             root[:] = -1
             pred[:] = -1
             frontier = np.flatnonzero((cm == -1) & (m.deg > 0))
             root[frontier] = frontier
+            released_scan = 0
             continue
-        released = np.zeros(m.n, bool)
-        released[list(ends)] = True
         cols = np.flatnonzero((root >= 0) & released[np.maximum(root, 0)])
         owner_root = root[np.maximum(pred, 0)]
         rows = np.flatnonzero((pred >= 0) & (owner_root >= 0) & released[np.maximum(owner_root, 0)])
@@ -201,6 +209,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("K", type=int, help="2^K vertices")
     p.add_argument("--bottom-up", action="store_true")
     p.add_argument("--kept-trees", action="store_true")
+    p.add_argument("--keep-divisor", type=int, default=0, help="0: keep after every phase")
     p.add_argument("--permuted", action="store_true")
     args = p.parse_args(argv)
     from benchmarks.matching import graphs
@@ -213,7 +222,7 @@ def main(argv: list[str] | None = None) -> None:
     pairs = solve(m, kept_trees=False, bottom_up=args.bottom_up)
     if args.kept_trees:
         m.rng = np.random.default_rng(0)
-        if solve(m, kept_trees=True, bottom_up=False) != pairs:
+        if solve(m, kept_trees=True, bottom_up=False, keep_divisor=args.keep_divisor) != pairs:
             raise SystemExit("the two solves disagree")
 
 
