@@ -20,7 +20,7 @@ namespace {
 
 // Bump whenever a handler's operands, attributes or a constant change; the
 // Python package refuses a library of another version.
-constexpr int kAbiVersion = 24;
+constexpr int kAbiVersion = 25;
 
 using namespace jaxmatch;
 

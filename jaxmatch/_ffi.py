@@ -24,7 +24,7 @@ import jax
 from . import _limits
 
 #: The library ABI this package speaks (``kAbiVersion`` in cuda_ffi/library.cc).
-ABI_VERSION = 24
+ABI_VERSION = 25
 
 _PKG_DIR = Path(__file__).resolve().parent
 

@@ -33,9 +33,11 @@ unassigned costs. ``k-best``: k_best_assignments' warp kernel on batches of
 every dtype, with and without unassigned costs, k up to 300, each member
 equal to the CPU's ranking.
 ``matching``: every BFS driver x level kernel x init x execution x thread
-mapping, and push-relabel x init x execution, on graphs with free rows and
-columns left, batched (vmap) and single, plus a malformed graph the kernels
-must reject without touching memory out of bounds. Exits non-zero if any
+mapping, and push-relabel x init x execution, and trees kept across phases
+(canonical graphs and assembled ones), on graphs with free rows and columns
+left, batched (vmap) and single, plus a malformed graph the kernels must
+reject without touching memory out of bounds and a row CSR out of range
+that the graft of kept trees must skip. Exits non-zero if any
 result fails its certificate.
 """
 
@@ -309,6 +311,16 @@ def matching_workload() -> tuple[int, int]:
             res = jaxmatch.max_cardinality_matching(G, method="pr", init=init, execution=execution)
             runs += 1
             bad += not jaxmatch.verify_matching(G, res).maximum
+        # trees kept across phases, the row CSR trusted (canonical) or not
+        keep = jaxmatch.MatchingTuning(keep_trees_divisor=1)
+        for method, execution, graph in itertools.product(
+            ("apfb", "auto"), ("fused", "stepped"), (G, dataclasses.replace(G))
+        ):
+            res = jaxmatch.max_cardinality_matching(
+                graph, method=method, execution=execution, tuning=keep
+            )
+            runs += 1
+            bad += not jaxmatch.verify_matching(G, res).maximum
     # a batch of padded graphs, both execution shapes
     Gs = [
         jaxmatch.BipartiteGraph.from_scipy(
@@ -335,6 +347,14 @@ def matching_workload() -> tuple[int, int]:
         res = jaxmatch.max_cardinality_matching(broken, method=method, execution=execution)
         runs += 1
         bad += int(res.status) != jaxmatch.MatchingStatus.INVALID_GRAPH
+    # a row CSR out of range, which only the graft of kept trees reads: it
+    # skips what is out of range, and the solve stays the column CSR's
+    rows_broken = dataclasses.replace(G, indices=G.indices.at[0].set(10**6))
+    keep = jaxmatch.MatchingTuning(keep_trees_divisor=1)
+    for execution in ("fused", "stepped"):
+        res = jaxmatch.max_cardinality_matching(rows_broken, execution=execution, tuning=keep)
+        runs += 1
+        bad += not jaxmatch.verify_matching(G, res).maximum
     return runs, bad
 
 

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "matching/matching_ffi.h"
-#include "matching/matching_steps.h"
+#include "matching/matching_solve.h"
 
 namespace jaxmatch {
 namespace {
@@ -48,8 +48,14 @@ ffi::Error McmSolveCpu(IndexBuffer cxadj, IndexBuffer cadj, IndexBuffer rxadj,
                        IndexResult rm, IndexResult cm, IndexResult info,
                        IndexResult work, int32_t init, int32_t driver,
                        int32_t bfs, int32_t max_phases, int32_t hybrid_depth,
-                       int32_t auto_free_divisor) {
-  const McmOptions o{driver, bfs, max_phases, hybrid_depth, auto_free_divisor};
+                       int32_t auto_free_divisor, int32_t keep_trees_divisor) {
+  const McmOptions o{driver,
+                     bfs,
+                     max_phases,
+                     hybrid_depth,
+                     auto_free_divisor,
+                     0,
+                     keep_trees_divisor};
   return McmFromScratchCpu(cxadj, cadj, rxadj, radj, rm0, cm0,
                            {&*rm, &*cm, &*info, &*work}, init, &o);
 }
@@ -60,9 +66,17 @@ ffi::Error McmStepCpu(IndexBuffer cxadj, IndexBuffer cadj, IndexBuffer rxadj,
                       IndexResult cm, IndexResult info, IndexResult work,
                       int32_t driver, int32_t bfs, int32_t max_phases,
                       int32_t hybrid_depth, int32_t auto_free_divisor,
-                      int32_t levels, int32_t mapping, int32_t restart_levels) {
-  McmOptions o{driver,        bfs, max_phases, hybrid_depth, auto_free_divisor,
-               restart_levels};
+                      int32_t keep_trees_divisor, int32_t levels,
+                      int32_t mapping, int32_t restart_levels) {
+  McmOptions o{
+      driver,
+      bfs,
+      max_phases,
+      hybrid_depth,
+      auto_free_divisor,
+      restart_levels,
+      keep_trees_divisor,
+  };
   const McmState in{&rm_in, &cm_in, &info_in, &work_in};
   const McmState out{&*rm, &*cm, &*info, &*work};
   McmShape s;
@@ -74,7 +88,7 @@ ffi::Error McmStepCpu(IndexBuffer cxadj, IndexBuffer cadj, IndexBuffer rxadj,
                      }));
   // The CPU's cheap matching is the sequential greedy: nothing to restart.
   o.restart_levels = 0;
-  const McmProblem problem = McmProblemOf(s, cxadj, cadj, out);
+  const McmProblem problem = McmProblemOf(s, cxadj, cadj, out, &rxadj, &radj);
   for (int64_t i = 0; i < s.batch; ++i) {
     McmView p = problem.view(i);
     mcm_stepped_call_serial(p, o, levels);

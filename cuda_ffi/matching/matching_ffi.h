@@ -7,12 +7,13 @@
 //                                                       levels, mapping,
 //                                                       restart_levels
 //
-// The options are the attributes driver, bfs, max_phases, hybrid_depth and
-// auto_free_divisor.  cxadj is int32 [..., n_cols + 1], cadj int32
+// The options are the attributes driver, bfs, max_phases, hybrid_depth,
+// auto_free_divisor and keep_trees_divisor.  cxadj is
+// int32 [..., n_cols + 1], cadj int32
 // [..., nnz_cap] (the column CSR; entries past cxadj[n_cols] are padding),
 // rxadj int32 [..., n_rows + 1] and radj int32 [..., rnnz_cap] the row CSR
-// (read only when init is Karp-Sipser or the ordered greedy, and by the
-// stepped CUDA solver's restart from the ordered greedy),
+// (read when init is Karp-Sipser or the ordered greedy, by the stepped CUDA
+// solver's restart from the ordered greedy, and by the graft of kept trees),
 // rm0 int32 [..., n_rows] and cm0 int32 [..., n_cols] a warm start (read
 // only when init == given); the state is row_match [..., n_rows], col_match
 // [..., n_cols], info [..., kMcmInfoLen] and work [..., McmWorkLayout::len],
@@ -152,6 +153,8 @@ inline ffi::Error CheckMcmOptions(const McmOptions& o) {
   if (o.hybrid_depth < 1) return InvalidArgument("hybrid_depth must be >= 1");
   if (o.auto_free_divisor < 1)
     return InvalidArgument("auto_free_divisor must be >= 1");
+  if (o.keep_trees_divisor < 0)
+    return InvalidArgument("keep_trees_divisor must be >= 0");
   return ffi::Error::Success();
 }
 
@@ -218,12 +221,13 @@ inline ffi::Error PrepareMcmFromScratch(
       .template Ret<IndexBuffer>() /* col_match */ \
       .template Ret<IndexBuffer>() /* info */      \
       .template Ret<IndexBuffer>() /* work */
-#define JM_MCM_OPTIONS                        \
-  .template Attr<int32_t>("driver")           \
-      .template Attr<int32_t>("bfs")          \
-      .template Attr<int32_t>("max_phases")   \
-      .template Attr<int32_t>("hybrid_depth") \
-      .template Attr<int32_t>("auto_free_divisor")
+#define JM_MCM_OPTIONS                             \
+  .template Attr<int32_t>("driver")                \
+      .template Attr<int32_t>("bfs")               \
+      .template Attr<int32_t>("max_phases")        \
+      .template Attr<int32_t>("hybrid_depth")      \
+      .template Attr<int32_t>("auto_free_divisor") \
+      .template Attr<int32_t>("keep_trees_divisor")
 
 // init and solve: cxadj, cadj, rxadj, radj, rm0, cm0 (the row CSR comes
 // between the column CSR and the warm start).

@@ -15,7 +15,7 @@
 
 #include "common/cluster_launch.h"
 #include "common/teams.cuh"
-#include "matching/matching_steps.h"
+#include "matching/matching_solve.h"
 
 namespace jaxmatch {
 namespace {
@@ -309,6 +309,54 @@ __global__ void mcm_fix_kernel(McmProblem s, McmOptions o) {
   }
 }
 
+// The end of a phase that may keep its trees (kept_trees.h), for options
+// that keep them: FixMatching and the released trees' marks, the graft (a
+// no-op unless the trees are kept), the next queue (or the forest step's);
+// each kernel a no-op outside its phase, each ending with the last block's
+// transition.
+__global__ void mcm_release_kernel(McmProblem s, McmOptions o) {
+  GridRowTeam team;
+  for (int64_t b = blockIdx.y; b < s.batch; b += gridDim.y) {
+    McmView p = s.view(b);
+    if (!StepActive(p, kMcmAlternatePhase)) continue;
+    mcm_release(team, p);
+    if (LastBlockOfRow(p.sc + kMcmTicket, p.sc + kMcmInserted, 0) &&
+        threadIdx.x == 0) {
+      p.sc[kMcmTicket] = 0;
+      mcm_ctrl_release(p, o);
+    }
+  }
+}
+
+__global__ void mcm_graft_kernel(McmProblem s) {
+  GridRowTeam team;
+  for (int64_t b = blockIdx.y; b < s.batch; b += gridDim.y) {
+    McmView p = s.view(b);
+    if (!StepActive(p, kMcmRequeuePhase) ||
+        load_shared_scalar(p.sc + kMcmKeptLevel) == 0 ||
+        load_shared_scalar(p.sc + kMcmForest) != 0)
+      continue;  // uniform over the row
+    const int bits = BlockTeam().sync_or(mcm_graft(team, p));
+    if (LastBlockOfRow(p.sc + kMcmTicket, p.sc + kMcmGraftFound, bits) &&
+        threadIdx.x == 0)
+      p.sc[kMcmTicket] = 0;
+  }
+}
+
+__global__ void mcm_requeue_kernel(McmProblem s, McmOptions o) {
+  GridRowTeam team;
+  for (int64_t b = blockIdx.y; b < s.batch; b += gridDim.y) {
+    McmView p = s.view(b);
+    if (!StepActive(p, kMcmRequeuePhase)) continue;
+    mcm_requeue(team, p);
+    if (LastBlockOfRow(p.sc + kMcmTicket, p.sc + kMcmInserted, 0) &&
+        threadIdx.x == 0) {
+      p.sc[kMcmTicket] = 0;
+      mcm_ctrl_restart(p, o);
+    }
+  }
+}
+
 // Push-relabel (push_relabel.h): a kernel per step, each a no-op unless its
 // phase is current; the last block of a row runs the transition.
 __global__ void mcm_pr_relabel_init_kernel(McmProblem s) {
@@ -564,7 +612,13 @@ cudaError_t LaunchMcmStep(cudaStream_t stream, const McmProblem& s,
   for (int k = 0; k < levels; ++k)
     mcm_level_kernel<<<grid, kMcmThreads, 0, stream>>>(s, o);
   mcm_alternate_kernel<<<grid, kMcmThreads, 0, stream>>>(s, o);
-  mcm_fix_kernel<<<grid, kMcmThreads, 0, stream>>>(s, o);
+  if (mcm_keeps_trees(o, s.rxadj != nullptr)) {
+    mcm_release_kernel<<<grid, kMcmThreads, 0, stream>>>(s, o);
+    mcm_graft_kernel<<<grid, kMcmThreads, 0, stream>>>(s);
+    mcm_requeue_kernel<<<grid, kMcmThreads, 0, stream>>>(s, o);
+  } else {
+    mcm_fix_kernel<<<grid, kMcmThreads, 0, stream>>>(s, o);
+  }
   return cudaGetLastError();
 }
 

@@ -16,15 +16,20 @@
 //                      row that ends an augmenting path found by the BFS
 //   cmatch  [n_cols]   row matched to each column, -1 free
 //   bfs     [n_cols]   BFS level of each column: kL0 for the roots (the free
-//                      columns), kL0 - 1 unvisited, larger = deeper; with root
+//                      columns), kL0 - 1 unvisited, larger = deeper (a phase
+//                      from kept trees goes on above their levels); with root
 //                      tracking, a root whose tree found a path holds -r for
 //                      the free row r chosen as its path's end (<= 0)
-//   root    [n_cols]   the root a column's tree grew from (-1 unvisited);
+//   root    [n_cols]   the root a column's tree grew from (-1 unvisited;
+//                      between the phases of kept trees, kMcmRootReleased
+//                      and grafted columns' marks, kept_trees.h);
 //                      during a Karp-Sipser initialisation, the number of
 //                      free rows of each column
-//   pred    [n_rows]   the column from which the BFS reached a row; during
-//                      a Karp-Sipser initialisation, the number of free
-//                      columns of each row
+//   pred    [n_rows]   the column from which the BFS reached a row
+//                      (kMcmPredScan: a row freed by FixMatching, for the
+//                      graft of kept trees); during a Karp-Sipser
+//                      initialisation, the number of free columns of each
+//                      row
 //   queue   [n_cols]   the columns in BFS order (each enters once per phase:
 //                      the roots first, then every column as its level is
 //                      claimed); level k is queue[head, end), the next level
@@ -108,6 +113,7 @@ enum McmPhase : int {
   kMcmPrShrinkPhase = 8,       // G-PR-SHRKRNL: A_c's active slots to A_p
   kMcmPrShrunkPhase = 9,       // ... and back to A_c, compacted
   kMcmGreedyPhase = 10,        // restart from the ordered greedy (stepped)
+  kMcmRequeuePhase = 11,       // kept trees: graft, then the next queue
 };
 
 enum McmScalar : int {
@@ -116,7 +122,8 @@ enum McmScalar : int {
   kMcmLevel = 2,      // BFS level being expanded
   kMcmInserted = 3,   // OR of the level kernel's blocks' flags (stepped)
   kMcmFound = 4,      // an augmenting path was found (this phase)
-  kMcmNPhases = 5,    // completed BFS + Alternate + FixMatching phases
+  kMcmNPhases = 5,    // completed BFS + Alternate + FixMatching phases that
+                      // found a path
   kMcmNLevels = 6,    // BFS level kernels run, over all phases
   kMcmTicket = 7,     // blocks done with the current kernel (stepped solver)
   kMcmQHead = 8,      // the current level is queue[head, end)
@@ -134,7 +141,17 @@ enum McmScalar : int {
   // columns' edges so far (when counted).
   kMcmQTail = 18,
   kMcmNextEdges = 19,
-  kMcmInfoLen = 20,
+  // Trees kept across phases (kept_trees.h): the level the next phase starts
+  // from when it keeps them (0: from scratch, at kMcmL0), whether grafting
+  // found a path, the columns the ending phase visited and released, and
+  // whether the phase expands the whole forest (1) once more; slot 25 keeps
+  // the length even.
+  kMcmKeptLevel = 20,
+  kMcmGraftFound = 21,
+  kMcmVisited = 22,
+  kMcmReleased = 23,
+  kMcmForest = 24,
+  kMcmInfoLen = 26,
 };
 static_assert(kMcmQTail % 2 == 0 && kMcmNextEdges == kMcmQTail + 1 &&
                   kMcmInfoLen % 2 == 0,
@@ -193,6 +210,10 @@ struct McmOptions {
   // middle of a phase if need be (0: never).  Set for the cheap start only; the
   // CPU's cheap matching is the sequential greedy already.
   int restart_levels = 0;
+  // Trees that did not augment are kept across an APFB phase (with root
+  // tracking and a row CSR; kept_trees.h) when fewer than one visited column
+  // in keep_trees_divisor was released (0: never).
+  int keep_trees_divisor = 0;
 };
 
 // Offsets into one problem's workspace.

@@ -10,7 +10,9 @@
 //
 // One phase:  level, level, ..., level   (until the driver stops the BFS)
 //             alternate                  (flip the paths found)
-//             fix_and_restart            (FixMatching, InitBfsArray)
+//             fix_and_restart            (FixMatching, InitBfsArray; with
+//                                         kept trees release, graft,
+//                                         requeue: kept_trees.h)
 //
 // The BFS and Alternate race by design (plain loads and stores, as in the
 // paper); what keeps every outcome correct:
@@ -437,17 +439,23 @@ JM_HD void mcm_fix_and_restart(const Team& team, McmView& p) {
 }
 
 // ------------------------------------------------------------ control
-// The first level of a phase: the roots queued by mcm_init_bfs.  The first
-// phase records its roots (the columns the initial matching left free), from
-// which the auto driver makes its choice.
+// The first level of a phase: the roots queued by mcm_init_bfs, or the
+// columns queued above kept trees (kept_trees.h: kMcmKeptLevel, where the
+// graft may have found a path already).  The first phase records its roots
+// (the columns the initial matching left free), from which the auto driver
+// makes its choice.
 JM_HD void mcm_ctrl_start_phase(McmView& p) {
   int* sc = p.sc;
   if (sc[kMcmNPhases] == 0)
     sc[kMcmInitialFree] = load_shared_scalar(sc + kMcmQTail);
+  const int kept = sc[kMcmKeptLevel];
   sc[kMcmPhaseSlot] = kMcmBfsPhase;
-  sc[kMcmLevel] = kMcmL0;
-  sc[kMcmFound] = 0;
-  sc[kMcmFoundLevel] = 0;
+  sc[kMcmLevel] = kept > 0 ? kept : kMcmL0;
+  sc[kMcmFound] = kept > 0 && sc[kMcmGraftFound] != 0 ? 1 : 0;
+  sc[kMcmFoundLevel] = sc[kMcmFound] != 0 ? sc[kMcmLevel] : 0;
+  sc[kMcmGraftFound] = 0;
+  sc[kMcmVisited] = 0;
+  sc[kMcmReleased] = 0;
   sc[kMcmInserted] = 0;
   sc[kMcmQHead] = 0;
   sc[kMcmQEnd] = load_shared_scalar(sc + kMcmQTail);
@@ -455,6 +463,13 @@ JM_HD void mcm_ctrl_start_phase(McmView& p) {
                            ? load_shared_scalar(sc + kMcmNextEdges)
                            : kMcmLevelEdgesUncounted;
   sc[kMcmNextEdges] = 0;
+}
+
+// The driver a solve runs: auto resolved from its first phase's roots.
+JM_HD int mcm_resolved_driver(const McmOptions& o, const int* sc, int nc) {
+  if (o.driver != kMcmAuto) return o.driver;
+  const long long roots = sc[kMcmInitialFree];
+  return roots * o.auto_free_divisor > nc ? kMcmApfb : kMcmHybrid;
 }
 
 // Whether a driver ends the BFS of a phase that has found a path, after the
@@ -466,13 +481,10 @@ JM_HD void mcm_ctrl_start_phase(McmView& p) {
 // to take the other long ones.  Auto runs as APFB when more than one column
 // in o.auto_free_divisor is a root, free and with an edge (there the
 // hybrid's extra phases would restart wide BFSs), else as the hybrid;
-// docs/matching.md gives the measurements behind both rules.
+// docs/matching.md gives the measurements behind both rules
+// (mcm_resolved_driver).
 JM_HD bool mcm_driver_stops(const McmOptions& o, const int* sc, int nc) {
-  int driver = o.driver;
-  if (driver == kMcmAuto) {
-    const long long roots = sc[kMcmInitialFree];
-    driver = roots * o.auto_free_divisor > nc ? kMcmApfb : kMcmHybrid;
-  }
+  const int driver = mcm_resolved_driver(o, sc, nc);
   if (driver == kMcmApsb) return true;
   if (driver != kMcmHybrid) return false;
   const int depth = sc[kMcmLevel] - kMcmL0 + 1;
@@ -489,6 +501,19 @@ JM_HD bool mcm_restart_due(const McmOptions& o, const int* sc) {
 JM_HD void mcm_begin_restart(int* sc) {
   sc[kMcmRestarted] = 1;
   sc[kMcmPhaseSlot] = kMcmGreedyPhase;
+}
+
+// The end of a phase from kept trees that found no path (kept_trees.h): the
+// grafts read the row CSR, which may not be the column CSR's transpose, so
+// the phase goes on with every column of the forest as one more level, two
+// above the deepest; only when that finds nothing either does the solve
+// end.  mcm_requeue queues the forest.
+JM_HD void mcm_begin_forest(McmView& p) {
+  int* sc = p.sc;
+  sc[kMcmForest] = 1;
+  sc[kMcmKeptLevel] = sc[kMcmLevel] + 2;
+  mcm_queue_reset(p);
+  sc[kMcmPhaseSlot] = kMcmRequeuePhase;
 }
 
 // After a level step; `flags` is the team's OR of mcm_level's results.
@@ -513,6 +538,8 @@ JM_HD void mcm_ctrl_level(McmView& p, const McmOptions& o, int flags) {
   if (!inserted) {
     if (found)
       sc[kMcmPhaseSlot] = kMcmAlternatePhase;
+    else if (sc[kMcmKeptLevel] > 0 && sc[kMcmForest] == 0)
+      mcm_begin_forest(p);  // kept trees: expand the whole forest once more
     else
       sc[kMcmStatus] = kMcmDone;  // the BFS from every free column ended
   } else if (found && mcm_driver_stops(o, sc, p.nc)) {
@@ -529,10 +556,12 @@ JM_HD void mcm_ctrl_level(McmView& p, const McmOptions& o, int flags) {
   }
 }
 
-// After fix_and_restart: a new phase.
+// After fix_and_restart (or mcm_requeue): a new phase.  Only phases that
+// found a path are counted (one from kept trees that found none comes here
+// too, to expand its whole forest once more).
 JM_HD void mcm_ctrl_restart(McmView& p, const McmOptions& o) {
   int* sc = p.sc;
-  sc[kMcmNPhases] += 1;
+  if (sc[kMcmFound] != 0) sc[kMcmNPhases] += 1;
   mcm_ctrl_start_phase(p);
   if (mcm_restart_due(o, sc)) mcm_begin_restart(sc);
   if (sc[kMcmNPhases] >= o.max_phases) sc[kMcmStatus] = kMcmPhaseLimit;
@@ -556,7 +585,11 @@ JM_HD void mcm_og_restart(const Team& team, McmView& p) {
   for (int r = team.rank(); r < p.nr; r += team.size()) p.rmatch[r] = -1;
   team.sync();
   mcm_og_init(team, p);
-  if (team.rank() == 0) mcm_queue_reset(p);
+  if (team.rank() == 0) {
+    mcm_queue_reset(p);
+    p.sc[kMcmKeptLevel] = 0;  // the trees of the old matching are gone
+    p.sc[kMcmForest] = 0;
+  }
   team.sync();
   mcm_init_bfs(team, p);
   team.sync();
@@ -565,83 +598,6 @@ JM_HD void mcm_og_restart(const Team& team, McmView& p) {
     mcm_ctrl_start_phase(p);
   }
   team.sync();
-}
-
-// ------------------------------------------------------------ whole solves
-// The fused loop, for a team whose barrier is `sync()` and whose OR
-// reduction is `sync_or(x)` (both also barriers).
-template <class Team>
-JM_HD void mcm_init(const Team& team, McmView& p, int init, const int* rm0,
-                    const int* cm0) {
-  mcm_init_clear(team, p, init, rm0, cm0);
-  team.sync();
-  mcm_init_match(team, p, init, rm0);
-  team.sync();
-  if (init == kMcmInitCheap) {
-    mcm_init_cheap(team, p);
-    team.sync();
-  }
-  if (init == kMcmInitKarpSipser) mcm_ks_init(team, p);
-  if (init == kMcmInitGreedy) mcm_og_init(team, p);
-  mcm_init_bfs(team, p);
-  team.sync();
-  if (team.rank() == 0) mcm_ctrl_start_phase(p);
-  team.sync();
-}
-
-template <class Team>
-JM_HD void mcm_solve_loop(const Team& team, McmView& p, const McmOptions& o) {
-  if (o.driver == kMcmPr) {
-    mcm_pr_solve_loop(team, p, o);
-    return;
-  }
-  const bool wr = o.bfs == kMcmBfsWr;
-  const int lanes = mcm_lanes(team, p);
-  while (mcm_running(p)) {
-    if (mcm_phase(p) == kMcmBfsPhase) {
-      const int flags =
-          team.sync_or(mcm_level<false>(team, p, wr, lanes, mcm_level_at(p)));
-      if (team.rank() == 0) mcm_ctrl_level<false>(p, o, flags);
-      team.sync();
-    } else {
-      mcm_alternate(team, p, wr);
-      team.sync();
-      mcm_fix_and_restart(team, p);
-      team.sync();
-      if (team.rank() == 0) mcm_ctrl_restart(p, o);
-      team.sync();
-    }
-  }
-}
-
-// One call of the stepped solver on a serial team: up to `levels` BFS
-// levels, then, when the BFS of the phase has ended, Alternate + FixMatching.
-// The CUDA back end launches the same sequence as kernels.
-// For push-relabel: steps until `levels` push iterations and relabel levels
-// ran (the list, relabel-init and fix steps are not counted).
-inline void mcm_stepped_call_serial(McmView& p, const McmOptions& o,
-                                    int levels) {
-  const SerialTeam team;
-  if (o.driver == kMcmPr) {
-    for (int k = 0; k < levels && mcm_running(p);)
-      k += mcm_pr_step(team, p, o) ? 1 : 0;
-    return;
-  }
-  const bool wr = o.bfs == kMcmBfsWr;
-  for (int k = 0; k < levels; ++k) {
-    if (!mcm_running(p) || mcm_phase(p) != kMcmBfsPhase) break;
-    const bool even = mcm_edges_even(p);
-    const int flags = mcm_stepped_level(team, p, wr, 1, even);
-    if (even)
-      mcm_ctrl_level<true>(p, o, flags);
-    else
-      mcm_ctrl_level<false>(p, o, flags);
-  }
-  if (mcm_running(p) && mcm_phase(p) == kMcmAlternatePhase) {
-    mcm_alternate(team, p, wr);
-    mcm_fix_and_restart(team, p);
-    mcm_ctrl_restart(p, o);
-  }
 }
 
 }  // namespace jaxmatch

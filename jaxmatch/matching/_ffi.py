@@ -117,7 +117,7 @@ def matching_step(
     ordered greedy matching (which reads the row CSR ``indptr``/``indices``) once
     the BFS has run this many levels in all, in the middle of a phase or at
     its end; 0: never. ``options``: driver,
-    bfs, max_phases, hybrid_depth, auto_free_divisor.
+    bfs, max_phases, hybrid_depth, auto_free_divisor, keep_trees_divisor.
     """
     _checked()
     out = batched_ffi_call(

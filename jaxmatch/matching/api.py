@@ -316,6 +316,7 @@ def max_cardinality_matching(
         max_phases=max_iterations,
         hybrid_depth=tuning.hybrid_depth_factor,
         auto_free_divisor=tuning.auto_free_divisor,
+        keep_trees_divisor=tuning.keep_trees_divisor,
     )
     mapping_code = matching_ffi.code("MAPPING", "ct" if mapping == "auto" else mapping)
 

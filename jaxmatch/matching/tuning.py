@@ -46,6 +46,14 @@ class MatchingTuning:
         matching can leave long augmenting paths on large graphs numbered
         along their geometry, where the ordered greedy matching does not
         (``docs/matching.md``).
+      keep_trees_divisor: the drivers ``"apfb"`` and ``"auto"`` (where it
+        runs as APFB), with ``bfs="wr"``, keep the search trees that found
+        no augmenting path across a phase when fewer than one visited column
+        in ``keep_trees_divisor`` was released by the paths found (tree
+        grafting: the next phase grows them from the released vertices
+        instead of searching from every free column again); 0: never. A
+        phase from kept trees that finds no path expands every tree's
+        columns once more before it ends the solve.
     """
 
     fused_max_vertices: int = 4096
@@ -55,6 +63,7 @@ class MatchingTuning:
     hybrid_depth_factor: int = 4
     auto_free_divisor: int = 50
     greedy_restart_levels: int = 4096
+    keep_trees_divisor: int = 0
 
     def __post_init__(self) -> None:
         least = {
@@ -65,6 +74,7 @@ class MatchingTuning:
             "hybrid_depth_factor": 1,
             "auto_free_divisor": 1,
             "greedy_restart_levels": 0,
+            "keep_trees_divisor": 0,
         }
         for name, low in least.items():
             value = getattr(self, name)

@@ -5,11 +5,14 @@
 // Fused and stepped solves (both thread mappings) of small random graphs for
 // every driver (push-relabel included: its stepped calls run 3 push
 // iterations / relabel levels each), BFS kernel and initialisation (none,
-// cheap, Karp-Sipser; the last reads the row CSR too); each result must be a
-// valid matching with the cardinality of the serial solve on the host (the same
-// step order, mcm_init and mcm_solve_loop, run by a serial team).  A launch
-// that has not finished in time (harness_finished.h) counts as a hang: the
-// harness reports it and exits.  Three graphs wider than a block's frontier
+// cheap, Karp-Sipser; the last reads the row CSR too), with root tracking
+// also with trees kept across phases (kept_trees.h, keep_trees_divisor 1:
+// kept whenever a phase released fewer columns than it visited; some graphs'
+// column lists are unsorted, so grafts are missed); each result
+// must be a valid matching with the cardinality of the serial solve on the
+// host from scratch (mcm_init and mcm_solve_loop, run by a serial team).  A
+// launch that has not finished in time (harness_finished.h) counts as a hang:
+// the harness reports it and exits.  Three graphs wider than a block's frontier
 // (kWideColumns) run the stepped BFS drivers, whose levels then run on a
 // cluster where the device has clusters.  It also checks the warp-shared queue
 // claims of common/device.h (CheckWarpClaims).
@@ -20,7 +23,7 @@
 #include <vector>
 
 #include "matching/matching_kernels.h"
-#include "matching/matching_steps.h"
+#include "matching/matching_solve.h"
 
 #include "../harness_finished.h"
 #include "common/exit_on_cuda_error.h"
@@ -259,68 +262,73 @@ int main(int argc, char** argv) {
     for (int stepped = 0; stepped < 2; ++stepped)
       for (int driver = kMcmApfb; driver <= kMcmPr; ++driver)
         for (int bfs = 0; bfs < 2; ++bfs)
-          for (int init : inits) {
-            if (g.nc > kWideColumns &&
-                (!stepped || driver == kMcmPr || init == kMcmInitKarpSipser))
-              continue;
-            ++runs;
-            // push-relabel: max_phases bounds push iterations, generously
-            // (jaxmatch.matching.api.pr_max_iterations)
-            const int n = g.nr + g.nc + 2;
-            const int max_phases =
-                driver == kMcmPr ? 4 * n * n : std::min(g.nr, g.nc) + 1;
-            const McmOptions o{driver, bfs, max_phases, 4, 50};
-            bool ok;
-            if (!stepped) {
-              CK(LaunchMcmSolve(s, p, init, d_rm0, d_cm0, o));
-              ok = Finished(s);
-            } else {
-              CK(LaunchMcmInit(s, p, init, d_rm0, d_cm0, resident));
-              ok = Finished(s);
-              for (int call = 0; ok && call < 100000; ++call) {
-                int status = 0;
-                CK(cudaMemcpy(&status, d_info + kMcmStatus, 4,
-                              cudaMemcpyDeviceToHost));
-                if (status != kMcmRunning) break;
-                CK(LaunchMcmStep(s, p, o, call % 2, 3, resident));
+          for (int keep = 0; keep < 2; ++keep)
+            for (int init : inits) {
+              if (g.nc > kWideColumns &&
+                  (!stepped || driver == kMcmPr || init == kMcmInitKarpSipser))
+                continue;
+              if (keep && (bfs != kMcmBfsWr || driver == kMcmPr)) continue;
+              ++runs;
+              // push-relabel: max_phases bounds push iterations, generously
+              // (jaxmatch.matching.api.pr_max_iterations)
+              const int n = g.nr + g.nc + 2;
+              const int max_phases =
+                  driver == kMcmPr ? 4 * n * n : std::min(g.nr, g.nc) + 1;
+              const McmOptions o{driver, bfs, max_phases, 4, 50, 0, keep};
+              const McmOptions scratch{driver, bfs, max_phases, 4, 50};
+              bool ok;
+              if (!stepped) {
+                CK(LaunchMcmSolve(s, p, init, d_rm0, d_cm0, o));
                 ok = Finished(s);
+              } else {
+                CK(LaunchMcmInit(s, p, init, d_rm0, d_cm0, resident));
+                ok = Finished(s);
+                for (int call = 0; ok && call < 100000; ++call) {
+                  int status = 0;
+                  CK(cudaMemcpy(&status, d_info + kMcmStatus, 4,
+                                cudaMemcpyDeviceToHost));
+                  if (status != kMcmRunning) break;
+                  CK(LaunchMcmStep(s, p, o, call % 2, 3, resident));
+                  ok = Finished(s);
+                }
+              }
+              if (!ok) {
+                std::printf(
+                    "HANG graph %zu (%dx%d) stepped %d driver %d bfs %d keep "
+                    "%d "
+                    "init %d\n",
+                    gi, g.nr, g.nc, stepped, driver, bfs, keep, init);
+                return 1;
+              }
+              std::vector<int> rm(g.nr), cm(g.nc), info(kMcmInfoLen);
+              CK(cudaMemcpy(rm.data(), d_rm, 4 * g.nr, cudaMemcpyDeviceToHost));
+              CK(cudaMemcpy(cm.data(), d_cm, 4 * g.nc, cudaMemcpyDeviceToHost));
+              CK(cudaMemcpy(info.data(), d_info, 4 * kMcmInfoLen,
+                            cudaMemcpyDeviceToHost));
+              int card = 0;
+              bool valid = info[kMcmStatus] == kMcmDone;
+              for (int r = 0; r < g.nr; ++r) {
+                const int c = rm[r];
+                if (c < 0) continue;
+                ++card;
+                bool edge = false;
+                for (int k = g.cx[c]; k < g.cx[c + 1]; ++k)
+                  edge |= g.ca[k] == r;
+                valid &= edge && cm[c] == r;
+              }
+              int col_card = 0;
+              for (int c : cm) col_card += c >= 0;
+              valid &= col_card == card;
+              const int expect = HostCardinality(g, scratch, init);
+              if (!valid || card != expect) {
+                ++bad;
+                std::printf(
+                    "BAD graph %zu (%dx%d) stepped %d driver %d bfs %d keep %d "
+                    "init %d: status %d valid %d cardinality %d expected %d\n",
+                    gi, g.nr, g.nc, stepped, driver, bfs, keep, init,
+                    info[kMcmStatus], valid, card, expect);
               }
             }
-            if (!ok) {
-              std::printf(
-                  "HANG graph %zu (%dx%d) stepped %d driver %d bfs %d init "
-                  "%d\n",
-                  gi, g.nr, g.nc, stepped, driver, bfs, init);
-              return 1;
-            }
-            std::vector<int> rm(g.nr), cm(g.nc), info(kMcmInfoLen);
-            CK(cudaMemcpy(rm.data(), d_rm, 4 * g.nr, cudaMemcpyDeviceToHost));
-            CK(cudaMemcpy(cm.data(), d_cm, 4 * g.nc, cudaMemcpyDeviceToHost));
-            CK(cudaMemcpy(info.data(), d_info, 4 * kMcmInfoLen,
-                          cudaMemcpyDeviceToHost));
-            int card = 0;
-            bool valid = info[kMcmStatus] == kMcmDone;
-            for (int r = 0; r < g.nr; ++r) {
-              const int c = rm[r];
-              if (c < 0) continue;
-              ++card;
-              bool edge = false;
-              for (int k = g.cx[c]; k < g.cx[c + 1]; ++k) edge |= g.ca[k] == r;
-              valid &= edge && cm[c] == r;
-            }
-            int col_card = 0;
-            for (int c : cm) col_card += c >= 0;
-            valid &= col_card == card;
-            const int expect = HostCardinality(g, o, init);
-            if (!valid || card != expect) {
-              ++bad;
-              std::printf(
-                  "BAD graph %zu (%dx%d) stepped %d driver %d bfs %d init %d: "
-                  "status %d valid %d cardinality %d expected %d\n",
-                  gi, g.nr, g.nc, stepped, driver, bfs, init, info[kMcmStatus],
-                  valid, card, expect);
-            }
-          }
     for (int* ptr :
          {d_cx, d_ca, d_rm0, d_cm0, d_rm, d_cm, d_info, d_work, d_rx, d_ra})
       CK(cudaFree(ptr));

@@ -17,7 +17,7 @@
 #include <random>
 #include <vector>
 
-#include "matching/matching_steps.h"
+#include "matching/matching_solve.h"
 
 using namespace jaxmatch;
 

@@ -445,6 +445,7 @@ def test_static_options_name_the_recipe():
         (dict(max_phases=0), "max_phases must be >= 1"),
         (dict(hybrid_depth=0), "hybrid_depth must be >= 1"),
         (dict(auto_free_divisor=0), "auto_free_divisor must be >= 1"),
+        (dict(keep_trees_divisor=-1), "keep_trees_divisor must be >= 0"),
     ],
 )
 def test_kernel_option_errors(device, attrs, message):
@@ -457,7 +458,7 @@ def test_kernel_option_errors(device, attrs, message):
     rm0 = jnp.full(G.n_rows, -1, jnp.int32)
     cm0 = jnp.full(G.n_cols, -1, jnp.int32)
     opts = dict(init=1, driver=3, bfs=1, max_phases=10, hybrid_depth=4, auto_free_divisor=50)
-    opts |= attrs
+    opts |= dict(keep_trees_divisor=0) | attrs
     with pytest.raises(Exception, match=re.escape(message)):
         jax.block_until_ready(matching_ffi.matching_solve(_operands(G), rm0, cm0, **opts))
 

@@ -248,6 +248,7 @@ def test_step_rejects_a_negative_restart_threshold(device):
         init=matching_ffi.code("INIT", "cheap"),
     )
     opts = dict(driver=3, bfs=1, max_phases=10, hybrid_depth=4, auto_free_divisor=50)
+    opts |= dict(keep_trees_divisor=0)
     step = functools.partial(matching_ffi.matching_step, levels=4, mapping=0, **opts)
     with pytest.raises(Exception, match="restart_levels must be >= 0"):
         jax.block_until_ready(step(_operands(G), state, restart_levels=-1))

@@ -1,0 +1,226 @@
+// Trees kept across phases (tree grafting; Azad, Buluc and Pothen, TPDS
+// 2017) for the APFB driver with root tracking: after Alternate only the
+// trees that found a path are released, the others keep their columns and
+// levels, and the next phase's BFS starts from the columns grafted onto them
+// and from the released free columns.  Late phases of a graph with many
+// free columns that stay free (kron: a few paths found among hundreds of
+// thousands of roots) then no longer run the BFS from every root again.
+//
+// The end of a phase that keeps its trees, three steps apart by barriers:
+//
+//   mcm_release  FixMatching; the columns of the trees that found a path
+//                are marked released (root = kMcmRootReleased) and counted
+//                with the visited ones; mcm_ctrl_release then keeps the
+//                trees when few were released (keep_trees_divisor)
+//   mcm_graft    every row whose mate was released, and every row freed by
+//                FixMatching, looks through its row list for a column of a
+//                kept tree and stops at the first: its mate joins that tree
+//                (marked root = kMcmGraftedBase - tree), or, a free row,
+//                ends an augmenting path there
+//   mcm_requeue  released columns become unvisited, or roots where free;
+//                grafted ones take their tree; both form the next queue,
+//                one level above every kept column's
+//
+// A phase from kept trees whose BFS ends without a path goes on with the
+// whole forest, every column any tree holds, as one more level (the forest
+// step: mcm_begin_forest, then mcm_requeue); the solve ends when that finds
+// nothing either.
+//
+// Why every outcome stays right:
+//  * Validity: a graft makes (column, row) a tree edge only once the
+//    column's own list holds the row (binary search, mcm_column_has_row),
+//    whatever the row CSR says; Alternate flips only tree edges.
+//  * Maximality never rests on the row CSR (which need not be the column
+//    CSR's transpose, nor its lists sorted): a phase from kept trees ends
+//    the solve only after its forest step, when every column of the forest
+//    read its column list and found neither a free row nor an unvisited
+//    column, so no alternating path leaves the forest, which holds every
+//    free column.  With a row CSR that is the transpose the grafts leave
+//    nothing for it to find, and it costs one level over the forest.
+//  * Progress: levels still grow along every tree's pred chain (a grafted
+//    column is queued above every kept column), so the argument of
+//    matching_steps.h holds: a phase that found a path adds a pair.
+#pragma once
+
+#include "matching/matching_steps.h"
+
+namespace jaxmatch {
+
+// root[c] of a released column, and of a column grafted onto tree t
+// (kMcmGraftedBase - t, at most kMcmGraftedBase) between mcm_release and
+// mcm_requeue; both below -1, the mark of an unvisited column.
+constexpr int kMcmRootReleased = -2;
+constexpr int kMcmGraftedBase = -3;
+// pred[r] of a row freed by FixMatching, until mcm_graft reads it.
+constexpr int kMcmPredScan = -3;
+
+// Whether the options keep trees on problems with a row CSR.
+JM_HD bool mcm_keeps_trees(const McmOptions& o, bool has_row_csr) {
+  return o.keep_trees_divisor > 0 && o.bfs == kMcmBfsWr && o.driver != kMcmPr &&
+         has_row_csr;
+}
+
+// Whether row r is in column c's list, found by binary search, so only in
+// a sorted list (every constructor's); a hit is always a real edge.
+JM_HD bool mcm_column_has_row(const McmView& p, int c, int r) {
+  int lo = p.cxadj[c], hi = p.cxadj[c + 1];
+  while (lo < hi) {
+    const int mid = lo + (hi - lo) / 2;
+    const int x = p.cadj[mid];
+    if (x == r) return true;
+    if (x < r)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return false;
+}
+
+// FixMatching (rows freed here are marked kMcmPredScan for mcm_graft), and
+// the columns of the trees that found a path marked released; visited and
+// released columns are counted into kMcmVisited and kMcmReleased.
+template <class Team>
+JM_HD void mcm_release(const Team& team, McmView& p) {
+  for (int r = team.rank(); r < p.nr; r += team.size()) {
+    const int c = p.rmatch[r];
+    if (c == -2 || (c >= 0 && p.cmatch[c] != r)) {
+      p.rmatch[r] = -1;
+      p.pred[r] = kMcmPredScan;
+    }
+  }
+  int visited = 0, released = 0;
+  for (int c = team.rank(); c < p.nc; c += team.size()) {
+    if (p.bfs[c] == kMcmL0 - 1) continue;
+    ++visited;
+    if (p.bfs[p.root[c]] < kMcmL0 - 1) {  // its tree found a path
+      p.root[c] = kMcmRootReleased;
+      ++released;
+    }
+  }
+  atomic_add_by_warp(p.sc + kMcmVisited, visited);
+  atomic_add_by_warp(p.sc + kMcmReleased, released);
+}
+
+// After mcm_release: the trees are kept when the phase found a path, ran
+// its BFS to the end, and released fewer than one visited column in
+// keep_trees_divisor; the next phase then starts two levels above this
+// one's last (no kept column is that deep).
+JM_HD void mcm_ctrl_release(McmView& p, const McmOptions& o) {
+  int* sc = p.sc;
+  sc[kMcmForest] = 0;
+  const long long visited = sc[kMcmVisited], released = sc[kMcmReleased];
+  // Only APFB runs every BFS to its end, so that a tree that found no path
+  // is closed, nothing left to expand.
+  const bool keep = sc[kMcmFound] != 0 &&
+                    mcm_resolved_driver(o, sc, p.nc) == kMcmApfb &&
+                    released * o.keep_trees_divisor < visited;
+  sc[kMcmKeptLevel] = keep ? sc[kMcmLevel] + 2 : 0;
+  sc[kMcmPhaseSlot] = kMcmRequeuePhase;
+}
+
+// Rows whose mate was released or that FixMatching freed look for a kept
+// column (root >= 0: neither released, grafted nor unvisited) in their row
+// list, the first one whose own list holds them: a matched row's mate is
+// grafted onto that column's tree (pred = the column), a free row ends a
+// path there (-2, as in mcm_expand).  Returns kMcmFlagFound when a free
+// row did.  Reads the row CSR, each list checked before it is read.
+template <class Team>
+JM_HD int mcm_graft(const Team& team, McmView& p) {
+  int flags = 0;
+  for (int r = team.rank(); r < p.nr; r += team.size()) {
+    const int m = p.rmatch[r];
+    if (m >= 0 ? p.root[m] != kMcmRootReleased : p.pred[r] != kMcmPredScan)
+      continue;
+    if (m < 0) p.pred[r] = -1;
+    if (!mcm_pointers_ok(p.rxadj, p.rnnz_cap, r)) continue;
+    for (int k = p.rxadj[r]; k < p.rxadj[r + 1]; ++k) {
+      const int c = p.radj[k];
+      if (c < 0 || c >= p.nc) continue;
+      const int tree = p.root[c];
+      if (tree < 0 || !mcm_column_has_row(p, c, r)) continue;
+      p.pred[r] = c;
+      if (m >= 0) {
+        p.root[m] = kMcmGraftedBase - tree;
+      } else {
+        p.rmatch[r] = -2;
+        atomic_min_int(p.bfs + tree, -r);
+        flags |= kMcmFlagFound;
+      }
+      break;
+    }
+  }
+  return flags;
+}
+
+// Appends this worker's columns c with queued(c) (which must not change
+// while it runs) to the queue, counted when the levels share their edges
+// out: it counts them, claims their slots (and edges) with one add for its
+// warp, then writes them, as mcm_init_bfs does.
+template <class Team, class Queued>
+JM_HD void mcm_queue_where(const Team& team, McmView& p, Queued queued) {
+  const bool count = mcm_edges_even(p);
+  int n = 0, edges = 0;
+  for (int c = team.rank(); c < p.nc; c += team.size()) {
+    if (!queued(c)) continue;
+    ++n;
+    edges += mcm_degree(p, c);
+  }
+  int slot, first;
+  atomic_add_int_pair_by_warp(p.sc + kMcmQTail, n, count ? edges : 0, &slot,
+                              &first);
+  for (int c = team.rank(); c < p.nc && n > 0; c += team.size()) {
+    if (!queued(c)) continue;
+    p.queue[slot] = c;
+    if (count) p.ia[slot] = first;
+    ++slot;
+    --n;
+    first += mcm_degree(p, c);
+  }
+}
+
+// Released columns become unvisited, or roots of their own where free
+// (with an edge), at the kept level; grafted columns join their trees
+// there; the columns at that level form the next queue.  Expects an empty
+// queue (mcm_alternate emptied it).
+template <class Team>
+JM_HD void mcm_requeue_kept(const Team& team, McmView& p, int level) {
+  for (int c = team.rank(); c < p.nc; c += team.size()) {
+    const int mark = p.root[c];
+    if (mark == kMcmRootReleased) {
+      const bool root = mcm_is_root(p, c);
+      p.bfs[c] = root ? level : kMcmL0 - 1;
+      p.root[c] = root ? c : -1;
+    } else if (mark <= kMcmGraftedBase) {
+      p.bfs[c] = level;
+      p.root[c] = kMcmGraftedBase - mark;
+    }
+  }
+  mcm_queue_where(team, p, [&](int c) { return p.bfs[c] == level; });
+}
+
+// The forest step's queue: every column the trees hold (below `level`)
+// that has an edge.  Expects an empty queue (mcm_begin_forest emptied it).
+template <class Team>
+JM_HD void mcm_queue_forest(const Team& team, McmView& p, int level) {
+  mcm_queue_where(team, p, [&](int c) {
+    const int b = p.bfs[c];
+    return b >= kMcmL0 && b < level && mcm_degree(p, c) > 0;
+  });
+}
+
+// The last step of a phase's end: the next queue, from the kept trees
+// (mcm_requeue_kept), their whole forest (mcm_queue_forest) or from scratch
+// (mcm_init_bfs: every free column a root again, the marks of mcm_release
+// overwritten).
+template <class Team>
+JM_HD void mcm_requeue(const Team& team, McmView& p) {
+  const int level = load_shared_scalar(p.sc + kMcmKeptLevel);
+  if (level == 0)
+    mcm_init_bfs(team, p);
+  else if (load_shared_scalar(p.sc + kMcmForest) != 0)
+    mcm_queue_forest(team, p, level);
+  else
+    mcm_requeue_kept(team, p, level);
+}
+
+}  // namespace jaxmatch
