@@ -24,11 +24,14 @@ which ``verify_matching`` certifies (a Konig cover of the same size). Run:
         [--device gpu] [--ecl-mm ./ecl-mm] [--igraph] [--json out.json]
         [--methods auto,pr] [--inits cheap] [--max-seconds 5] [--igraph-max-nnz N]
         [--init-alone] [--ecl-mm-timeout 600] [--igraph-timeout 300]
+        [--inits cheap,cheap-keep-trees]
 
 ``--methods`` and ``--inits`` restrict the jaxmatch cells (large sizes:
 the default alone). The init ``cheap-no-restart`` is ``cheap`` with
 ``tuning=jaxmatch.MatchingTuning(greedy_restart_levels=0)`` (the stepped GPU
-solver's restart from the ordered greedy switched off). ``--init-alone`` adds a cell
+solver's restart from the ordered greedy switched off), ``cheap-keep-trees``
+``cheap`` with ``MatchingTuning(keep_trees_divisor=4)`` (trees kept across
+phases). ``--init-alone`` adds a cell
 ``init/I`` per init: the initial matching alone (``cheap_matching``,
 ``greedy_matching``, ``karp_sipser_matching``), timed the same way. A
 cell whose first timed call takes longer than ``--max-seconds`` is reported
@@ -58,6 +61,9 @@ from benchmarks.matching.peers import igraph_bipartite
 METHODS = ("auto", "apfb", "apsb", "pr")
 INITS = ("cheap", "greedy", "karp-sipser")
 NO_RESTART = "cheap-no-restart"
+KEEP_TREES = "cheap-keep-trees"
+# Inits that are ``cheap`` with a tuning of their own (MatchingTuning fields).
+CHEAP_VARIANTS = {NO_RESTART: {"greedy_restart_levels": 0}, KEEP_TREES: {"keep_trees_divisor": 4}}
 
 
 def write_egr(A: sp.csr_matrix, path: Path) -> None:
@@ -189,8 +195,8 @@ def time_cell(fn, Gd, repeats: int, max_seconds: float) -> tuple[dict, object]:
 
 
 def solver(method: str, init: str):
-    """The jitted whole solve; ``cheap-no-restart`` is ``cheap`` with the
-    restart off."""
+    """The jitted whole solve; the variants of ``cheap`` (CHEAP_VARIANTS)
+    are ``cheap`` with their tuning."""
     import functools
 
     import jax
@@ -198,8 +204,8 @@ def solver(method: str, init: str):
     import jaxmatch
 
     kwargs: dict = {"method": method, "init": init}
-    if init == NO_RESTART:
-        kwargs.update(init="cheap", tuning=jaxmatch.MatchingTuning(greedy_restart_levels=0))
+    if init in CHEAP_VARIANTS:
+        kwargs.update(init="cheap", tuning=jaxmatch.MatchingTuning(**CHEAP_VARIANTS[init]))
     return jax.jit(functools.partial(jaxmatch.max_cardinality_matching, **kwargs))
 
 
@@ -214,7 +220,7 @@ def initial_matching(init: str):
         "greedy": jaxmatch.greedy_matching,
         "karp-sipser": jaxmatch.karp_sipser_matching,
     }
-    return jax.jit(fns["cheap" if init == NO_RESTART else init])
+    return jax.jit(fns["cheap" if init in CHEAP_VARIANTS else init])
 
 
 def run_jaxmatch(
@@ -233,7 +239,7 @@ def run_jaxmatch(
     Gd = jax.device_put(G, device)
     out = {}
     if init_alone:
-        for init in dict.fromkeys("cheap" if i == NO_RESTART else i for i in inits):
+        for init in dict.fromkeys("cheap" if i in CHEAP_VARIANTS else i for i in inits):
             cell, _ = time_cell(initial_matching(init), Gd, repeats, max_seconds)
             out[f"init/{init}"] = cell
     reference = None
@@ -260,7 +266,7 @@ def main(argv=None) -> int:
     p.add_argument("--igraph", action="store_true", help="time igraph (CPU) too")
     p.add_argument("--igraph-max-nnz", type=int, help="skip igraph above this many edges")
     p.add_argument("--methods", default=",".join(METHODS))
-    p.add_argument("--inits", default=",".join(INITS), help=f"also {NO_RESTART}")
+    p.add_argument("--inits", default=",".join(INITS), help=f"also {', '.join(CHEAP_VARIANTS)}")
     p.add_argument("--init-alone", action="store_true", help="time each initial matching alone too")
     p.add_argument(
         "--max-seconds",

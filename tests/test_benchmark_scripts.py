@@ -132,16 +132,18 @@ def test_methods_inits_and_time_limit_restrict_the_cells(tmp_path):
         assert cell["repeats"] == 1 and cell["status"] == MatchingStatus.MAXIMUM
 
 
-def test_initial_matchings_alone_and_the_solve_without_restart(tmp_path):
+def test_initial_matchings_alone_and_the_variants_of_the_cheap_start(tmp_path):
     out = tmp_path / "rows.json"
     argv = ["--sizes", "8", "--families", "delaunay", "--permuted", "orig", "--device", "cpu"]
     argv += ["--repeats", "1", "--cache", "", "--json", str(out), "--methods", "auto"]
-    argv += ["--inits", f"cheap,{matching_methods.NO_RESTART},greedy", "--init-alone"]
+    variants = ",".join(matching_methods.CHEAP_VARIANTS)
+    argv += ["--inits", f"cheap,{variants},greedy", "--init-alone"]
     assert matching_methods.main(argv) == 0
     (row,) = json.loads(out.read_text())
     cells = row["jaxmatch"]
     assert sorted(cells) == [
         "auto/cheap",
+        "auto/cheap-keep-trees",
         "auto/cheap-no-restart",
         "auto/greedy",
         "init/cheap",
@@ -154,7 +156,7 @@ def test_initial_matchings_alone_and_the_solve_without_restart(tmp_path):
         assert 0 < cell["cardinality"] <= maximum
     # On the CPU the cheap matching is the sequential greedy.
     assert cells["init/cheap"]["cardinality"] == cells["init/greedy"]["cardinality"]
-    for label in ("auto/cheap", "auto/cheap-no-restart", "auto/greedy"):
+    for label in ("auto/cheap", "auto/cheap-keep-trees", "auto/cheap-no-restart", "auto/greedy"):
         assert cells[label]["agrees"] and cells[label]["status"] == MatchingStatus.MAXIMUM
 
 
