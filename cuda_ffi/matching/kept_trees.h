@@ -152,32 +152,6 @@ JM_HD int mcm_graft(const Team& team, McmView& p) {
   return flags;
 }
 
-// Appends this worker's columns c with queued(c) (which must not change
-// while it runs) to the queue, counted when the levels share their edges
-// out: it counts them, claims their slots (and edges) with one add for its
-// warp, then writes them, as mcm_init_bfs does.
-template <class Team, class Queued>
-JM_HD void mcm_queue_where(const Team& team, McmView& p, Queued queued) {
-  const bool count = mcm_edges_even(p);
-  int n = 0, edges = 0;
-  for (int c = team.rank(); c < p.nc; c += team.size()) {
-    if (!queued(c)) continue;
-    ++n;
-    edges += mcm_degree(p, c);
-  }
-  int slot, first;
-  atomic_add_int_pair_by_warp(p.sc + kMcmQTail, n, count ? edges : 0, &slot,
-                              &first);
-  for (int c = team.rank(); c < p.nc && n > 0; c += team.size()) {
-    if (!queued(c)) continue;
-    p.queue[slot] = c;
-    if (count) p.ia[slot] = first;
-    ++slot;
-    --n;
-    first += mcm_degree(p, c);
-  }
-}
-
 // Released columns become unvisited, or roots of their own where free
 // (with an edge), at the kept level; grafted columns join their trees
 // there; the columns at that level form the next queue.  Expects an empty

@@ -44,13 +44,8 @@ ffi::Error McmSolveCuda(cudaStream_t stream, int32_t device, IndexBuffer cxadj,
                         int32_t init, int32_t driver, int32_t bfs,
                         int32_t max_phases, int32_t hybrid_depth,
                         int32_t auto_free_divisor, int32_t keep_trees_divisor) {
-  const McmOptions o{driver,
-                     bfs,
-                     max_phases,
-                     hybrid_depth,
-                     auto_free_divisor,
-                     0,
-                     keep_trees_divisor};
+  const McmOptions o = McmOptionsOf(driver, bfs, max_phases, hybrid_depth,
+                                    auto_free_divisor, keep_trees_divisor);
   return McmFromScratchCuda(stream, device, cxadj, cadj, rxadj, radj, rm0, cm0,
                             {&*rm, &*cm, &*info, &*work}, init, &o);
 }
@@ -64,15 +59,9 @@ ffi::Error McmStepCuda(cudaStream_t stream, int32_t device, IndexBuffer cxadj,
                        int32_t hybrid_depth, int32_t auto_free_divisor,
                        int32_t keep_trees_divisor, int32_t levels,
                        int32_t mapping, int32_t restart_levels) {
-  const McmOptions o{
-      driver,
-      bfs,
-      max_phases,
-      hybrid_depth,
-      auto_free_divisor,
-      restart_levels,
-      keep_trees_divisor,
-  };
+  const McmOptions o =
+      McmOptionsOf(driver, bfs, max_phases, hybrid_depth, auto_free_divisor,
+                   keep_trees_divisor, restart_levels);
   const McmState in{&rm_in, &cm_in, &info_in, &work_in};
   const McmState out{&*rm, &*cm, &*info, &*work};
   McmShape s;

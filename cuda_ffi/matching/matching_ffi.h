@@ -143,6 +143,17 @@ inline ffi::Error CheckInit(int32_t init) {
   return ffi::Error::Success();
 }
 
+// The options from a handler's attributes (restart_levels: a step's own).
+inline McmOptions McmOptionsOf(int32_t driver, int32_t bfs, int32_t max_phases,
+                               int32_t hybrid_depth, int32_t auto_free_divisor,
+                               int32_t keep_trees_divisor,
+                               int32_t restart_levels = 0) {
+  McmOptions o{driver, bfs, max_phases, hybrid_depth, auto_free_divisor};
+  o.restart_levels = restart_levels;
+  o.keep_trees_divisor = keep_trees_divisor;
+  return o;
+}
+
 inline ffi::Error CheckMcmOptions(const McmOptions& o) {
   if (o.driver < kMcmApfb || o.driver > kMcmPr)
     return InvalidArgument("unknown matching driver " +

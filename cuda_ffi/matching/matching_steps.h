@@ -225,6 +225,26 @@ JM_HD bool mcm_is_root(const McmView& p, int c) {
   return p.cmatch[c] == -1 && mcm_degree(p, c) > 0;
 }
 
+// Appends this worker's columns c with queued(c), n of them with `edges`
+// edges in all, to the queue: one add for its warp claims their slots (and,
+// with `count`, their edges: ia gets each one's first), then it writes
+// them in its own order.  queued must not change while it runs.
+template <class Team, class Queued>
+JM_HD void mcm_queue_counted(const Team& team, McmView& p, bool count, int n,
+                             int edges, Queued queued) {
+  int slot, first;
+  atomic_add_int_pair_by_warp(p.sc + kMcmQTail, n, count ? edges : 0, &slot,
+                              &first);
+  for (int c = team.rank(); c < p.nc && n > 0; c += team.size()) {
+    if (!queued(c)) continue;
+    p.queue[slot] = c;
+    if (count) p.ia[slot] = first;
+    ++slot;
+    --n;
+    first += mcm_degree(p, c);
+  }
+}
+
 // InitBfsArray (and the root array): free columns are the roots, at level L0;
 // those with edges form the queue's first level (a column without edges
 // starts no path), counted when the levels share their edges out.  Each
@@ -244,17 +264,22 @@ JM_HD void mcm_init_bfs(const Team& team, McmView& p) {
       edges += mcm_degree(p, c);
     }
   }
-  int slot, first;
-  atomic_add_int_pair_by_warp(p.sc + kMcmQTail, roots, count ? edges : 0, &slot,
-                              &first);
-  for (int c = team.rank(); c < p.nc && roots > 0; c += team.size()) {
-    if (!mcm_is_root(p, c)) continue;
-    p.queue[slot] = c;
-    if (count) p.ia[slot] = first;
-    ++slot;
-    --roots;
-    first += mcm_degree(p, c);
+  mcm_queue_counted(team, p, count, roots, edges,
+                    [&](int c) { return mcm_is_root(p, c); });
+}
+
+// Appends this worker's columns c with queued(c) (which must not change
+// while it runs) to the queue, counted when the levels share their edges
+// out (mcm_queue_counted).
+template <class Team, class Queued>
+JM_HD void mcm_queue_where(const Team& team, McmView& p, Queued queued) {
+  int n = 0, edges = 0;
+  for (int c = team.rank(); c < p.nc; c += team.size()) {
+    if (!queued(c)) continue;
+    ++n;
+    edges += mcm_degree(p, c);
   }
+  mcm_queue_counted(team, p, mcm_edges_even(p), n, edges, queued);
 }
 
 // ------------------------------------------------------------ one BFS level
