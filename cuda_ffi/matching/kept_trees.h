@@ -54,10 +54,11 @@ constexpr int kMcmGraftedBase = -3;
 // pred[r] of a row freed by FixMatching, until mcm_graft reads it.
 constexpr int kMcmPredScan = -3;
 
-// Whether the options keep trees on problems with a row CSR.
+// Whether the options keep trees on problems with a row CSR (APFB, or auto,
+// which may run as APFB; with root tracking).
 JM_HD bool mcm_keeps_trees(const McmOptions& o, bool has_row_csr) {
-  return o.keep_trees_divisor > 0 && o.bfs == kMcmBfsWr && o.driver != kMcmPr &&
-         has_row_csr;
+  return o.keep_trees_divisor > 0 && o.bfs == kMcmBfsWr &&
+         (o.driver == kMcmApfb || o.driver == kMcmAuto) && has_row_csr;
 }
 
 // Whether row r is in column c's list, found by binary search, so only in
@@ -102,8 +103,10 @@ JM_HD void mcm_release(const Team& team, McmView& p) {
 }
 
 // After mcm_release: the trees are kept when the phase found a path, ran
-// its BFS to the end, and released fewer than one visited column in
-// keep_trees_divisor; the next phase then starts two levels above this
+// its BFS to the end, released fewer than one visited column in
+// keep_trees_divisor, and the phase limit leaves room for the next phase
+// (a graft may mark a path's end, -2, which only that phase's Alternate and
+// FixMatching clear); the next phase then starts two levels above this
 // one's last (no kept column is that deep).
 JM_HD void mcm_ctrl_release(McmView& p, const McmOptions& o) {
   int* sc = p.sc;
@@ -113,7 +116,8 @@ JM_HD void mcm_ctrl_release(McmView& p, const McmOptions& o) {
   // is closed, nothing left to expand.
   const bool keep = sc[kMcmFound] != 0 &&
                     mcm_resolved_driver(o, sc, p.nc) == kMcmApfb &&
-                    released * o.keep_trees_divisor < visited;
+                    released * o.keep_trees_divisor < visited &&
+                    sc[kMcmNPhases] + 1 < o.max_phases;
   sc[kMcmKeptLevel] = keep ? sc[kMcmLevel] + 2 : 0;
   sc[kMcmPhaseSlot] = kMcmRequeuePhase;
 }

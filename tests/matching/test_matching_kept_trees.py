@@ -17,11 +17,18 @@ import jax
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from matching_cases import EXECUTIONS, check_result, graph_arrays, make_graph, scipy_cardinality
+from matching_cases import (
+    EXECUTIONS,
+    check_result,
+    graph_arrays,
+    make_graph,
+    member,
+    scipy_cardinality,
+)
 from test_matching_oracle import _check_bucket, _solver, all_buckets, bucket
 
 import jaxmatch
-from jaxmatch import BipartiteGraph, MatchingTuning
+from jaxmatch import BipartiteGraph, MatchingStatus, MatchingTuning
 
 KEEP = MatchingTuning(keep_trees_divisor=1)
 
@@ -47,6 +54,30 @@ def test_kept_trees_across_stepped_calls(device, levels):
     b = bucket("square")
     res = _run(b, None, method="apfb", execution="stepped", levels_per_call=levels, tuning=KEEP)
     _check_bucket(b, res, f"keep/levels={levels}", init=None, method="apfb")
+
+
+@pytest.mark.parametrize("execution", EXECUTIONS)
+def test_iteration_limit_with_kept_trees(device, execution):
+    """A limit of 1-3 phases: each result is MAXIMUM (certified) or
+    ITERATION_LIMIT with a valid matching, never a path end (-2) that a
+    graft marked (on the GPU, where racing trees leave path ends that
+    FixMatching frees for the graft to find again)."""
+    b = bucket("square")
+    limited = 0
+    for limit in (1, 2, 3):
+        res = _run(b, None, method="apfb", execution=execution, tuning=KEEP, max_iterations=limit)
+        for i, G in enumerate(b.graphs):
+            one = member(res, i)
+            label = f"limit {limit} {execution} square[{i}]"
+            if int(one.status) == MatchingStatus.ITERATION_LIMIT:
+                limited += 1
+                assert int(one.iterations) == limit, label
+                assert np.all(one.col_for_row >= -1) and np.all(one.row_for_col >= -1), label
+                cert = jaxmatch.verify_matching(G, one)
+                assert cert.valid, (label, cert.reason)
+            else:
+                check_result(G, one, int(b.oracle[i]), label)
+    assert limited > 0
 
 
 def _power_law(seed: int, n: int) -> sp.csr_matrix:
