@@ -82,13 +82,8 @@ JM_HD bool mcm_column_has_row(const McmView& p, int c, int r) {
 // released columns are counted into kMcmVisited and kMcmReleased.
 template <class Team>
 JM_HD void mcm_release(const Team& team, McmView& p) {
-  for (int r = team.rank(); r < p.nr; r += team.size()) {
-    const int c = p.rmatch[r];
-    if (c == -2 || (c >= 0 && p.cmatch[c] != r)) {
-      p.rmatch[r] = -1;
-      p.pred[r] = kMcmPredScan;
-    }
-  }
+  for (int r = team.rank(); r < p.nr; r += team.size())
+    if (mcm_fix_row(p, r)) p.pred[r] = kMcmPredScan;
   int visited = 0, released = 0;
   for (int c = team.rank(); c < p.nc; c += team.size()) {
     if (p.bfs[c] == kMcmL0 - 1) continue;

@@ -450,16 +450,22 @@ JM_HD void mcm_alternate(const Team& team, McmView& p, bool wr) {
 }
 
 // ------------------------------------------------------------ FixMatching
+// FixMatching of row r: free unless its column names it back (a path end
+// that was not flipped too).  Returns whether it freed the row.
+JM_HD bool mcm_fix_row(McmView& p, int r) {
+  const int c = p.rmatch[r];
+  if (c != -2 && (c < 0 || p.cmatch[c] == r)) return false;
+  p.rmatch[r] = -1;
+  return true;
+}
+
 // Rows whose column does not name them back become free, path ends that
 // were not flipped too; then InitBfsArray for the next phase (it reads only
 // cmatch, which FixMatching does not write; the queue's tail was reset by
 // mcm_alternate).
 template <class Team>
 JM_HD void mcm_fix_and_restart(const Team& team, McmView& p) {
-  for (int r = team.rank(); r < p.nr; r += team.size()) {
-    const int c = p.rmatch[r];
-    if (c == -2 || (c >= 0 && p.cmatch[c] != r)) p.rmatch[r] = -1;
-  }
+  for (int r = team.rank(); r < p.nr; r += team.size()) mcm_fix_row(p, r);
   mcm_init_bfs(team, p);
 }
 
