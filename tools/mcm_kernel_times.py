@@ -3,9 +3,10 @@
 
 ``solve`` runs the jitted default solve of a benchmark graph twice (the first
 call compiles; with ``--time`` it also prints the medians of 9 timed calls
-instead); ``summary`` reads the CSV that ``ncu`` wrote for it and prints, for
-the second solve only (from its initial-clear kernel on), each kernel's
-launches and total GPU time in us::
+instead; with ``--keep-trees-divisor K`` the trees are kept across phases,
+``MatchingTuning(keep_trees_divisor=K)``); ``summary`` reads the CSV that
+``ncu`` wrote for it and prints, for the second solve only (from its
+initial-clear kernel on), each kernel's launches and total GPU time in us::
 
     ncu --clock-control none --metrics gpu__time_duration.sum --csv \\
         python3 tools/mcm_kernel_times.py solve kron 20 > kron.csv
@@ -31,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 FIRST_KERNEL = "mcm_init_clear_kernel"
 
 
-def solve(family: str, K: int, timed: bool) -> None:
+def solve(family: str, K: int, timed: bool, keep_trees_divisor: int = 0) -> None:
     import jax
     import numpy as np
 
@@ -40,7 +41,8 @@ def solve(family: str, K: int, timed: bool) -> None:
 
     A, _ = graphs.load_graph(graphs.graph_params(family, K))
     G = jax.device_put(jaxmatch.BipartiteGraph.from_scipy(A))
-    f = jax.jit(jaxmatch.max_cardinality_matching)
+    tuning = jaxmatch.MatchingTuning(keep_trees_divisor=keep_trees_divisor)
+    f = jax.jit(lambda G: jaxmatch.max_cardinality_matching(G, tuning=tuning))
     res = jax.block_until_ready(f(G))
     if timed:
         times = []
@@ -90,11 +92,14 @@ def main(argv: list[str] | None = None) -> None:
     s.add_argument("family")
     s.add_argument("K", type=int)
     s.add_argument("--time", action="store_true", help="time 9 solves instead")
+    s.add_argument(
+        "--keep-trees-divisor", type=int, default=0, help="MatchingTuning's (0: from scratch)"
+    )
     c = sub.add_parser("summary", help="per-kernel times of the second solve")
     c.add_argument("csv")
     args = p.parse_args(argv)
     if args.command == "solve":
-        solve(args.family, args.K, args.time)
+        solve(args.family, args.K, args.time, args.keep_trees_divisor)
     else:
         summary(args.csv)
 
