@@ -149,7 +149,7 @@ def solve(m: Model, kept_trees: bool, bottom_up: bool, keep_divisor: int = 0) ->
     frontier = np.flatnonzero((cm == -1) & (m.deg > 0))
     root[frontier] = frontier
     total = total_levels = phase = 0
-    released_scan = 0
+    released_scan = released_rows = 0
     while True:
         ends: dict[int, int] = {}
         reads, levels, bu = bfs(m, frontier, rm, cm, root, pred, ends, bottom_up)
@@ -158,7 +158,7 @@ def solve(m: Model, kept_trees: bool, bottom_up: bool, keep_divisor: int = 0) ->
         line = f"  phase {phase}: {frontier.size} columns start, {len(ends)} paths, "
         line += f"{reads:,} entries ({levels} levels)"
         if released_scan:
-            line += f" + {released_scan:,} for the released rows"
+            line += f" + {released_scan:,} for the {released_rows:,} released rows"
         if bottom_up:
             line += f"; bottom-up levels would read {bu:,}"
         print(line, flush=True)
@@ -186,6 +186,7 @@ def solve(m: Model, kept_trees: bool, bottom_up: bool, keep_divisor: int = 0) ->
         root[cols] = -1
         pred[rows] = -1
         released_scan, column = m.first_hit(rows, root >= 0)
+        released_rows = rows.size
         total += released_scan
         # a matched row joins the kept tree with its mate; a free row's
         # column expands again and ends a path there
