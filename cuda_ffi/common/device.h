@@ -381,6 +381,11 @@ struct SerialTeam {
   }
 };
 
+// The tile of lanes that reads one list with this worker (matching/
+// kept_trees.h's graft): the serial worker alone; on CUDA its warp
+// (common/teams.cuh).
+JM_HD SerialTeam warp_tile(const SerialTeam& team) { return team; }
+
 // ---------------------------------------------------------------- numerics
 // Num<T>: the arithmetic of reduced costs for one cost dtype.
 //   inf()          the "no edge / not reached" slack value

@@ -234,4 +234,13 @@ struct TileTeam {
   }
 };
 
+// The warp of a worker of a team of whole warps (a block's, a grid row's)
+// as a TileTeam: lanes that read one list (matching/kept_trees.h's graft;
+// the CPU's serial worker is its own tile, common/device.h).
+template <class Team>
+__device__ TileTeam<32> warp_tile(const Team&) {
+  return TileTeam<32>(cooperative_groups::tiled_partition<32>(
+      cooperative_groups::this_thread_block()));
+}
+
 }  // namespace jaxmatch

@@ -13,8 +13,9 @@
 //                with the visited ones; mcm_ctrl_release then keeps the
 //                trees when few were released (keep_trees_divisor)
 //   mcm_graft    every row whose mate was released, and every row freed by
-//                FixMatching, looks through its row list for a column of a
-//                kept tree and stops at the first: its mate joins that tree
+//                FixMatching, looks through its row list (a warp's lanes
+//                side by side) for a column of a kept tree and stops at the
+//                first: its mate joins that tree
 //                (marked root = kMcmGraftedBase - tree), or, a free row,
 //                ends an augmenting path there
 //   mcm_requeue  released columns become unvisited, or roots where free;
@@ -117,35 +118,74 @@ JM_HD void mcm_ctrl_release(McmView& p, const McmOptions& o) {
   sc[kMcmPhaseSlot] = kMcmRequeuePhase;
 }
 
-// Rows whose mate was released or that FixMatching freed look for a kept
-// column (root >= 0: neither released, grafted nor unvisited) in their row
-// list, the first one whose own list holds them: a matched row's mate is
+// Whether row r looks for a graft: its mate was released, or FixMatching
+// freed it.
+JM_HD bool mcm_graft_wanted(const McmView& p, int r) {
+  const int m = p.rmatch[r];
+  return m >= 0 ? p.root[m] == kMcmRootReleased : p.pred[r] == kMcmPredScan;
+}
+
+// No lane: above every lane's rank in a tile's minimum.
+constexpr int kMcmNoLane = 1 << 30;
+
+// Row r's graft, by a tile of lanes that read its row list side by side
+// (every lane takes the same branches): the kept columns (root >= 0:
+// neither released, grafted nor unvisited) that the list names are checked
+// in list order, one binary search each (mcm_column_has_row), and the
+// first whose own list holds the row takes it: a matched row's mate is
 // grafted onto that column's tree (pred = the column), a free row ends a
-// path there (-2, as in mcm_expand).  Returns kMcmFlagFound when a free
-// row did.  Reads the row CSR, each list checked before it is read.
-template <class Team>
-JM_HD int mcm_graft(const Team& team, McmView& p) {
-  int flags = 0;
-  for (int r = team.rank(); r < p.nr; r += team.size()) {
-    const int m = p.rmatch[r];
-    if (m >= 0 ? p.root[m] != kMcmRootReleased : p.pred[r] != kMcmPredScan)
-      continue;
-    if (m < 0) p.pred[r] = -1;
-    if (!mcm_pointers_ok(p.rxadj, p.rnnz_cap, r)) continue;
-    for (int k = p.rxadj[r]; k < p.rxadj[r + 1]; ++k) {
-      const int c = p.radj[k];
-      if (c < 0 || c >= p.nc) continue;
-      const int tree = p.root[c];
-      if (tree < 0 || !mcm_column_has_row(p, c, r)) continue;
-      p.pred[r] = c;
-      if (m >= 0) {
-        p.root[m] = kMcmGraftedBase - tree;
-      } else {
+// path there (-2, as in mcm_expand).  A free row that finds none gets
+// pred -1.  Returns kMcmFlagFound when a free row ended a path.  Reads the
+// row CSR, its list checked before it is read.
+template <class Tile>
+JM_HD int mcm_graft_row(const Tile& tile, McmView& p, int r) {
+  const int m = p.rmatch[r];
+  const bool ok = mcm_pointers_ok(p.rxadj, p.rnnz_cap, r);
+  const int stop = ok ? p.rxadj[r + 1] : 0;
+  for (int base = ok ? p.rxadj[r] : 0; base < stop; base += tile.size()) {
+    const int k = base + tile.rank();
+    int c = k < stop ? p.radj[k] : -1;
+    if (c >= p.nc || (c >= 0 && p.root[c] < 0)) c = -1;
+    for (;;) {
+      const int first = tile.all_min(c >= 0 ? tile.rank() : kMcmNoLane);
+      if (first == kMcmNoLane) break;
+      const bool mine = tile.rank() == first;
+      if (tile.sync_or(mine && mcm_column_has_row(p, c, r) ? 1 : 0)) {
+        if (!mine) return m >= 0 ? 0 : kMcmFlagFound;
+        const int tree = p.root[c];
+        p.pred[r] = c;
+        if (m >= 0) {
+          p.root[m] = kMcmGraftedBase - tree;
+          return 0;
+        }
         p.rmatch[r] = -2;
         atomic_min_int(p.bfs + tree, -r);
-        flags |= kMcmFlagFound;
+        return kMcmFlagFound;
       }
-      break;
+      if (mine) c = -1;  // not in the column's list: the next one
+    }
+  }
+  if (m < 0 && tile.rank() == 0) p.pred[r] = -1;
+  return 0;
+}
+
+// Every row that wants a graft (mcm_graft_wanted) gets one
+// (mcm_graft_row): the team's tiles take blocks of rows, one row to a lane
+// for the test, then the tile reads each wanted row's list together, so a
+// hub row is not one worker's long tail and the rows that want nothing
+// cost one test each.  `tile`: this worker's (warp_tile(team)).  Returns
+// kMcmFlagFound when a free row ended a path.
+template <class Team, class Tile>
+JM_HD int mcm_graft(const Team& team, const Tile& tile, McmView& p) {
+  int flags = 0;
+  for (int base = team.rank() - tile.rank(); base < p.nr; base += team.size()) {
+    const int r = base + tile.rank();
+    bool wanted = r < p.nr && mcm_graft_wanted(p, r);
+    for (;;) {
+      const int j = tile.all_min(wanted ? tile.rank() : kMcmNoLane);
+      if (j == kMcmNoLane) break;
+      flags |= mcm_graft_row(tile, p, base + j);
+      if (tile.rank() == j) wanted = false;
     }
   }
   return flags;

@@ -336,7 +336,7 @@ __global__ void mcm_graft_kernel(McmProblem s) {
         load_shared_scalar(p.sc + kMcmKeptLevel) == 0 ||
         load_shared_scalar(p.sc + kMcmForest) != 0)
       continue;  // uniform over the row
-    const int bits = BlockTeam().sync_or(mcm_graft(team, p));
+    const int bits = BlockTeam().sync_or(mcm_graft(team, warp_tile(team), p));
     if (LastBlockOfRow(p.sc + kMcmTicket, p.sc + kMcmGraftFound, bits) &&
         threadIdx.x == 0)
       p.sc[kMcmTicket] = 0;

@@ -54,7 +54,7 @@ JM_HD void mcm_end_phase(const Team& team, McmView& p, const McmOptions& o) {
     if (team.rank() == 0) mcm_ctrl_release(p, o);
     team.sync();
     if (load_shared_scalar(p.sc + kMcmKeptLevel) > 0) {
-      const int found = team.sync_or(mcm_graft(team, p));
+      const int found = team.sync_or(mcm_graft(team, warp_tile(team), p));
       if (team.rank() == 0 && found) p.sc[kMcmGraftFound] = 1;
     }
   }
