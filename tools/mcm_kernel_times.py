@@ -6,7 +6,8 @@ call compiles; with ``--time`` it also prints the medians of 9 timed calls
 instead; with ``--keep-trees-divisor K`` the trees are kept across phases,
 ``MatchingTuning(keep_trees_divisor=K)``); ``summary`` reads the CSV that
 ``ncu`` wrote for it and prints, for the second solve only (from its
-initial-clear kernel on), each kernel's launches and total GPU time in us::
+initial-clear kernel on), each kernel's launches and total GPU time in us
+(``--rcp`` solves the graph's random permutation)::
 
     ncu --clock-control none --metrics gpu__time_duration.sum --csv \\
         python3 tools/mcm_kernel_times.py solve kron 20 > kron.csv
@@ -32,14 +33,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 FIRST_KERNEL = "mcm_init_clear_kernel"
 
 
-def solve(family: str, K: int, timed: bool, keep_trees_divisor: int = 0) -> None:
+def solve(
+    family: str, K: int, timed: bool, keep_trees_divisor: int = 0, permuted: bool = False
+) -> None:
     import jax
     import numpy as np
 
     import jaxmatch
     from benchmarks.matching import graphs
 
-    A, _ = graphs.load_graph(graphs.graph_params(family, K))
+    A, _ = graphs.load_graph(graphs.graph_params(family, K), permuted)
     G = jax.device_put(jaxmatch.BipartiteGraph.from_scipy(A))
     tuning = jaxmatch.MatchingTuning(keep_trees_divisor=keep_trees_divisor)
     f = jax.jit(lambda G: jaxmatch.max_cardinality_matching(G, tuning=tuning))
@@ -95,11 +98,12 @@ def main(argv: list[str] | None = None) -> None:
     s.add_argument(
         "--keep-trees-divisor", type=int, default=0, help="MatchingTuning's (0: from scratch)"
     )
+    s.add_argument("--rcp", action="store_true", help="the randomly permuted graph")
     c = sub.add_parser("summary", help="per-kernel times of the second solve")
     c.add_argument("csv")
     args = p.parse_args(argv)
     if args.command == "solve":
-        solve(args.family, args.K, args.time, args.keep_trees_divisor)
+        solve(args.family, args.K, args.time, args.keep_trees_divisor, args.rcp)
     else:
         summary(args.csv)
 
