@@ -390,17 +390,17 @@ def test_sparse_lap_ties_benchmark_runs(capsys):
     assert len(rows) == 8 and all(ln.endswith("| True | True |") for ln in rows)
 
 
-def test_long_path_and_rectangular_families():
-    """The mesh, road and rectangular power-law generators: their shapes and
-    degree bounds, canonical CSR, and jaxmatch's maximum equal to scipy's on
-    the original and the permuted matrix."""
+def test_mesh_road_random_and_rectangular_families():
+    """The mesh, road, Erdos-Renyi and rectangular power-law generators: their
+    shapes and degree bounds, canonical CSR, and jaxmatch's maximum equal to
+    scipy's on the original and the permuted matrix."""
     from scipy.sparse.csgraph import maximum_bipartite_matching
 
     import jaxmatch
     from benchmarks.matching import graphs
 
     K = 10
-    for family in ("honeycomb", "road", "powerlaw-rect"):
+    for family in ("honeycomb", "road", "er", "powerlaw-rect"):
         params = graphs.graph_params(family, K)
         A, meta = graphs.load_graph(params, cache=None)
         symmetric = family in graphs.SYMMETRIC_FAMILIES
@@ -414,6 +414,10 @@ def test_long_path_and_rectangular_families():
             grid_edges = 2 * 32 * 31
             assert A.shape == (1024, 1024) and degree.max() == 4
             assert 0.6 * grid_edges < A.nnz / 2 < 0.8 * grid_edges
+        elif family == "er":
+            drawn = 2 * 1024  # average degree 4
+            assert A.shape == (1024, 1024) and degree.max() < 20
+            assert 0.99 * drawn < A.nnz / 2 <= drawn  # a few loops and repeats dropped
         else:
             assert A.shape == (1024, 768) and degree.max() > 10 * degree.mean()
         assert meta["name"] == graphs.graph_name(family, K)

@@ -33,6 +33,10 @@ and the graphs whose augmenting paths are long, or whose sides differ:
 * ``road_nK``: a 2D grid of about 2^K vertices with 30 % of its edges
   removed at random (road-network-like: degree at most 4, long detours);
   vertices row by row.
+* ``er_nK``: the Erdos-Renyi graph of 2^K vertices and ``avg_degree / 2 *
+  2^K`` edges drawn uniformly (average degree 4 by default), loops and
+  duplicates dropped: random, low degree, short augmenting paths; vertices
+  in the order drawn.
 * ``powerlaw-rect_nK``: a rectangular bipartite Chung-Lu graph, 2^K rows and
   3 * 2^(K-2) columns, ``8 * 2^K`` edges drawn with row and column
   probabilities proportional to ``(i + 1) ** (-1 / 1.3)`` (expected degrees
@@ -68,9 +72,9 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
-FAMILIES = ("delaunay", "rgg", "kron", "honeycomb", "road", "powerlaw-rect")
+FAMILIES = ("delaunay", "rgg", "kron", "honeycomb", "road", "er", "powerlaw-rect")
 #: The families whose matrix is square and symmetric.
-SYMMETRIC_FAMILIES = ("delaunay", "rgg", "kron", "honeycomb", "road")
+SYMMETRIC_FAMILIES = ("delaunay", "rgg", "kron", "honeycomb", "road", "er")
 BASE_SEED = 20130826  # Euro-Par 2013
 DEFAULT_CACHE = "/tmp/jm_graphs"
 
@@ -283,6 +287,13 @@ def road(K: int, drop: float = 0.3) -> sp.csr_matrix:
     return _thinned(i, j, R * C, drop, _seed("road", K, "drop"))
 
 
+def erdos_renyi(K: int, avg_degree: int = 4) -> sp.csr_matrix:
+    n = 1 << K
+    rng = np.random.default_rng(_seed("er", K, "edges"))
+    pairs = rng.integers(0, n, size=(2, avg_degree * n // 2), dtype=np.int64)
+    return _sym_from_pairs(pairs[0], pairs[1], n)
+
+
 def powerlaw_rect(K: int, exponent: float = 2.3, avg_degree: int = 8) -> sp.csr_matrix:
     n_rows, n_cols = 1 << K, 3 << max(K - 2, 0)
     rng = np.random.default_rng(_seed("powerlaw-rect", K, "edges"))
@@ -404,6 +415,8 @@ def generate(params: dict) -> sp.csr_matrix:
         return honeycomb(K)
     if fam == "road":
         return road(K)
+    if fam == "er":
+        return erdos_renyi(K)
     if fam == "powerlaw-rect":
         return powerlaw_rect(K)
     raise ValueError(f"unknown family {fam!r}; known: {FAMILIES}")
