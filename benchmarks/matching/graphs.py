@@ -23,7 +23,8 @@ collection's DIMACS10 group, at 2^K vertices:
   most 32 nonzeros per vertex): ``--kron-edge-factor 48`` reproduces their
   density.
 
-and the graphs whose augmenting paths are long, or whose sides differ:
+and graphs whose augmenting paths are long, whose sides differ, or that are
+plainly random:
 
 * ``honeycomb_nK``: a honeycomb lattice of about 2^K vertices (a brick wall:
   an R x C grid with every horizontal edge and the vertical edges of the
