@@ -36,8 +36,8 @@ plainly random:
   vertices row by row.
 * ``er_nK``: the Erdos-Renyi graph of 2^K vertices and ``avg_degree / 2 *
   2^K`` edges drawn uniformly (average degree 4 by default), loops and
-  duplicates dropped: random, low degree, short augmenting paths; vertices
-  in the order drawn.
+  duplicates dropped: random, low degree, short augmenting paths; its
+  numbering has no locality, so its RCP graph is another draw of the same.
 * ``powerlaw-rect_nK``: a rectangular bipartite Chung-Lu graph, 2^K rows and
   3 * 2^(K-2) columns, ``8 * 2^K`` edges drawn with row and column
   probabilities proportional to ``(i + 1) ** (-1 / 1.3)`` (expected degrees
