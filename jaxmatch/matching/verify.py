@@ -83,6 +83,73 @@ def _row_neighbours(G: BipartiteGraph, rows: np.ndarray) -> np.ndarray:
     return cols[np.arange(counts.sum()) + offsets]
 
 
+#: Largest node or entry count scipy's compiled BFS indexes (int32).
+_INT32_MAX = np.iinfo(np.int32).max
+
+
+def _reach_by_levels(G: BipartiteGraph, rm: np.ndarray, cm: np.ndarray):
+    """The alternating BFS a level at a time in NumPy: unmatched rows, their
+    columns, the rows those columns are matched to, ... Each level costs a
+    few NumPy calls, so a deep graph (a mesh) costs its depth in them."""
+    seen_r = rm < 0
+    seen_c = np.zeros(G.n_cols, bool)
+    frontier = np.flatnonzero(seen_r)
+    while frontier.size:
+        cols = sorted_unique(_row_neighbours(G, frontier))
+        cols = cols[~seen_c[cols]]
+        seen_c[cols] = True
+        rows = cm[cols]
+        rows = rows[rows >= 0]
+        rows = rows[~seen_r[rows]]
+        seen_r[rows] = True
+        frontier = rows
+    return seen_r, seen_c
+
+
+def _reach_by_scipy(G: BipartiteGraph, rm: np.ndarray, cm: np.ndarray, breadth_first_order):
+    """The same reached sets from one compiled BFS over a directed graph:
+    node ``n_rows + n_cols`` (a source) points at every unmatched row, row
+    ``r`` at ``n_rows + c`` for each of its columns ``c``, and column ``c``
+    at its matched row. Its time does not grow with the depth."""
+    import scipy.sparse as sp
+
+    n_rows, n_cols = int(G.n_rows), int(G.n_cols)
+    rp = np.asarray(G.indptr, np.int64)
+    free_rows = np.flatnonzero(rm < 0)
+    col_rows = cm[cm >= 0]
+    indices = np.concatenate(
+        [n_rows + np.asarray(G.indices)[: rp[-1]].astype(np.int64), col_rows, free_rows]
+    )
+    col_ptr = rp[-1] + np.concatenate([[0], np.cumsum(cm >= 0)])
+    indptr = np.concatenate([rp, col_ptr[1:], [col_ptr[-1] + free_rows.size]])
+    source = n_rows + n_cols
+    graph = sp.csr_matrix(
+        (np.ones(indices.size, np.int8), indices.astype(np.int32), indptr.astype(np.int32)),
+        shape=(source + 1, source + 1),
+    )
+    reached = np.zeros(source + 1, bool)
+    reached[breadth_first_order(graph, source, directed=True, return_predecessors=False)] = True
+    return reached[:n_rows], reached[n_rows:source]
+
+
+def _alternating_reach(G: BipartiteGraph, rm: np.ndarray, cm: np.ndarray):
+    """``(seen_r, seen_c)``: the rows and columns that alternating paths from
+    the unmatched rows reach (those rows included). By scipy's compiled BFS
+    when scipy is installed and the graph fits its int32 indices, else a
+    level at a time in NumPy. How the sets are found cannot make a wrong
+    matching pass: the caller checks the cover they give edge by edge."""
+    n_rows, n_cols = int(G.n_rows), int(G.n_cols)
+    n_nodes = n_rows + n_cols + 1
+    n_entries = int(np.asarray(G.indptr)[-1]) + n_cols + n_rows
+    try:
+        from scipy.sparse.csgraph import breadth_first_order
+    except ImportError:
+        breadth_first_order = None
+    if breadth_first_order is None or max(n_nodes, n_entries) > _INT32_MAX:
+        return _reach_by_levels(G, rm, cm)
+    return _reach_by_scipy(G, rm, cm, breadth_first_order)
+
+
 def verify_matching(G: BipartiteGraph, result: Any) -> MatchingCertificate:
     """Certifies a bipartite matching, independently of any solver.
 
@@ -91,7 +158,9 @@ def verify_matching(G: BipartiteGraph, result: Any) -> MatchingCertificate:
     the alternating BFS from every unmatched row reaches a set Z of vertices;
     (rows not in Z) + (columns in Z) is a vertex cover, and it has as many
     vertices as the matching has pairs exactly when no augmenting path exists
-    (Koenig's theorem), which proves the matching maximum.
+    (Koenig's theorem), which proves the matching maximum. The BFS is scipy's
+    compiled one where scipy is installed, else a level at a time in NumPy;
+    either way the cover is checked against every edge.
 
     Args:
       G: the graph.
@@ -127,20 +196,7 @@ def verify_matching(G: BipartiteGraph, result: Any) -> MatchingCertificate:
     assert rm is not None and cm is not None
     rm, cm = rm.astype(np.int64), cm.astype(np.int64)
     cardinality = int(np.count_nonzero(rm >= 0))
-    # Alternating BFS, a level at a time: unmatched rows, their columns, the
-    # rows those columns are matched to, ...
-    seen_r = rm < 0
-    seen_c = np.zeros(G.n_cols, bool)
-    frontier = np.flatnonzero(seen_r)
-    while frontier.size:
-        cols = sorted_unique(_row_neighbours(G, frontier))
-        cols = cols[~seen_c[cols]]
-        seen_c[cols] = True
-        rows = cm[cols]
-        rows = rows[rows >= 0]
-        rows = rows[~seen_r[rows]]
-        seen_r[rows] = True
-        frontier = rows
+    seen_r, seen_c = _alternating_reach(G, rm, cm)
     cover_rows, cover_cols = ~seen_r, seen_c
     rows, cols = G.edges()
     is_cover = bool(np.all(cover_rows[rows] | cover_cols[cols]))

@@ -376,3 +376,76 @@ def test_property_garbage_of_the_right_shapes_never_raises(n_rows, n_cols, capac
         assert {(int(r), int(rm[r])) for r in matched} <= set(zip(rows.tolist(), cols.tolist()))
     elif not cert.valid:
         assert cert.reason
+
+
+# ------------------------------- the two ways of finding the reached sets
+
+
+def _random_matchings(seed, n_trials):
+    """Maximum matchings (scipy's), the same less one pair, and greedy ones
+    (maximal, often not maximum), each with its graph."""
+    rng = np.random.default_rng(seed)
+    for _, G, (rm, cm) in _random_cases(seed, n_trials):
+        yield G, rm, cm
+        rows = np.flatnonzero(rm >= 0)
+        if rows.size:
+            r = rows[rng.integers(rows.size)]
+            rm2, cm2 = rm.copy(), cm.copy()
+            cm2[rm2[r]], rm2[r] = -1, -1
+            yield G, rm2, cm2
+        rm3, cm3 = np.full(G.n_rows, -1), np.full(G.n_cols, -1)
+        rows_, cols_ = G.edges()
+        for k in rng.permutation(rows_.size):
+            if rm3[rows_[k]] < 0 and cm3[cols_[k]] < 0:
+                rm3[rows_[k]], cm3[cols_[k]] = cols_[k], rows_[k]
+        yield G, rm3, cm3
+
+
+def test_compiled_and_level_reach_agree():
+    """scipy's compiled BFS and the NumPy level loop reach the same rows and
+    columns, on maximum matchings and on matchings with augmenting paths."""
+    from scipy.sparse.csgraph import breadth_first_order
+
+    from jaxmatch.matching import verify
+
+    n = 0
+    for G, rm, cm in _random_matchings(seed=3, n_trials=80):
+        a = verify._reach_by_scipy(G, rm, cm, breadth_first_order)
+        b = verify._reach_by_levels(G, rm, cm)
+        assert np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1])
+        n += 1
+    assert n > 200
+
+
+def test_certificate_without_scipy_or_past_int32(monkeypatch):
+    """Without scipy, or where a graph would overflow its int32 indices, the
+    level loop finds the sets, and every certificate is the same."""
+    import sys
+
+    from jaxmatch.matching import verify
+
+    cases = list(_random_matchings(seed=4, n_trials=30))
+    want = [jaxmatch.verify_matching(G, (rm, cm)) for G, rm, cm in cases]
+    levels_calls = []
+    real_levels = verify._reach_by_levels
+
+    def counted(*args):
+        levels_calls.append(1)
+        return real_levels(*args)
+
+    monkeypatch.setattr(verify, "_reach_by_levels", counted)
+    for block in ("no scipy", "int32"):
+        with monkeypatch.context() as m:
+            if block == "no scipy":
+                m.setitem(sys.modules, "scipy.sparse.csgraph", None)
+            else:
+                m.setattr(verify, "_INT32_MAX", 2)
+            levels_calls.clear()
+            for (G, rm, cm), w in zip(cases, want):
+                got = jaxmatch.verify_matching(G, (rm, cm))
+                assert got.maximum == w.maximum and got.reason == w.reason
+                assert got.cover_size == w.cover_size and got.cardinality == w.cardinality
+                assert np.array_equal(got.cover_rows, w.cover_rows)
+                assert np.array_equal(got.cover_cols, w.cover_cols)
+            assert len(levels_calls) == len(cases), block
+    assert any(not w.maximum for w in want) and any(w.maximum for w in want)
